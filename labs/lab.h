@@ -1,0 +1,196 @@
+/*
+ * lab: the lab configuration as loaded from one YAML file — the lab's
+ * name, its node settings (listen endpoint, seeds, trust), its policy, its
+ * build recipes and its boards with their transports and boot methods.
+ *
+ * These are plain-data structs: the loader fills them, everything else
+ * reads them. Strings are owned by the config and freed with it. Every
+ * entry remembers the line it came from so later checks can name it.
+ */
+#ifndef LABMESH_LABS_LAB_H
+#define LABMESH_LABS_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LAB_MAX_CONFIG_BYTES (1024 * 1024) /* a lab file larger is refused */
+#define LAB_MAX_BOARDS 256
+#define LAB_MAX_SEEDS 64
+#define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
+#define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
+
+enum lab_transport_type {
+	LAB_TRANSPORT_LOCAL = 0,
+	LAB_TRANSPORT_SSH,
+	LAB_TRANSPORT_SERIAL,
+	LAB_TRANSPORT_ADB,
+};
+
+enum lab_serial_kind {
+	LAB_SERIAL_TTY = 0, /* a tty device: termios baud, 8N1, raw */
+	LAB_SERIAL_PTY,     /* a pty path (no baud) */
+	LAB_SERIAL_UNIX,    /* a unix stream socket (QEMU chardev socket) */
+	LAB_SERIAL_TCP,     /* raw TCP, as ser2net serves it */
+	LAB_SERIAL_QEMU,    /* the console of the QEMU the boot method starts */
+};
+
+enum lab_boot_method {
+	LAB_BOOT_NONE = 0, /* test the running system */
+	LAB_BOOT_QEMU,     /* the node starts qemu-system-<arch> */
+	LAB_BOOT_COMMAND,  /* operator deploy / power commands */
+};
+
+typedef struct {
+	enum lab_transport_type type;
+	/* ssh */
+	char *host;
+	int port;          /* 22 by default */
+	char *user;
+	char *identity;    /* private key file */
+	char *password;    /* only when given explicitly (sshpass) */
+	char *known_hosts; /* per-lab pinned host keys */
+	/* serial */
+	enum lab_serial_kind serial_kind;
+	char *device;   /* tty or pty path, or unix socket path */
+	char *tcp_host; /* ser2net */
+	int tcp_port;
+	int baud;       /* tty only; 115200 by default */
+	char *login;    /* optional: user name sent at a login prompt */
+	char *login_password;
+	/* adb */
+	char *adb_serial;
+	/* all */
+	char *workdir;      /* test directory on the target */
+	int connect_timeout_s;
+	int line;
+} lab_transport_t;
+
+typedef struct {
+	enum lab_boot_method method;
+	/* qemu */
+	char *qemu;      /* binary; default qemu-system-<arch> */
+	char *machine;   /* -machine */
+	char *cpu;       /* -cpu */
+	int memory_mb;   /* -m; 512 by default */
+	int cpus;        /* -smp; 1 by default */
+	char *kernel;    /* default kernel when a request brings none */
+	char *initrd;
+	char *rootfs;    /* a disk image, attached as virtio drive */
+	char *append;    /* kernel command line */
+	char **qemu_args; /* extra arguments, as a list */
+	size_t n_qemu_args;
+	int boot_timeout_s; /* to a shell prompt; 120 by default */
+	/* command: run by the node with LABMESH_BOARD, LABMESH_KERNEL,
+	 * LABMESH_INITRD in the environment, never through request values */
+	char *deploy;
+	char *power_on;
+	char *power_off;
+	char *power_cycle;
+	int command_timeout_s;
+	int line;
+} lab_boot_t;
+
+/* Pass/fail rules (Fuego's criteria), from a suite or a board override. */
+enum lab_metric_op { LAB_OP_LT = 0, LAB_OP_LE, LAB_OP_GT, LAB_OP_GE, LAB_OP_RANGE };
+
+typedef struct {
+	char *name; /* metric name within the suite */
+	enum lab_metric_op op;
+	double lo;  /* the bound; for range, the lower bound */
+	double hi;  /* range only */
+} lab_metric_rule_t;
+
+typedef struct {
+	char *path;   /* case path within the suite, e.g. "set.case" */
+	char *reason; /* why this failure is acceptable */
+} lab_fail_ok_t;
+
+typedef struct {
+	char *suite;  /* the suite these rules apply to (overrides) */
+	int max_fail; /* -1: not set */
+	int min_pass; /* -1: not set */
+	char **must_pass;
+	size_t n_must_pass;
+	lab_fail_ok_t *fail_ok;
+	size_t n_fail_ok;
+	lab_metric_rule_t *metrics;
+	size_t n_metrics;
+	int line;
+} lab_criteria_t;
+
+typedef struct {
+	char *name;
+	char *arch;    /* x86_64, aarch64, armv7l, riscv64... */
+	char *machine; /* free text: "qemu-q35", "beaglebone-black" */
+	char *description;
+	char **tags;
+	size_t n_tags;
+	lab_transport_t transport;
+	lab_boot_t boot;
+	lab_criteria_t *criteria; /* per-suite overrides */
+	size_t n_criteria;
+	char **submitters; /* NULL: the lab policy applies; else only these */
+	size_t n_submitters;
+	int line;
+} lab_board_t;
+
+typedef struct {
+	char *arch;
+	char *command;     /* operator-written; runs in the checked-out tree */
+	char *cross_compile; /* toolchain prefix, also used to build suites */
+	int timeout_s;
+	int line;
+} lab_recipe_t;
+
+typedef struct {
+	char *endpoint; /* tcp://host:port */
+	char *key;      /* the peer's node id, 64 hex */
+	int line;
+} lab_seed_t;
+
+typedef struct {
+	char *path; /* the file loaded, or "(default)" */
+	char *name; /* the lab's name */
+	/* node */
+	char *listen;   /* ROUTER endpoint; tcp://127.0.0.1:7701 by default */
+	lab_seed_t *seeds;
+	size_t n_seeds;
+	bool trust_open;   /* true: any CURVE peer; else trust_keys only */
+	char **trust_keys; /* node ids (64 hex) */
+	size_t n_trust_keys;
+	int max_peers;     /* 8 by default */
+	bool beacon;       /* LAN beacon hint, off by default */
+	char *http;        /* dashboard address, NULL: off */
+	/* policy */
+	bool submitters_any;
+	char **submitters; /* key ids allowed when not "any" */
+	size_t n_submitters;
+	int quota_per_key; /* jobs per key per day; 0: unlimited */
+	bool build_any;    /* whose git source this lab builds: any allowed submitter */
+	/* boards and recipes */
+	lab_board_t *boards;
+	size_t n_boards;
+	lab_recipe_t *recipes;
+	size_t n_recipes;
+} lab_config_t;
+
+/*
+ * Load and validate a lab file. On success returns 0 and *ret_cfg (the
+ * caller's, free with lab_config_destroy). On failure returns a negative
+ * errno code and *ret_err, one line "FILE:LINE: FIELD: what is wrong"
+ * (the caller frees it).
+ */
+int lab_config_load(const char *path, lab_config_t **ret_cfg, char **ret_err);
+/* The same from a buffer; name is used in messages. */
+int lab_config_parse(const char *name, const char *text, size_t len,
+		     lab_config_t **ret_cfg, char **ret_err);
+/* The built-in default: a lab named after the host with one local board. */
+lab_config_t *lab_config_default(void);
+void lab_config_destroy(lab_config_t **p);
+/* Borrowed pointer to a board by name, or NULL. */
+const lab_board_t *lab_config_board(const lab_config_t *cfg, const char *name);
+
+const char *lab_transport_name(enum lab_transport_type t);
+const char *lab_boot_name(enum lab_boot_method m);
+
+#endif
