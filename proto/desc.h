@@ -25,7 +25,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 
 #define DESC_VERSION 1
 #define DESC_SIG_PREFIX "labmesh-node-v1"

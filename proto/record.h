@@ -34,7 +34,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #define RECORD_VERSION 1

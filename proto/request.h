@@ -35,7 +35,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #define REQUEST_VERSION 1
