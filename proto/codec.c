@@ -159,12 +159,33 @@ void sig_make(const char *prefix, const uint8_t *data, size_t len,
 	free(m);
 }
 
+#ifdef PROTO_FUZZING
+/*
+ * Fuzz builds only (never linked into labmesh): a fuzzer cannot forge
+ * signatures, so without this it could never reach the success paths and
+ * the round-trip checks behind them. Signatures are covered by the unit
+ * tests, which always use the real check.
+ */
+static int s_verify(const uint8_t sig[64], const uint8_t *m, size_t mlen,
+		    const uint8_t pk[32])
+{
+	(void)sig, (void)m, (void)mlen, (void)pk;
+	return 0;
+}
+#else
+static int s_verify(const uint8_t sig[64], const uint8_t *m, size_t mlen,
+		    const uint8_t pk[32])
+{
+	return crypto_sign_verify_detached(sig, m, mlen, pk);
+}
+#endif
+
 int sig_check(const char *prefix, const uint8_t *data, size_t len,
 	      const uint8_t sig[64], const uint8_t pk[32])
 {
 	size_t mlen;
 	uint8_t *m = s_signed_msg(prefix, data, len, &mlen);
-	int r = crypto_sign_verify_detached(sig, m, mlen, pk);
+	int r = s_verify(sig, m, mlen, pk);
 
 	free(m);
 	return r == 0 ? 0 : PROTO_E_SIG;

@@ -214,6 +214,16 @@ void record_destroy(record_t **p)
 	*p = NULL;
 }
 
+int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len)
+{
+	mp_enc_t e;
+
+	mp_enc_init(&e, 1024);
+	s_encode_unsigned(&e, rec, rec->head.author);
+	mp_put_bin(&e, rec->head.sig, 64);
+	return mp_enc_finish(&e, ret_data, ret_len);
+}
+
 int record_verify(const void *data, size_t len, record_head_t *ret_head)
 {
 	record_head_t h;
