@@ -51,7 +51,18 @@ void arena_destroy(arena_t **p)
 	*p = NULL;
 }
 
+/* n bytes, 8-aligned, NOT zeroed. */
+static void *s_alloc(arena_t *a, size_t n);
+
 void *arena_alloc(arena_t *a, size_t n)
+{
+	void *p = s_alloc(a, n);
+
+	memset(p, 0, n);
+	return p;
+}
+
+static void *s_alloc(arena_t *a, size_t n)
 {
 	struct chunk *c = a->head;
 	size_t need;
@@ -71,7 +82,6 @@ void *arena_alloc(arena_t *a, size_t n)
 	}
 	void *p = c->data + c->used;
 	c->used += need;
-	memset(p, 0, n);
 	return p;
 }
 
@@ -90,7 +100,7 @@ char *arena_strndup(arena_t *a, const char *s, size_t n)
 
 	if (!size_add_ok(n, 1, &total))
 		abort();
-	char *d = arena_alloc(a, total);
+	char *d = s_alloc(a, total);
 	memcpy(d, s, n);
 	d[n] = '\0';
 	return d;

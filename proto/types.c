@@ -32,10 +32,24 @@ int proto_status_parse(const char *s, enum proto_status *ret_status)
 	return -EINVAL;
 }
 
+/* Character classes for names and paths, by table: decoders call these
+ * for every name and test path they read. */
+#define C_ALNUM 1
+#define C_NAME 2 /* alnum . _ - */
+#define C_SEG 4  /* alnum _ - */
+
+static const uint8_t s_class[256] = {
+	['0' ... '9'] = C_ALNUM | C_NAME | C_SEG,
+	['a' ... 'z'] = C_ALNUM | C_NAME | C_SEG,
+	['A' ... 'Z'] = C_ALNUM | C_NAME | C_SEG,
+	['_'] = C_NAME | C_SEG,
+	['-'] = C_NAME | C_SEG,
+	['.'] = C_NAME,
+};
+
 static bool s_alnum(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
+	return s_class[(uint8_t)c] & C_ALNUM;
 }
 
 bool proto_name_ok(const char *s)
@@ -47,7 +61,7 @@ bool proto_name_ok(const char *s)
 	for (i = 1; s[i]; i++) {
 		if (i >= PROTO_MAX_NAME)
 			return false;
-		if (!s_alnum(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+		if (!(s_class[(uint8_t)s[i]] & C_NAME))
 			return false;
 	}
 	return true;
@@ -66,7 +80,7 @@ bool proto_path_ok(const char *s)
 			if (seg == 0)
 				return false;
 			seg = 0;
-		} else if (s_alnum(s[i]) || s[i] == '_' || s[i] == '-') {
+		} else if (s_class[(uint8_t)s[i]] & C_SEG) {
 			seg++;
 		} else {
 			return false;
