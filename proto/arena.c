@@ -16,6 +16,7 @@ struct chunk {
 
 struct arena {
 	struct chunk *head;
+	struct chunk *first; /* allocated with the arena itself */
 	size_t next_size;
 };
 
@@ -31,10 +32,24 @@ static struct chunk *s_chunk_new(size_t size)
 
 arena_t *arena_new(size_t hint)
 {
-	arena_t *a = xzalloc(sizeof(*a));
+	size_t size = hint < 256 ? 256 : hint;
+	/* the arena and its first chunk in one allocation */
+	struct {
+		arena_t a;
+		struct chunk c;
+	} *both;
+	size_t total;
 
-	a->next_size = hint < 256 ? 256 : hint;
-	return a;
+	if (__builtin_add_overflow(sizeof(*both), size, &total))
+		abort();
+	both = xmalloc(total);
+	both->c.next = NULL;
+	both->c.size = size;
+	both->c.used = 0;
+	both->a.head = &both->c;
+	both->a.next_size = size * 2;
+	both->a.first = &both->c;
+	return &both->a;
 }
 
 void arena_destroy(arena_t **p)
@@ -44,7 +59,8 @@ void arena_destroy(arena_t **p)
 	struct chunk *c = (*p)->head;
 	while (c) {
 		struct chunk *next = c->next;
-		free(c);
+		if (c != (*p)->first)
+			free(c);
 		c = next;
 	}
 	free(*p);
@@ -67,7 +83,7 @@ static void *s_alloc(arena_t *a, size_t n)
 	struct chunk *c = a->head;
 	size_t need;
 
-	if (!size_add_ok(n, 7, &need))
+	if (__builtin_add_overflow(n, 7, &need))
 		abort(); /* our own size arithmetic overflowed */
 	need &= ~(size_t)7;
 	if (need == 0)
@@ -98,7 +114,7 @@ char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
 	size_t total;
 
-	if (!size_add_ok(n, 1, &total))
+	if (__builtin_add_overflow(n, 1, &total))
 		abort();
 	char *d = s_alloc(a, total);
 	memcpy(d, s, n);

@@ -52,55 +52,57 @@ static bool s_alnum(char c)
 	return s_class[(uint8_t)c] & C_ALNUM;
 }
 
-bool proto_name_ok(const char *s)
+bool proto_name_okn(const char *s, size_t n)
 {
-	size_t i;
-
-	if (!s || !s_alnum(s[0]))
+	if (n == 0 || n > PROTO_MAX_NAME || !s_alnum(s[0]))
 		return false;
-	for (i = 1; s[i]; i++) {
-		if (i >= PROTO_MAX_NAME)
-			return false;
+	for (size_t i = 1; i < n; i++) {
 		if (!(s_class[(uint8_t)s[i]] & C_NAME))
 			return false;
 	}
 	return true;
 }
 
-bool proto_path_ok(const char *s)
+bool proto_path_okn(const char *s, size_t n)
 {
-	size_t i, seg = 0;
+	unsigned bad = 0;
 
-	if (!s)
+	if (n == 0 || n > PROTO_MAX_PATH || s[0] == '.' || s[n - 1] == '.')
 		return false;
-	for (i = 0; s[i]; i++) {
-		if (i >= PROTO_MAX_PATH)
-			return false;
-		if (s[i] == '.') {
-			if (seg == 0)
-				return false;
-			seg = 0;
-		} else if (s_class[(uint8_t)s[i]] & C_SEG) {
-			seg++;
-		} else {
-			return false;
-		}
-	}
-	return seg > 0;
+	/* path characters are name characters; no empty segment ("..") */
+	for (size_t i = 0; i < n; i++)
+		bad |= !(s_class[(uint8_t)s[i]] & C_NAME);
+	for (size_t i = 1; i < n; i++)
+		bad |= s[i] == '.' && s[i - 1] == '.';
+	return !bad;
 }
 
-bool proto_commit_ok(const char *s)
+bool proto_commit_okn(const char *s, size_t n)
 {
-	size_t i;
-
-	if (!s)
+	if (n != PROTO_COMMIT_LEN)
 		return false;
-	for (i = 0; i < PROTO_COMMIT_LEN; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
 			return false;
 	}
-	return s[i] == '\0';
+	return true;
+}
+
+/* NUL-terminated forms: look one byte past the cap, never further. */
+bool proto_name_ok(const char *s)
+{
+	return s && proto_name_okn(s, strnlen(s, PROTO_MAX_NAME + 1));
+}
+
+bool proto_path_ok(const char *s)
+{
+	return s && proto_path_okn(s, strnlen(s, PROTO_MAX_PATH + 1));
+}
+
+bool proto_commit_ok(const char *s)
+{
+	return s && proto_commit_okn(s, strnlen(s, PROTO_COMMIT_LEN + 1));
 }
 
 static bool s_port_ok(const char *s)
