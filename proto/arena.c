@@ -18,6 +18,9 @@ struct arena {
 	struct chunk *head;
 	struct chunk *first; /* allocated with the arena itself */
 	size_t next_size;
+	const char *orig;    /* arena_mirror: the input ... */
+	char *mirror;        /* ... and its copy, one byte longer */
+	size_t mirror_len;
 };
 
 static struct chunk *s_chunk_new(size_t size)
@@ -49,6 +52,8 @@ arena_t *arena_new(size_t hint)
 	both->a.head = &both->c;
 	both->a.next_size = size * 2;
 	both->a.first = &both->c;
+	both->a.orig = both->a.mirror = NULL;
+	both->a.mirror_len = 0;
 	return &both->a;
 }
 
@@ -110,9 +115,23 @@ void *arena_array(arena_t *a, size_t n, size_t size)
 	return arena_alloc(a, total);
 }
 
+void arena_mirror(arena_t *a, const void *data, size_t len)
+{
+	a->mirror = arena_strndup(a, data, len);
+	a->orig = data;
+	a->mirror_len = len;
+}
+
 char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
 	size_t total;
+
+	if (a->orig && s >= a->orig && (size_t)(s - a->orig) <= a->mirror_len &&
+	    n <= a->mirror_len - (size_t)(s - a->orig)) {
+		char *m = a->mirror + (s - a->orig);
+		m[n] = '\0';
+		return m;
+	}
 
 	if (__builtin_add_overflow(n, 1, &total))
 		abort();

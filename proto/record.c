@@ -197,6 +197,7 @@ int record_decode(const void *data, size_t len, record_t **ret_rec)
 	arena_t *arena = arena_new(len * 2 + sizeof(*rec) + 256);
 	rec = arena_alloc(arena, sizeof(*rec));
 	rec->arena = arena;
+	arena_mirror(arena, data, len);
 	err = s_decode(data, len, rec);
 	if (err < 0) {
 		record_destroy(&rec);

@@ -37,6 +37,7 @@ int proto_status_parse(const char *s, enum proto_status *ret_status)
 #define C_ALNUM 1
 #define C_NAME 2 /* alnum . _ - */
 #define C_SEG 4  /* alnum _ - */
+#define C_DOT 8
 
 static const uint8_t s_class[256] = {
 	['0' ... '9'] = C_ALNUM | C_NAME | C_SEG,
@@ -44,7 +45,7 @@ static const uint8_t s_class[256] = {
 	['A' ... 'Z'] = C_ALNUM | C_NAME | C_SEG,
 	['_'] = C_NAME | C_SEG,
 	['-'] = C_NAME | C_SEG,
-	['.'] = C_NAME,
+	['.'] = C_NAME | C_DOT,
 };
 
 static bool s_alnum(char c)
@@ -65,16 +66,18 @@ bool proto_name_okn(const char *s, size_t n)
 
 bool proto_path_okn(const char *s, size_t n)
 {
-	unsigned bad = 0;
+	/* one pass: k is 0 (bad), C_SEG or C_DOT; a dot may follow neither
+	 * the start nor another dot, nor end the path */
+	unsigned bad = 0, prev = C_DOT;
 
-	if (n == 0 || n > PROTO_MAX_PATH || s[0] == '.' || s[n - 1] == '.')
+	if (n == 0 || n > PROTO_MAX_PATH)
 		return false;
-	/* path characters are name characters; no empty segment ("..") */
-	for (size_t i = 0; i < n; i++)
-		bad |= !(s_class[(uint8_t)s[i]] & C_NAME);
-	for (size_t i = 1; i < n; i++)
-		bad |= s[i] == '.' && s[i - 1] == '.';
-	return !bad;
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = s_class[(uint8_t)s[i]] & (C_SEG | C_DOT);
+		bad |= (k == 0) | (k & prev & C_DOT);
+		prev = k;
+	}
+	return !bad && prev != C_DOT;
 }
 
 bool proto_commit_okn(const char *s, size_t n)

@@ -19,7 +19,7 @@
 #include <sodium.h>
 
 #define N_RECORDS 2000
-#define ROUNDS 7
+#define ROUNDS 15
 
 struct item {
 	uint8_t *data;
