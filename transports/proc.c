@@ -227,7 +227,7 @@ static int s_loop(pid_t pid, struct pollfd *pfd, const proc_spec_t *s)
 	return r;
 }
 
-static int s_status(pid_t pid, int *ret_status)
+static int s_status(pid_t pid, bool keep_group, int *ret_status)
 {
 	int status;
 
@@ -242,7 +242,8 @@ static int s_status(pid_t pid, int *ret_status)
 	else
 		*ret_status = 255;
 	/* Stragglers in the group would outlive the command otherwise. */
-	kill(-pid, SIGKILL);
+	if (!keep_group)
+		kill(-pid, SIGKILL);
 	return 0;
 }
 
@@ -294,7 +295,7 @@ int proc_run(const proc_spec_t *s, int *ret_status, char *err, size_t errsz)
 		snprintf(err, errsz, "poll: %s", strerror(-r));
 		goto out_fds;
 	}
-	r = s_status(pid, &status);
+	r = s_status(pid, s->keep_group, &status);
 	if (r == 0)
 		*ret_status = status;
 out_fds:

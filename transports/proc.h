@@ -27,6 +27,10 @@ typedef struct {
 	const char *cwd;  /* NULL: inherit */
 	int stdin_fd;     /* -1: /dev/null; borrowed */
 	int timeout_ms;   /* 0: none */
+	/* Leave the child's process group alone after a normal exit: for
+	 * programs that leave a daemon behind on purpose (an ssh master).
+	 * By default stragglers in the group are killed. */
+	bool keep_group;
 	transport_output_fn *fn; /* NULL: output dropped */
 	void *arg;
 } proc_spec_t;
