@@ -151,9 +151,11 @@ char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
 	size_t total;
 
-	if (a->orig && s >= a->orig && (size_t)(s - a->orig) <= a->mirror_len &&
-	    n <= a->mirror_len - (size_t)(s - a->orig)) {
-		char *m = a->mirror + (s - a->orig);
+	uintptr_t off = (uintptr_t)s - (uintptr_t)a->orig;
+
+	if (a->orig && (uintptr_t)s >= (uintptr_t)a->orig &&
+	    off <= a->mirror_len && n <= a->mirror_len - off) {
+		char *m = a->mirror + off;
 		m[n] = '\0';
 		return m;
 	}
