@@ -66,18 +66,22 @@ bool proto_name_okn(const char *s, size_t n)
 
 bool proto_path_okn(const char *s, size_t n)
 {
-	/* one pass: k is 0 (bad), C_SEG or C_DOT; a dot may follow neither
-	 * the start nor another dot, nor end the path */
-	unsigned bad = 0, prev = C_DOT;
+	unsigned all = C_NAME;
+	const char *dot;
 
-	if (n == 0 || n > PROTO_MAX_PATH)
+	if (n == 0 || n > PROTO_MAX_PATH || s[0] == '.' || s[n - 1] == '.')
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned k = s_class[(uint8_t)s[i]] & (C_SEG | C_DOT);
-		bad |= (k == 0) | (k & prev & C_DOT);
-		prev = k;
+	/* path characters are the name characters (no branch per byte) */
+	for (size_t i = 0; i < n; i++)
+		all &= s_class[(uint8_t)s[i]];
+	if (!(all & C_NAME))
+		return false;
+	/* no empty segment: no dot right after another */
+	for (dot = memchr(s, '.', n); dot; dot = memchr(dot + 1, '.', (size_t)(s + n - dot - 1))) {
+		if (dot[1] == '.')
+			return false;
 	}
-	return !bad && prev != C_DOT;
+	return true;
 }
 
 bool proto_commit_okn(const char *s, size_t n)
