@@ -18,8 +18,8 @@ struct arena {
 	struct chunk *head;
 	struct chunk *first; /* allocated with the arena itself */
 	size_t next_size;
-	const char *orig;    /* arena_mirror: the input ... */
-	char *mirror;        /* ... and its copy, one byte longer */
+	const char *orig; /* arena_mirror: the input ... */
+	char *mirror;	  /* ... and its copy, one byte longer */
 	size_t mirror_len;
 };
 
@@ -40,7 +40,7 @@ arena_t *arena_new(size_t hint)
 	struct {
 		arena_t a;
 		struct chunk c;
-	} *both;
+	} * both;
 	size_t total;
 
 	if (__builtin_add_overflow(sizeof(*both), size, &total))

@@ -76,8 +76,7 @@ int dec_path(mp_reader_t *r, arena_t *a, const char **ret)
 	return s_dec_checked(r, a, PROTO_MAX_PATH, proto_path_okn, false, ret);
 }
 
-int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty,
-	       const char **ret)
+int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty, const char **ret)
 {
 	return s_dec_checked(r, a, PROTO_COMMIT_LEN, proto_commit_okn,
 			     allow_empty, ret);

@@ -57,7 +57,8 @@ static int s_str_check(const uint8_t *s, size_t n, bool nul_ok)
 			uint64_t v;
 			memcpy(&v, s + i, 8);
 			/* all ASCII and (for strings) no zero byte: skip 8 */
-			if (!(v & high) && (nul_ok || !((v - ones) & ~v & high))) {
+			if (!(v & high) &&
+			    (nul_ok || !((v - ones) & ~v & high))) {
 				i += 8;
 				continue;
 			}
@@ -287,10 +288,10 @@ void mp_put_raw(mp_enc_t *e, const void *p, size_t n)
 
 struct head {
 	enum mp_type type;
-	size_t hlen;  /* bytes of the head (format byte + fixed part) */
-	uint64_t u;   /* MP_UINT value, MP_BOOL 0/1, else length/count */
-	int64_t i;    /* MP_INT value */
-	double f;     /* MP_FLOAT value */
+	size_t hlen; /* bytes of the head (format byte + fixed part) */
+	uint64_t u;  /* MP_UINT value, MP_BOOL 0/1, else length/count */
+	int64_t i;   /* MP_INT value */
+	double f;    /* MP_FLOAT value */
 };
 
 void mp_reader_init(mp_reader_t *r, const void *data, size_t len)
@@ -344,7 +345,10 @@ static int s_sized(const mp_reader_t *r, struct head *h, enum mp_type type,
 static int s_head_int(const mp_reader_t *r, struct head *h, size_t w)
 {
 	static const int64_t min_for[9] = {
-		[1] = -32, [2] = -128, [4] = -32768, [8] = INT32_MIN,
+		[1] = -32,
+		[2] = -128,
+		[4] = -32768,
+		[8] = INT32_MIN,
 	};
 
 	if (r->left < 1 + w)
@@ -598,8 +602,7 @@ int mp_get_f64(mp_reader_t *r, double *ret_v)
 	return 0;
 }
 
-int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s,
-	       size_t *ret_len)
+int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s, size_t *ret_len)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_STR);
@@ -672,8 +675,7 @@ static bool s_count_fits(const mp_reader_t *r, const struct head *h,
 	return min_elem == 0 || h->u <= left / min_elem;
 }
 
-int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max,
-		 uint32_t *ret_n)
+int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max, uint32_t *ret_n)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_ARRAY);
@@ -720,8 +722,7 @@ int mp_get_map(mp_reader_t *r, uint32_t max, uint32_t *ret_n)
 	return 0;
 }
 
-int mp_key_order(const char *prev, size_t plen, const char *key,
-		 size_t klen)
+int mp_key_order(const char *prev, size_t plen, const char *key, size_t klen)
 {
 	if (!prev)
 		return 0;

@@ -36,7 +36,7 @@ int proto_status_parse(const char *s, enum proto_status *ret_status)
  * for every name and test path they read. */
 #define C_ALNUM 1
 #define C_NAME 2 /* alnum . _ - */
-#define C_SEG 4  /* alnum _ - */
+#define C_SEG 4	 /* alnum _ - */
 #define C_DOT 8
 
 static const uint8_t s_class[256] = {
@@ -77,7 +77,8 @@ bool proto_path_okn(const char *s, size_t n)
 	if (!(all & C_NAME))
 		return false;
 	/* no empty segment: no dot right after another */
-	for (dot = memchr(s, '.', n); dot; dot = memchr(dot + 1, '.', (size_t)(s + n - dot - 1))) {
+	for (dot = memchr(s, '.', n); dot;
+	     dot = memchr(dot + 1, '.', (size_t)(s + n - dot - 1))) {
 		if (dot[1] == '.')
 			return false;
 	}
@@ -213,7 +214,8 @@ int proto_unhex(const char *s, void *out, size_t n)
 	if (s[2 * n] != '\0')
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(s_nibble(s[2 * i]) << 4 | s_nibble(s[2 * i + 1]));
+		b[i] = (uint8_t)(s_nibble(s[2 * i]) << 4 |
+				 s_nibble(s[2 * i + 1]));
 	return 0;
 }
 

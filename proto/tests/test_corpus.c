@@ -96,10 +96,12 @@ static void s_dir(const char *path, const char *name, bool seeds)
 		else if (strcmp(e->d_name, "README") != 0)
 			p = s_slurp(f, &n);
 		if (p) {
-			unsigned ok = s_all(p, n), want = s_expect(name, e->d_name);
+			unsigned ok = s_all(p, n),
+				 want = s_expect(name, e->d_name);
 			s_files++;
 			if (seeds && (ok & want) != want) {
-				fprintf(stderr, "%s: seed does not decode\n", f);
+				fprintf(stderr, "%s: seed does not decode\n",
+					f);
 				check_failures++;
 			}
 			free(p);

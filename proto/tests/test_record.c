@@ -74,7 +74,8 @@ static void test_fields(void)
 			     "timers.posix_timers.test_007") == 0);
 		CHECK(run->suites[0].metrics[1].value == 941.5);
 		CHECK(run->suites[0].metrics[0].better == METRIC_LOWER);
-		CHECK(run->kernel.has_kernel_blob && !run->kernel.has_initrd_blob);
+		CHECK(run->kernel.has_kernel_blob &&
+		      !run->kernel.has_initrd_blob);
 		record_destroy(&rec);
 	}
 	free(data);
@@ -86,7 +87,8 @@ static void test_fields(void)
 		CHECK(ad->n_info == 2);
 		/* sorted on the wire whatever order the author gave */
 		CHECK(strcmp(ad->info[0].key, "contact") == 0);
-		CHECK(strcmp(ad->description, "Example lab \xc3\xa9t\xc3\xa9") == 0);
+		CHECK(strcmp(ad->description,
+			     "Example lab \xc3\xa9t\xc3\xa9") == 0);
 		record_destroy(&rec);
 	}
 	free(data);
@@ -114,7 +116,8 @@ static void s_bitflips(enum record_kind kind, size_t n_cases)
 	}
 	if (accepted || accepted_fast) {
 		fprintf(stderr, "%s: %zu/%zu bit flips accepted (fast %zu)\n",
-			record_kind_name(kind), accepted, len * 8, accepted_fast);
+			record_kind_name(kind), accepted, len * 8,
+			accepted_fast);
 		check_failures++;
 	}
 	CHECK(record_decode(data, len, &rec) == 0);
@@ -134,11 +137,11 @@ static void test_bitflips(void)
  */
 struct raw {
 	uint64_t version, kind, seq, ts;
-	int prev;           /* 0 nil, 1 bin32, 2 bin31 */
-	const char *body;   /* hex of the body value */
-	const char *extra;  /* hex appended after sig (trailing) */
+	int prev;	   /* 0 nil, 1 bin32, 2 bin31 */
+	const char *body;  /* hex of the body value */
+	const char *extra; /* hex appended after sig (trailing) */
 	int fields;
-	bool fast;          /* record_verify instead of record_decode */
+	bool fast; /* record_verify instead of record_decode */
 };
 
 static size_t s_unhex(const char *hex, uint8_t *out)
@@ -198,11 +201,14 @@ static int s_raw(const struct raw *w)
 
 /* A valid decline body: [request_id, reason 2, "x"]. */
 #define DECLINE_BODY                                                           \
-	"93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a178"
+	"93 c420 "                                                             \
+	"0000000000000000000000000000000000000000000000000000000000000000 02 " \
+	"a178"
 
 static void test_envelope_rules(void)
 {
-	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL, 0, false};
+	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL,
+			 0, false};
 	struct raw w;
 
 	CHECK_ERR(s_raw(&ok), 0);
@@ -238,23 +244,39 @@ static void test_envelope_rules(void)
 	w = ok, w.fields = 9;
 	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
 	/* body rules */
-	w = ok, w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 02";
+	w = ok, w.body = "92 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02";
 	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 08 a178";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 08 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_RANGE); /* reason out of range */
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 cc02 a178";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 cc02 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
-	w = ok, w.body = "93 c41f 00000000000000000000000000000000000000000000000000000000000000 02 a178";
+	w = ok, w.body = "93 c41f "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "000000000 02 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a2c0af";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02 a2c0af";
 	CHECK_ERR(s_raw(&w), PROTO_E_UTF8);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 c0";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02 c0";
 	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* nil where not allowed */
 	/* accept: [id, boards] with a bad board name and an empty list */
 	w = ok, w.kind = RECORD_ACCEPT;
-	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 91 a3612f62";
+	w.body = "92 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a3612f62";
 	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
-	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 90";
+	w.body = "92 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 90";
 	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
 	/* event RUNNING 3 of 2 */
 	w = ok, w.kind = RECORD_EVENT;
@@ -290,7 +312,8 @@ static void test_signature(void)
 	free(data);
 	/* size cap before anything else */
 	data = calloc(1, PROTO_MAX_RECORD + 1);
-	CHECK_ERR(record_decode(data, PROTO_MAX_RECORD + 1, &rec), PROTO_E_TOOBIG);
+	CHECK_ERR(record_decode(data, PROTO_MAX_RECORD + 1, &rec),
+		  PROTO_E_TOOBIG);
 	free(data);
 }
 
