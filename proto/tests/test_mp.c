@@ -300,6 +300,54 @@ static void test_encoder_errors(void)
 	CHECK_ERR(mp_enc_compare_result(&e), PROTO_E_NONCANONICAL);
 }
 
+/* One sequence of puts, for build mode and compare mode alike. */
+static void s_puts(mp_enc_t *e, uint64_t v, size_t n)
+{
+	static char s[70000];
+
+	memset(s, 'a', sizeof(s));
+	mp_put_uint(e, v);
+	mp_put_strn(e, s, n);
+	mp_put_bin(e, s, n);
+	mp_put_array(e, (uint32_t)n);
+	mp_put_map(e, (uint32_t)n);
+	mp_put_nil(e);
+	mp_put_f64(e, (double)v / 3.0);
+	mp_put_bool(e, n & 1);
+	mp_put_int(e, -(int64_t)(v >> 1));
+}
+
+/* Compare mode (our own heads) accepts exactly what build mode (msgpack-c)
+ * writes, at every length and integer boundary. */
+static void test_compare_agrees(void)
+{
+	static const uint64_t vals[] = {
+		0,	    1,	   127,	  128,		 255,
+		256,	    65535, 65536, 0xffffffffull, 0x100000000ull,
+		UINT64_MAX,
+	};
+	static const size_t lens[] = {0,  1,   15,  16,	   31,
+				      32, 255, 256, 65535, 65536};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+			mp_enc_t b, c;
+			uint8_t *p;
+			size_t n;
+			mp_enc_init(&b, 0);
+			s_puts(&b, vals[i], lens[j]);
+			CHECK(mp_enc_finish(&b, &p, &n) == 0);
+			mp_enc_init_compare(&c, p, n);
+			s_puts(&c, vals[i], lens[j]);
+			CHECK_ERR(mp_enc_compare_result(&c), 0);
+			mp_enc_init_compare(&c, p, n);
+			s_puts(&c, vals[i] ^ 1, lens[j]);
+			CHECK_ERR(mp_enc_compare_result(&c),
+				  PROTO_E_NONCANONICAL);
+			free(p);
+		}
+	}
+}
+
 static void test_strerror(void)
 {
 	for (int c = PROTO_E_EMPTY; c <= PROTO_E_TRUNCATED; c++) {
@@ -344,6 +392,7 @@ int main(void)
 	test_accepts();
 	test_cursor_on_error();
 	test_encoder_errors();
+	test_compare_agrees();
 	test_strerror();
 	test_validators();
 	return CHECK_DONE();
