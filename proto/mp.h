@@ -13,8 +13,10 @@
  * Encoding goes through msgpack-c's packer (which already picks the
  * shortest forms). An encoder either builds a buffer or, in compare mode,
  * checks the bytes it would produce against an expected buffer without
- * storing anything: decoders use that to require that what they accepted
- * re-encodes to the very same bytes.
+ * storing anything (forming the same shortest heads itself, in line):
+ * decoders use that to require that what they accepted re-encodes to the
+ * very same bytes. mp_put_int and mp_put_bool stay on the packer in both
+ * modes.
  *
  * Decoding is ours: an OpenSSH-sshbuf-like cursor over borrowed bytes.
  * Each getter peeks, checks the length against what REMAINS, then
