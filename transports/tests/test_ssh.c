@@ -9,6 +9,7 @@
 #include "transports/transport.h"
 
 #include "proto/buf.h"
+#include "proto/mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,6 +122,49 @@ static void test_host_keys(sshd_fixture_t *f)
 	free(err);
 }
 
+/* A configured password goes to sshpass in SSHPASS, never in argv. */
+static void test_password_path(sshd_fixture_t *f)
+{
+	const char *path = getenv("PATH");
+	char *newpath = xasprintf("%s:%s", SSHPASS_STANDIN_DIR, path ? path : "/usr/bin:/bin");
+	char *oldpath = xstrdup(path ? path : "/usr/bin:/bin");
+	char *log = xasprintf("%s/sshpass.log", f->dir);
+	lab_board_t b;
+	transport_t *t = NULL;
+	char *err = NULL, line[2048];
+	int st = -1, argv_lines = 0, env_ok = 0, leaks = 0, batch_no = 0;
+	FILE *fp;
+
+	setenv("PATH", newpath, 1);
+	setenv("LABMESH_SSHPASS_LOG", log, 1);
+	s_board(&b, f, f->known_hosts);
+	b.transport.password = "s3cret-pw";
+	CHECK(transport_open(&b, NULL, &t, &err) == 0);
+	if (t) {
+		CHECK(transport_run(t, "true", 10000, NULL, NULL, &st) == 0 && st == 0);
+		transport_close(&t);
+	} else
+		fprintf(stderr, "password open: %s\n", err);
+	free(err);
+	fp = fopen(log, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "argv: ", 6) == 0) {
+			argv_lines++;
+			leaks += strstr(line, "s3cret-pw") != NULL;
+			batch_no += strstr(line, "BatchMode=no") != NULL;
+		} else if (strcmp(line, "env: s3cret-pw\n") == 0)
+			env_ok++;
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(argv_lines >= 2 && leaks == 0 && env_ok == argv_lines &&
+	      batch_no == argv_lines);
+	setenv("PATH", oldpath, 1);
+	free(newpath);
+	free(oldpath);
+	free(log);
+}
+
 int main(void)
 {
 	const char *why = sshd_fixture_unavailable();
@@ -150,6 +194,7 @@ int main(void)
 		transport_close(&t);
 	}
 	test_host_keys(&f);
+	test_password_path(&f);
 	sshd_fixture_stop(&f);
 	fprintf(stderr, "%d failures\n", s_failures);
 	return s_failures ? 1 : 0;
