@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +131,8 @@ s_child(const char *path, const proc_spec_t *s, char **env, int in, int out,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	setsid();
+	/* If we die (a node killed with SIGKILL) the command goes too. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
 		_exit(126);
 	/* Nothing of ours leaks into the command, even fds opened without

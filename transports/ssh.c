@@ -45,6 +45,8 @@
 
 struct ssh_priv {
 	char *opt_ctl;     /* ControlPath=... */
+	char *ctl_dir;     /* a short private dir for the socket when the
+			    * workdir's path is too long for one, or NULL */
 	char *opt_known;   /* UserKnownHostsFile=..., or NULL: ssh's default */
 	char *opt_connect; /* ConnectTimeout=... */
 	char *identity;    /* %-escaped, or NULL */
@@ -424,6 +426,10 @@ static void s_free(struct ssh_priv *p)
 	if (!p)
 		return;
 	free(p->opt_ctl);
+	if (p->ctl_dir) {
+		transport_rmtree(p->ctl_dir);
+		free(p->ctl_dir);
+	}
 	free(p->opt_known);
 	free(p->opt_connect);
 	free(p->identity);
@@ -496,11 +502,34 @@ static int s_check_config(transport_t *t)
 		transport_set_error(t, "ssh: port %d out of range", c->port);
 		return -EINVAL;
 	}
-	if (strlen(t->workdir) + sizeof("/ssh-ctl") > SSH_MAX_CTL_PATH) {
-		transport_set_error(t, "ssh: workdir path too long for a control socket: %s",
-				    t->workdir);
-		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The master's socket: in the workdir, or when that path is too long for
+ * a unix socket, in a short private dir of its own. */
+static int s_ctl_path(transport_t *t, struct ssh_priv *p)
+{
+	const char *dir = t->workdir;
+	char *path, *e;
+
+	if (strlen(dir) + sizeof("/ssh-ctl") > SSH_MAX_CTL_PATH) {
+		p->ctl_dir = xstrdup("/tmp/lmssh-XXXXXX");
+		if (!mkdtemp(p->ctl_dir)) {
+			int r = -errno;
+
+			transport_set_error(t, "ssh: control socket dir: %s", strerror(-r));
+			free(p->ctl_dir);
+			p->ctl_dir = NULL;
+			return r;
+		}
+		dir = p->ctl_dir;
 	}
+	path = xasprintf("%s/ssh-ctl", dir);
+	unlink(path); /* a stale socket from an earlier session in this dir */
+	e = s_pct_escape(path);
+	p->opt_ctl = xasprintf("ControlPath=%s", e);
+	free(e);
+	free(path);
 	return 0;
 }
 
@@ -521,9 +550,12 @@ int ssh_open(transport_t *t)
 	}
 	p = xzalloc(sizeof(*p));
 	t->priv = p;
-	e = s_pct_escape(t->workdir);
-	p->opt_ctl = xasprintf("ControlPath=%s/ssh-ctl", e);
-	free(e);
+	r = s_ctl_path(t, p);
+	if (r < 0) {
+		s_free(p);
+		t->priv = NULL;
+		return r;
+	}
 	if (c->known_hosts) {
 		e = s_pct_escape(c->known_hosts);
 		p->opt_known = xasprintf("UserKnownHostsFile=%s", e);
@@ -537,9 +569,6 @@ int ssh_open(transport_t *t)
 	p->pass_env = c->password ? xasprintf("SSHPASS=%s", c->password) : NULL;
 	p->pidfile = remote_pidfile(c->workdir, "/tmp", token);
 	p->where = xasprintf("%s:%s", c->host, p->port);
-	e = xasprintf("%s/ssh-ctl", t->workdir);
-	unlink(e); /* a stale socket from an earlier session in this dir */
-	free(e);
 	t->ops = &s_ops;
 	r = s_master_start(t);
 	if (r < 0) {

@@ -50,6 +50,27 @@ static void s_board(lab_board_t *b, sshd_fixture_t *f, const char *known)
 	b->transport.connect_timeout_s = 5;
 }
 
+/* A workdir too deep for a unix socket path still gets a master. */
+static void test_long_workdir(const lab_board_t *b, sshd_fixture_t *f)
+{
+	char *deep = xasprintf("%s/%s/%s", f->dir,
+			       "a-rather-long-directory-name-for-a-job-0123456789abcdef",
+			       "and-another-level-below-it-0123456789abcdef0123456789");
+	transport_opts_t o = { .workdir = deep };
+	transport_t *t = NULL;
+	char *err = NULL;
+	int st = -1;
+
+	CHECK(transport_open(b, &o, &t, &err) == 0);
+	if (t) {
+		CHECK(transport_run(t, "exit 5", 10000, NULL, NULL, &st) == 0 && st == 5);
+		transport_close(&t);
+	} else
+		fprintf(stderr, "long workdir: %s\n", err);
+	free(err);
+	free(deep);
+}
+
 static void test_remote_kill(transport_t *t)
 {
 	buf_t out;
@@ -114,6 +135,13 @@ static void test_host_keys(sshd_fixture_t *f)
 	err = NULL;
 	/* the host key is never accepted on first sight: still not pinned */
 	CHECK(transport_open(&b, NULL, &t, &err) < 0);
+	free(err);
+	err = NULL;
+	s_board(&b, f, f->known_hosts);
+	b.transport.port = 22299; /* nothing listens there */
+	CHECK(transport_open(&b, NULL, &t, &err) == -ECONNREFUSED && !t);
+	fprintf(stderr, "no server: %s\n", err ? err : "(none)");
+	CHECK(err && strstr(err, "cannot connect"));
 	free(err);
 	err = NULL;
 	s_board(&b, f, f->known_hosts);
@@ -189,6 +217,7 @@ int main(void)
 		s_failures++;
 	} else {
 		s_failures += contract_run(t, "ssh");
+		test_long_workdir(&b, &f);
 		test_remote_kill(t);
 		test_connection_lost(t);
 		transport_close(&t);
