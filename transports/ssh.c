@@ -44,6 +44,7 @@
 #define SSH_ERR_TAIL 600 /* stderr kept for error messages */
 
 struct ssh_priv {
+	char *ctl;         /* the master's socket path */
 	char *opt_ctl;     /* ControlPath=... */
 	char *ctl_dir;     /* a short private dir for the socket when the
 			    * workdir's path is too long for one, or NULL */
@@ -284,8 +285,10 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 	char *remote;
 	int st = -1, r;
 
-	if (!p->up) {
-		/* the board went away (power cycle, reboot): reconnect */
+	/* The board went away (power cycle, reboot) or the master idled out
+	 * (ControlPersist) during a long pause: reconnect, rather than let
+	 * ssh fall back to a connection per command. */
+	if (!p->up || access(p->ctl, F_OK) < 0) {
 		r = s_master_start(t);
 		if (r < 0)
 			return r;
@@ -303,8 +306,8 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 		return r;
 	if (st == 255 && !s_master_alive(t)) {
 		p->up = false;
-		transport_set_error(t, "ssh %s: connection lost: %s", p->where,
-				    s_tee_line(&tee));
+		transport_set_error(t, "ssh %s: connection lost (ssh exit 255, master gone): %s",
+				    p->where, s_tee_line(&tee));
 		return -ECONNRESET;
 	}
 	*ret_status = st;
@@ -425,6 +428,7 @@ static void s_free(struct ssh_priv *p)
 {
 	if (!p)
 		return;
+	free(p->ctl);
 	free(p->opt_ctl);
 	if (p->ctl_dir) {
 		transport_rmtree(p->ctl_dir);
@@ -529,7 +533,7 @@ static int s_ctl_path(transport_t *t, struct ssh_priv *p)
 	e = s_pct_escape(path);
 	p->opt_ctl = xasprintf("ControlPath=%s", e);
 	free(e);
-	free(path);
+	p->ctl = path;
 	return 0;
 }
 

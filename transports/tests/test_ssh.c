@@ -4,6 +4,7 @@
  * target; a wrong or missing pinned host key refused with a clear error;
  * a lost connection reported, then re-established.
  */
+#include "transports/backend.h"
 #include "transports/tests/contract.h"
 #include "transports/tests/sshd_fixture.h"
 #include "transports/transport.h"
@@ -50,6 +51,28 @@ static void s_board(lab_board_t *b, sshd_fixture_t *f, const char *known)
 	b->transport.connect_timeout_s = 5;
 }
 
+/* The master idles out (ControlPersist) during a long pause: the next
+ * command brings up a new one rather than connecting on its own. */
+static void s_master_gone(transport_t *t)
+{
+	char *ctl = xasprintf("%s/ssh-ctl", t->workdir);
+	char *exit_cmd = xasprintf("ssh -o ControlPath=%s -O exit 127.0.0.1 2>/dev/null", ctl);
+	int st = -1;
+
+	if (access(ctl, F_OK) < 0) { /* socket elsewhere (deep workdir) */
+		free(ctl);
+		free(exit_cmd);
+		return;
+	}
+	CHECK(system(exit_cmd) == 0);
+	usleep(200 * 1000);
+	CHECK(access(ctl, F_OK) < 0);
+	CHECK(transport_run(t, "exit 6", 10000, NULL, NULL, &st) == 0 && st == 6);
+	CHECK(access(ctl, F_OK) == 0);
+	free(ctl);
+	free(exit_cmd);
+}
+
 /* A workdir too deep for a unix socket path still gets a master. */
 static void test_long_workdir(const lab_board_t *b, sshd_fixture_t *f)
 {
@@ -64,6 +87,7 @@ static void test_long_workdir(const lab_board_t *b, sshd_fixture_t *f)
 	CHECK(transport_open(b, &o, &t, &err) == 0);
 	if (t) {
 		CHECK(transport_run(t, "exit 5", 10000, NULL, NULL, &st) == 0 && st == 5);
+		s_master_gone(t);
 		transport_close(&t);
 	} else
 		fprintf(stderr, "long workdir: %s\n", err);
@@ -217,6 +241,7 @@ int main(void)
 		s_failures++;
 	} else {
 		s_failures += contract_run(t, "ssh");
+		s_master_gone(t);
 		test_long_workdir(&b, &f);
 		test_remote_kill(t);
 		test_connection_lost(t);
