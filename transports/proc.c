@@ -250,15 +250,6 @@ static void s_reap(pid_t pid, int *ret_status)
 		*ret_status = 255;
 }
 
-static void s_finish(pid_t pid, bool keep_group, int *ret_status)
-{
-	s_exited(pid, true);
-	/* Stragglers in the group would outlive the command otherwise. */
-	if (!keep_group)
-		kill(-pid, SIGKILL);
-	s_reap(pid, ret_status);
-}
-
 int proc_run(const proc_spec_t *s, int *ret_status, char *err, size_t errsz)
 {
 	int out[2] = { -1, -1 }, er[2] = { -1, -1 }, in = -1;
@@ -307,7 +298,7 @@ int proc_run(const proc_spec_t *s, int *ret_status, char *err, size_t errsz)
 		snprintf(err, errsz, "poll: %s", strerror(-r));
 		goto out_fds;
 	}
-	s_finish(pid, s->keep_group, &status);
+	s_reap(pid, &status);
 	*ret_status = status;
 out_fds:
 	for (int i = 0; i < 2; i++) {

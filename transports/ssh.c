@@ -157,7 +157,6 @@ static void s_args(transport_t *t, proc_spec_t *s)
 		proc_arg(s, "-l");
 		proc_arg(s, c->user);
 	}
-	s->keep_group = true;
 }
 
 /* Run one ssh call (args already in s) with output to tee. */

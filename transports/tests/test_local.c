@@ -82,6 +82,16 @@ static void test_local_specifics(transport_t *t, const char *workdir)
 	CHECK(pid > 0);
 	usleep(100 * 1000);
 	CHECK(pid > 0 && !s_alive(pid));
+	/* a daemon started on purpose outlives its command */
+	r = s_run(t, "setsid sleep 1720 </dev/null >/dev/null 2>&1 & echo $! > d.pid",
+		  10000, &out, &st);
+	CHECK(r == 0 && st == 0);
+	usleep(200 * 1000);
+	r = s_run(t, "cat d.pid", 10000, &out, &st);
+	pid = atoi(buf_str(&out));
+	CHECK(pid > 0 && s_alive(pid));
+	if (pid > 0)
+		kill(pid, SIGKILL);
 	/* a command that ignores SIGTERM is still killed */
 	r = s_run(t, "trap '' TERM; sleep 1000", 500, &out, &st);
 	CHECK(r == -ETIMEDOUT);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #define TEST_PORT 22201
+#define BOARD_PORT 22203 /* the command-booted board's sshd */
 
 static int s_failures;
 
@@ -217,6 +218,83 @@ static void test_password_path(sshd_fixture_t *f)
 	free(log);
 }
 
+/* Pin the fixture's host key for another port too. */
+static int s_pin_port(sshd_fixture_t *f, int port, char *out, size_t outsz)
+{
+	FILE *in = fopen(f->known_hosts, "r"), *o;
+	char line[1024], *key;
+
+	snprintf(out, outsz, "%s/board_known_hosts", f->dir);
+	if (!in || !fgets(line, sizeof(line), in) || !(key = strchr(line, ' '))) {
+		if (in)
+			fclose(in);
+		return -1;
+	}
+	fclose(in);
+	o = fopen(out, "w");
+	if (!o)
+		return -1;
+	fprintf(o, "[127.0.0.1]:%d%s", port, key);
+	return fclose(o);
+}
+
+/*
+ * A board with the command boot method behind ssh: power_on brings up its
+ * sshd a while later (as a board boots), board_open waits for it, a power
+ * cycle reconnects, and board_close powers it off.
+ */
+static void test_command_board_over_ssh(sshd_fixture_t *f)
+{
+	char known[300], *on, *off, *pid;
+	lab_board_t b;
+	board_t *bd = NULL;
+	char *err = NULL;
+	buf_t out;
+	int st = -1;
+
+	if (s_pin_port(f, BOARD_PORT, known, sizeof(known)) < 0) {
+		CHECK(!"cannot write known_hosts");
+		return;
+	}
+	pid = xasprintf("%s/board.pid", f->dir);
+	on = xasprintf("sed -e 's/^Port .*/Port %d/' -e 's|^PidFile .*|PidFile %s|' "
+		       "%s/sshd_config > %s/board_config && "
+		       "setsid sh -c 'sleep 2; exec /usr/sbin/sshd -f %s/board_config' "
+		       "</dev/null >/dev/null 2>&1 &",
+		       BOARD_PORT, pid, f->dir, f->dir, f->dir);
+	off = xasprintf("if [ -f %s ]; then kill $(cat %s); rm -f %s; fi", pid, pid, pid);
+	s_board(&b, f, known);
+	b.transport.port = BOARD_PORT;
+	b.transport.connect_timeout_s = 2;
+	b.boot.method = LAB_BOOT_COMMAND;
+	b.boot.power_on = on;
+	b.boot.power_off = off;
+	b.boot.boot_timeout_s = 30;
+	buf_init(&out, 4096);
+	CHECK(board_open(&b, NULL, NULL, &bd, &err) == 0);
+	if (!bd) {
+		fprintf(stderr, "command board over ssh: %s\n", err);
+		goto out;
+	}
+	CHECK(transport_run(board_transport(bd), "echo up", 10000, s_collect, &out,
+			    &st) == 0 && st == 0 && strcmp(buf_str(&out), "up\n") == 0);
+	CHECK(board_power(bd, TRANSPORT_POWER_CYCLE) == 0);
+	if (board_transport(bd)) {
+		buf_reset(&out);
+		CHECK(transport_run(board_transport(bd), "echo again", 10000, s_collect,
+				    &out, &st) == 0 && strcmp(buf_str(&out), "again\n") == 0);
+	} else
+		fprintf(stderr, "power cycle: %s\n", board_error(bd));
+	board_close(&bd);
+	CHECK(access(pid, F_OK) < 0); /* powered off */
+out:
+	free(err);
+	buf_free(&out);
+	free(on);
+	free(off);
+	free(pid);
+}
+
 int main(void)
 {
 	const char *why = sshd_fixture_unavailable();
@@ -249,6 +327,7 @@ int main(void)
 	}
 	test_host_keys(&f);
 	test_password_path(&f);
+	test_command_board_over_ssh(&f);
 	sshd_fixture_stop(&f);
 	fprintf(stderr, "%d failures\n", s_failures);
 	return s_failures ? 1 : 0;
