@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define TEST_PORT 22201
-#define BOARD_PORT 22203 /* the command-booted board's sshd */
+#define BOARD_PORT_FROM 22240 /* the command-booted board's sshd */
 
 static int s_failures;
 
@@ -66,7 +66,8 @@ static void s_master_gone(transport_t *t)
 		return;
 	}
 	CHECK(system(exit_cmd) == 0);
-	usleep(200 * 1000);
+	for (int i = 0; i < 250 && access(ctl, F_OK) == 0; i++)
+		usleep(20 * 1000);
 	CHECK(access(ctl, F_OK) < 0);
 	CHECK(transport_run(t, "exit 6", 10000, NULL, NULL, &st) == 0 && st == 6);
 	CHECK(access(ctl, F_OK) == 0);
@@ -104,15 +105,13 @@ static void test_remote_kill(transport_t *t)
 	buf_init(&out, 4096);
 	r = transport_run(t, "sleep 1717", 1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
-	usleep(200 * 1000);
-	CHECK(contract_count_procs("sleep 1717") == 0);
+	CHECK(contract_procs_gone("sleep 1717", 5000));
 	/* a whole tree, with a child ignoring SIGTERM */
 	r = transport_run(t, "sh -c 'trap \"\" TERM; sleep 1718' & sleep 1719; wait",
 			  1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
-	usleep(200 * 1000);
-	CHECK(contract_count_procs("sleep 1718") == 0);
-	CHECK(contract_count_procs("sleep 1719") == 0);
+	CHECK(contract_procs_gone("sleep 1718", 5000));
+	CHECK(contract_procs_gone("sleep 1719", 5000));
 	buf_reset(&out);
 	r = transport_run(t, "echo still", 10000, s_collect, &out, &st);
 	CHECK(r == 0 && st == 0 && strcmp(buf_str(&out), "still\n") == 0);
@@ -252,7 +251,9 @@ static void test_command_board_over_ssh(sshd_fixture_t *f)
 	buf_t out;
 	int st = -1;
 
-	if (s_pin_port(f, BOARD_PORT, known, sizeof(known)) < 0) {
+	int port = BOARD_PORT_FROM + (int)(getpid() % 50);
+
+	if (s_pin_port(f, port, known, sizeof(known)) < 0) {
 		CHECK(!"cannot write known_hosts");
 		return;
 	}
@@ -261,10 +262,10 @@ static void test_command_board_over_ssh(sshd_fixture_t *f)
 		       "%s/sshd_config > %s/board_config && "
 		       "setsid sh -c 'sleep 2; exec /usr/sbin/sshd -f %s/board_config' "
 		       "</dev/null >/dev/null 2>&1 &",
-		       BOARD_PORT, pid, f->dir, f->dir, f->dir);
+		       port, pid, f->dir, f->dir, f->dir);
 	off = xasprintf("if [ -f %s ]; then kill $(cat %s); rm -f %s; fi", pid, pid, pid);
 	s_board(&b, f, known);
-	b.transport.port = BOARD_PORT;
+	b.transport.port = port;
 	b.transport.connect_timeout_s = 2;
 	b.boot.method = LAB_BOOT_COMMAND;
 	b.boot.power_on = on;
