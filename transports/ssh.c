@@ -276,6 +276,18 @@ static void s_remote_kill(transport_t *t)
 	free(cmd);
 }
 
+/* The board went away (power cycle, reboot) or the master idled out
+ * (ControlPersist) during a long pause: reconnect, rather than let ssh
+ * fall back to a connection per command. */
+static int s_ensure_master(transport_t *t)
+{
+	struct ssh_priv *p = t->priv;
+
+	if (p->up && access(p->ctl, F_OK) == 0)
+		return 0;
+	return s_master_start(t);
+}
+
 static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 		 transport_output_fn *fn, void *arg, int *ret_status)
 {
@@ -284,14 +296,9 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 	char *remote;
 	int st = -1, r;
 
-	/* The board went away (power cycle, reboot) or the master idled out
-	 * (ControlPersist) during a long pause: reconnect, rather than let
-	 * ssh fall back to a connection per command. */
-	if (!p->up || access(p->ctl, F_OK) < 0) {
-		r = s_master_start(t);
-		if (r < 0)
-			return r;
-	}
+	r = s_ensure_master(t);
+	if (r < 0)
+		return r;
 	remote = remote_wrap(cmd, p->pidfile, NULL);
 	r = s_remote(t, remote, -1, timeout_ms, &tee, &st);
 	free(remote);
@@ -322,6 +329,8 @@ static int s_put(transport_t *t, const char *local, const char *remote)
 	int fd, st = -1, r;
 
 	fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (r = s_ensure_master(t)) < 0)
+		goto out;
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		r = fd < 0 ? -errno : -EINVAL;
 		transport_set_error(t, "ssh put: %s: %s", local,
@@ -396,6 +405,11 @@ static int s_get(transport_t *t, const char *remote, const char *local)
 	char *q = proc_shell_quote(remote), *cmd;
 	int st = -1, r;
 
+	r = s_ensure_master(t);
+	if (r < 0) {
+		free(q);
+		return r;
+	}
 	k.fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (k.fd < 0) {
 		r = -errno;
