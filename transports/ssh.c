@@ -56,6 +56,7 @@ struct ssh_priv {
 	char *pidfile;     /* remote pid file, a shell word */
 	char *where;       /* host:port, for messages */
 	bool up;           /* the master was started */
+	unsigned seq;      /* commands run, for the remote wrapper */
 };
 
 /* Output to the caller, with the tail of stderr kept for messages. */
@@ -269,7 +270,7 @@ static void s_remote_kill(transport_t *t)
 {
 	struct ssh_priv *p = t->priv;
 	struct s_tee tee = { 0 };
-	char *cmd = remote_kill(p->pidfile);
+	char *cmd = remote_kill(p->pidfile, p->seq);
 	int st;
 
 	s_remote(t, cmd, -1, SSH_KILL_TIMEOUT_MS, &tee, &st);
@@ -299,7 +300,7 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 	r = s_ensure_master(t);
 	if (r < 0)
 		return r;
-	remote = remote_wrap(cmd, p->pidfile, NULL);
+	remote = remote_wrap(cmd, p->pidfile, ++p->seq, NULL);
 	r = s_remote(t, remote, -1, timeout_ms, &tee, &st);
 	free(remote);
 	if (r == -ETIMEDOUT) {
@@ -468,7 +469,7 @@ static void s_close(transport_t *t)
 	int st;
 
 	if (p && p->up) {
-		cmd = xasprintf("rm -f %s", p->pidfile);
+		cmd = remote_cleanup(p->pidfile);
 		s_remote(t, cmd, -1, SSH_CHECK_TIMEOUT_MS, &tee, &st);
 		free(cmd);
 		s_args(t, &s);
