@@ -9,8 +9,8 @@
 #include "transports/transport.h"
 
 #include "proto/buf.h"
+#include "proto/mem.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,43 +37,6 @@ static void s_collect(void *arg, enum transport_stream st, const char *data,
 		buf_append(arg, data, len);
 }
 
-/* Live (not zombie) processes whose command line is exactly want. */
-static int s_count_procs(const char *want)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], line[256] = { 0 }, stat[512] = { 0 };
-		FILE *f;
-		size_t len;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		len = fread(line, 1, sizeof(line) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i + 1 < len; i++)
-			if (!line[i])
-				line[i] = ' ';
-		if (strcmp(line, want) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(stat, sizeof(stat), f) && !strstr(stat, ") Z "))
-			n++;
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void s_board(lab_board_t *b, sshd_fixture_t *f, const char *known)
 {
 	memset(b, 0, sizeof(*b));
@@ -96,14 +59,14 @@ static void test_remote_kill(transport_t *t)
 	r = transport_run(t, "sleep 1717", 1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
 	usleep(200 * 1000);
-	CHECK(s_count_procs("sleep 1717") == 0);
+	CHECK(contract_count_procs("sleep 1717") == 0);
 	/* a whole tree, with a child ignoring SIGTERM */
 	r = transport_run(t, "sh -c 'trap \"\" TERM; sleep 1718' & sleep 1719; wait",
 			  1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
 	usleep(200 * 1000);
-	CHECK(s_count_procs("sleep 1718") == 0);
-	CHECK(s_count_procs("sleep 1719") == 0);
+	CHECK(contract_count_procs("sleep 1718") == 0);
+	CHECK(contract_count_procs("sleep 1719") == 0);
 	buf_reset(&out);
 	r = transport_run(t, "echo still", 10000, s_collect, &out, &st);
 	CHECK(r == 0 && st == 0 && strcmp(buf_str(&out), "still\n") == 0);
@@ -159,6 +122,49 @@ static void test_host_keys(sshd_fixture_t *f)
 	free(err);
 }
 
+/* A configured password goes to sshpass in SSHPASS, never in argv. */
+static void test_password_path(sshd_fixture_t *f)
+{
+	const char *path = getenv("PATH");
+	char *newpath = xasprintf("%s:%s", SSHPASS_STANDIN_DIR, path ? path : "/usr/bin:/bin");
+	char *oldpath = xstrdup(path ? path : "/usr/bin:/bin");
+	char *log = xasprintf("%s/sshpass.log", f->dir);
+	lab_board_t b;
+	transport_t *t = NULL;
+	char *err = NULL, line[2048];
+	int st = -1, argv_lines = 0, env_ok = 0, leaks = 0, batch_no = 0;
+	FILE *fp;
+
+	setenv("PATH", newpath, 1);
+	setenv("LABMESH_SSHPASS_LOG", log, 1);
+	s_board(&b, f, f->known_hosts);
+	b.transport.password = "s3cret-pw";
+	CHECK(transport_open(&b, NULL, &t, &err) == 0);
+	if (t) {
+		CHECK(transport_run(t, "true", 10000, NULL, NULL, &st) == 0 && st == 0);
+		transport_close(&t);
+	} else
+		fprintf(stderr, "password open: %s\n", err);
+	free(err);
+	fp = fopen(log, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "argv: ", 6) == 0) {
+			argv_lines++;
+			leaks += strstr(line, "s3cret-pw") != NULL;
+			batch_no += strstr(line, "BatchMode=no") != NULL;
+		} else if (strcmp(line, "env: s3cret-pw\n") == 0)
+			env_ok++;
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(argv_lines >= 2 && leaks == 0 && env_ok == argv_lines &&
+	      batch_no == argv_lines);
+	setenv("PATH", oldpath, 1);
+	free(newpath);
+	free(oldpath);
+	free(log);
+}
+
 int main(void)
 {
 	const char *why = sshd_fixture_unavailable();
@@ -188,6 +194,7 @@ int main(void)
 		transport_close(&t);
 	}
 	test_host_keys(&f);
+	test_password_path(&f);
 	sshd_fixture_stop(&f);
 	fprintf(stderr, "%d failures\n", s_failures);
 	return s_failures ? 1 : 0;
