@@ -27,22 +27,29 @@ static bool s_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* printk prints "[%5lu.%06lu]": a few spaces, seconds, microseconds. */
+#define SCAN_MAX_SPACES 12
+#define SCAN_MAX_DIGITS 12
+
 int serial_scan_ts(const char *p, size_t n)
 {
 	size_t i = 1, d;
 
 	if (n == 0 || p[0] != '[')
 		return -1;
-	while (i < n && p[i] == ' ')
-		i++;
+	for (d = 0; i < n && p[i] == ' '; i++)
+		if (++d > SCAN_MAX_SPACES)
+			return -1;
 	for (d = 0; i < n && s_digit(p[i]); i++)
-		d++;
+		if (++d > SCAN_MAX_DIGITS)
+			return -1;
 	if (i == n)
 		return 0;
 	if (d == 0 || p[i] != '.')
 		return -1;
 	for (i++, d = 0; i < n && s_digit(p[i]); i++)
-		d++;
+		if (++d > SCAN_MAX_DIGITS)
+			return -1;
 	if (i == n)
 		return 0;
 	if (d == 0 || p[i] != ']')
@@ -92,7 +99,7 @@ static size_t s_scan(serial_scan_t *sc, const char *p, size_t n,
 	size_t i = 0, out = 0;
 
 	while (i < n) {
-		size_t j;
+		size_t j, lim;
 		int m;
 
 		if (p[i] == '\r' && sc->crlf && i + 1 == n)
@@ -106,21 +113,18 @@ static size_t s_scan(serial_scan_t *sc, const char *p, size_t n,
 			i++;
 			continue;
 		}
-		if (m == 0) {
-			if (n - i > SERIAL_MAX_LINE)
-				i++;
-			else
-				break;
-			continue;
-		}
-		for (j = i + (size_t)m; j < n && p[j] != '\n'; j++)
+		if (m == 0)
+			break; /* a timestamp may be starting: hold from i */
+		/* a record ends within SERIAL_MAX_LINE bytes, or it is ours
+		 * (decided on the bytes alone, never on how they were read) */
+		lim = n - i > SERIAL_MAX_LINE ? i + SERIAL_MAX_LINE : n;
+		for (j = i + (size_t)m; j < lim && p[j] != '\n'; j++)
 			;
-		if (j == n) {
-			if (n - i > SERIAL_MAX_LINE) {
-				i++;
-				continue;
-			}
-			break; /* undecided: hold from i */
+		if (j == lim) {
+			if (lim == n)
+				break; /* undecided: hold from i */
+			i++;
+			continue;
 		}
 		if (p[j - 1] != '\r') {
 			i = j + 1; /* a bare newline: ours, up to there */

@@ -1,5 +1,6 @@
 /*
- * The QEMU x86_64 test board (scripts/mkboard) over its serial console:
+ * The QEMU test board (scripts/mkboard; x86_64, or the arch given as the
+ * first argument) over its serial console:
  * the transport contract; 200 commands while the target floods the
  * console with kernel messages; power off/on/cycle; no QEMU left behind
  * when the process that booted it is SIGKILLed; a stale QEMU from a dead
@@ -37,6 +38,7 @@ static int s_failures;
 	} while (0)
 
 static char s_kernel[512], s_initrd[512];
+static const char *s_archname = "x86_64";
 static size_t s_noise_seen;
 
 static long long s_now_ms(void)
@@ -60,6 +62,9 @@ static void s_console(void *arg, enum transport_stream st, const char *data,
 	static char last[5];
 	char tmp[4 + 4096];
 	size_t n = len > 4096 ? 4096 : len;
+
+	if (getenv("TEST_CONSOLE_LOG") && fwrite(data, 1, len, stderr) != len)
+		abort();
 
 	/* count "noise" across chunk boundaries well enough */
 	memcpy(tmp, last, 4);
@@ -106,7 +111,8 @@ static bool s_gone_within(pid_t pid, int ms)
 static int s_find_board(void)
 {
 	const char *root = getenv("LABMESH_ROOT");
-	char *cmd = xasprintf("%s/scripts/mkboard --print-dir", root ? root : ".");
+	char *cmd = xasprintf("%s/scripts/mkboard --arch %s --print-dir", root ? root : ".",
+			      s_archname);
 	char dir[400] = "";
 	FILE *p = popen(cmd, "r");
 
@@ -128,7 +134,7 @@ static void s_board(lab_board_t *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->name = "qemu-test";
-	b->arch = "x86_64";
+	b->arch = (char *)s_archname;
 	b->transport.type = LAB_TRANSPORT_SERIAL;
 	b->transport.serial_kind = LAB_SERIAL_QEMU;
 	b->boot.method = LAB_BOOT_QEMU;
@@ -296,7 +302,7 @@ static void test_stale(void)
 	transport_rmtree(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	transport_opts_t o = { .console_fn = s_console };
 	lab_board_t b;
@@ -307,6 +313,8 @@ int main(void)
 	int r;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1)
+		s_archname = argv[1];
 	if (s_find_board() < 0) {
 		fprintf(stderr, "SKIP: the QEMU test board could not be built "
 				"(scripts/mkboard failed: no apt-get download, qemu or busybox-static?)\n");
@@ -323,7 +331,12 @@ int main(void)
 	fprintf(stderr, "qemu board: shell after %lld ms (board_open %lld ms)\n",
 		qemu_boot_ms(bo), s_now_ms() - t0);
 	qpid = qemu_pid(bo);
-	CHECK(contract_run(board_transport(bo), "serial qemu x86_64") == 0);
+	{
+		char label[64];
+
+		snprintf(label, sizeof(label), "serial qemu %s", s_archname);
+		CHECK(contract_run(board_transport(bo), label) == 0);
+	}
 	test_noisy(board_transport(bo));
 	test_power(bo);
 	board_close(&bo);
