@@ -126,6 +126,8 @@ char *serial_quote(const char *s)
 
 static void s_consume(buf_t *b, size_t n)
 {
+	if (n == 0 || !b->data)
+		return;
 	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
 	b->data[b->len] = '\0';
@@ -133,6 +135,8 @@ static void s_consume(buf_t *b, size_t n)
 
 static const char *s_find(const buf_t *b, const char *needle)
 {
+	if (!b->data || !b->len)
+		return NULL;
 	return memmem(b->data, b->len, needle, strlen(needle));
 }
 
