@@ -29,6 +29,7 @@ struct adb_priv {
 	const char *serial; /* borrowed from the board config; NULL: the one device */
 	char token[REMOTE_TOKEN_HEX + 1];
 	char *pidfile;
+	unsigned seq; /* commands run, for the remote wrapper */
 };
 
 /* ---- the frame parser ---- */
@@ -224,13 +225,13 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 	o->arg = arg;
 	adb_frame_init(&o->frame, p->token, fn, arg);
 	snprintf(frame, sizeof(frame), "%s%s=", ADB_FRAME_PREFIX, p->token);
-	remote = remote_wrap(cmd, p->pidfile, frame);
+	remote = remote_wrap(cmd, p->pidfile, ++p->seq, frame);
 	r = s_shell(t, remote, timeout_ms, o, &st);
 	free(remote);
 	if (r == -ETIMEDOUT) {
 		struct s_out *k = xzalloc(sizeof(*k));
 
-		remote = remote_kill(p->pidfile);
+		remote = remote_kill(p->pidfile, p->seq);
 		adb_frame_init(&k->frame, p->token, NULL, NULL);
 		s_shell(t, remote, ADB_KILL_TIMEOUT_MS, k, &st);
 		free(remote);
@@ -301,7 +302,7 @@ static void s_close(transport_t *t)
 	if (t->ops) {
 		o = xzalloc(sizeof(*o));
 		adb_frame_init(&o->frame, p->token, NULL, NULL);
-		cmd = xasprintf("rm -f %s", p->pidfile);
+		cmd = remote_cleanup(p->pidfile);
 		s_shell(t, cmd, ADB_KILL_TIMEOUT_MS, o, &st);
 		free(cmd);
 		free(o);

@@ -35,7 +35,8 @@ char *remote_pidfile(const char *dir, const char *deftmp, const char *token)
 	return q;
 }
 
-char *remote_wrap(const char *cmd, const char *pidfile, const char *frame)
+char *remote_wrap(const char *cmd, const char *pidfile, unsigned seq,
+		  const char *frame)
 {
 	char *q = proc_shell_quote(cmd), *r, *tail;
 	const char *open = "", *close = "";
@@ -51,19 +52,39 @@ char *remote_wrap(const char *cmd, const char *pidfile, const char *frame)
 				 (int)half, frame, frame + half);
 	} else
 		tail = xstrdup("exit $labmesh_rc");
-	r = xasprintf("{ echo $$ > %s; } 2>/dev/null; %seval %s%s; labmesh_rc=$?; "
-		      "{ true > %s; } 2>/dev/null; %s",
-		      pidfile, open, q, close, pidfile, tail);
+	/* Record "seq pgid", then look for a cancel of this seq: the kill
+	 * script writes the cancel and then reads the pid file, so between
+	 * the two one of us sees the other however late this starts. The
+	 * record is never cleared: the kill script only acts on its own seq,
+	 * and a late writer must not recreate a file the session removed. */
+	r = xasprintf("{ echo \"%u $$\" > %s; } 2>/dev/null; "
+		      "{ read labmesh_c < %s.cancel; } 2>/dev/null; "
+		      "[ \"$labmesh_c\" = %u ] && exit 124; "
+		      "%seval %s%s; labmesh_rc=$?; %s",
+		      seq, pidfile, pidfile, seq, open, q, close, tail);
 	free(tail);
 	free(q);
 	return r;
 }
 
-char *remote_kill(const char *pidfile)
+char *remote_kill(const char *pidfile, unsigned seq)
 {
-	return xasprintf("p=$(cat %s 2>/dev/null); [ -n \"$p\" ] || exit 0; "
-			 "kill -TERM -$p 2>/dev/null; i=0; "
-			 "while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; "
-			 "kill -KILL -$p 2>/dev/null; true > %s",
-			 pidfile, pidfile);
+	return xasprintf(
+		"f=%s; n=%u; p=; i=0; "
+		"while [ $i -lt %d ]; do "
+		"{ read s q < \"$f\"; } 2>/dev/null; "
+		"[ \"$s\" = $n ] && { p=$q; break; }; sleep 0.1; i=$((i+1)); done; "
+		"if [ -z \"$p\" ]; then "
+		"{ echo $n > \"$f.cancel\"; } 2>/dev/null; "
+		"{ read s q < \"$f\"; } 2>/dev/null; [ \"$s\" = $n ] && p=$q; fi; "
+		"[ -n \"$p\" ] || exit 0; "
+		"kill -TERM -$p 2>/dev/null; i=0; "
+		"while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; "
+		"kill -KILL -$p 2>/dev/null; true",
+		pidfile, seq, REMOTE_START_WAIT_TENTHS);
+}
+
+char *remote_cleanup(const char *pidfile)
+{
+	return xasprintf("f=%s; rm -f \"$f\" \"$f.cancel\"", pidfile);
 }

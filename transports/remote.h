@@ -21,17 +21,27 @@ int remote_token(char out[REMOTE_TOKEN_HEX + 1]);
  * ${TMPDIR:-deftmp}. The caller frees. */
 char *remote_pidfile(const char *dir, const char *deftmp, const char *token);
 
+/* How long the kill script waits for a command that has not yet
+ * recorded itself (a loaded board starts it late), in 0.1 s. */
+#define REMOTE_START_WAIT_TENTHS 30
+
 /*
- * The wrapped command: record pid, eval cmd, clear the pid file, and exit
- * with cmd's status. With frame non-NULL, cmd runs in a subshell (so its
- * `exit` cannot skip the frame) and the wrapper prints frame, the status
- * and a newline last (written so that the frame never appears contiguously in
+ * The wrapped command number seq (each session counts its commands):
+ * record "seq pgid" in the pid file, give up at once if the kill script
+ * already cancelled this seq, eval cmd and exit with cmd's status. With frame non-NULL, cmd runs in a subshell (so its `exit`
+ * cannot skip the frame) and the wrapper prints frame, the status and a
+ * newline last (written so that the frame never appears contiguously in
  * the command text itself). The caller frees.
  */
-char *remote_wrap(const char *cmd, const char *pidfile, const char *frame);
+char *remote_wrap(const char *cmd, const char *pidfile, unsigned seq,
+		  const char *frame);
 
-/* The command that kills the recorded process group (TERM, a grace, then
- * KILL). The caller frees. */
-char *remote_kill(const char *pidfile);
+/* The command that kills command seq's process group (TERM, a grace,
+ * then KILL), waiting a little for it to start, and cancelling it if it
+ * has not. The caller frees. */
+char *remote_kill(const char *pidfile, unsigned seq);
+
+/* The command that removes the session's files on the board. */
+char *remote_cleanup(const char *pidfile);
 
 #endif

@@ -142,7 +142,7 @@ static void test_wrapper_in_sh(void)
 
 	buf_init(&out, 1 << 20);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *w = remote_wrap(cases[i].cmd, pid, FRAME);
+		char *w = remote_wrap(cases[i].cmd, pid, (unsigned)i + 1, FRAME);
 		adb_frame_t f;
 		proc_spec_t s;
 		char err[128];

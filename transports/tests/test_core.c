@@ -5,6 +5,7 @@
  */
 #include "transports/backend.h"
 #include "transports/proc.h"
+#include "transports/remote.h"
 #include "transports/transport.h"
 
 #include "proto/buf.h"
@@ -139,11 +140,90 @@ static void test_proc(void)
 	buf_free(&out);
 }
 
+/* Live processes with exactly this command line. */
+static int s_count(const char *want)
+{
+	char cmd[200], out[32] = { 0 };
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "pgrep -x -f '%s' | wc -l", want);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (!fgets(out, sizeof(out), f))
+		out[0] = '\0';
+	pclose(f);
+	return atoi(out);
+}
+
+/* The remote kill against a command that starts late, and one that has
+ * not started at all, with a real /bin/sh standing for the board's. */
+static void test_remote_kill_race(void)
+{
+	char dir[] = "/tmp/lmkill-XXXXXX";
+	char *pid, *w, *k, *env_w, *env_k;
+	proc_spec_t s;
+	char err[128];
+	int st = -1;
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	pid = remote_pidfile(dir, "/tmp", "0123456789abcdef");
+	/* starts a second after the timeout fired: still found and killed */
+	w = remote_wrap("sleep 1722", pid, 6, NULL);
+	k = remote_kill(pid, 6);
+	env_w = xasprintf("W=%s", w);
+	env_k = xasprintf("K=%s", k);
+	proc_spec_init(&s);
+	proc_arg(&s, "/bin/sh");
+	proc_arg(&s, "-c");
+	proc_arg(&s, "setsid sh -c 'sleep 1; exec sh -c \"$W\"' </dev/null >/dev/null 2>&1 & "
+		     "sh -c \"$K\"");
+	proc_env(&s, env_w);
+	proc_env(&s, env_k);
+	s.timeout_ms = 20000;
+	CHECK(proc_run(&s, &st, err, sizeof(err)) == 0 && st == 0);
+	CHECK(s_count("sleep 1722") == 0);
+	free(w);
+	free(k);
+	free(env_w);
+	free(env_k);
+	/* never started before the kill gave up: cancelled, never runs */
+	k = remote_kill(pid, 7);
+	proc_spec_init(&s);
+	proc_arg(&s, "/bin/sh");
+	proc_arg(&s, "-c");
+	proc_arg(&s, k);
+	CHECK(proc_run(&s, &st, err, sizeof(err)) == 0 && st == 0);
+	w = remote_wrap("echo ran", pid, 7, NULL);
+	{
+		buf_t out;
+
+		buf_init(&out, 4096);
+		proc_spec_init(&s);
+		proc_arg(&s, "/bin/sh");
+		proc_arg(&s, "-c");
+		proc_arg(&s, w);
+		s.fn = s_collect;
+		s.arg = &out;
+		CHECK(proc_run(&s, &st, err, sizeof(err)) == 0 && st == 124);
+		CHECK(out.len == 0);
+		buf_free(&out);
+	}
+	free(w);
+	free(k);
+	free(pid);
+	transport_rmtree(dir);
+}
+
 int main(void)
 {
 	test_quote();
 	test_cap();
 	test_proc();
+	test_remote_kill_race();
 	fprintf(stderr, "%d failures\n", s_failures);
 	return s_failures ? 1 : 0;
 }
