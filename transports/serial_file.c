@@ -2,9 +2,10 @@
  * serial_file: put and get over a serial console.
  *
  * put: the file goes in blocks; each block is one framed command
- *   (head -c N | base64 -d >> FILE) followed by N bytes of base64 lines,
- *   so at most one block is ever in flight (a real UART without flow
- *   control cannot be overrun) and each block costs one round trip.
+ *   (base64 -d >> FILE) followed by its base64 lines and a Ctrl-D (end of
+ *   file on a canonical tty), so at most one block is ever in flight (a
+ *   real UART without flow control cannot be overrun), each block costs
+ *   one round trip and the target runs one process per block.
  *   Without a base64 applet, blocks are typed as printf octal escapes.
  * get: `base64 FILE` (or `od -An -v -tx1 FILE`) is run framed; the output
  *   is decoded as it arrives.
@@ -154,7 +155,10 @@ static int s_put_b64(transport_t *t, const char *q, const unsigned char *p,
 		buf_puts(&data, line);
 		buf_putc(&data, '\n');
 	}
-	cmd = xasprintf("head -c %zu | base64 -d >> %s", data.len, q);
+	/* Ctrl-D at the start of a line: end of file for a canonical tty
+	 * read, so base64 itself stops at the end of the block */
+	buf_putc(&data, '\004');
+	cmd = xasprintf("base64 -d >> %s", q);
 	r = serial_run_ex(t, cmd, SERIAL_FILE_CMD_MS, NULL, NULL, true,
 			  (const char *)data.data, data.len, &st);
 	free(cmd);
