@@ -768,9 +768,51 @@ int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
 	return 0;
 }
 
+/*
+ * A command that cannot be typed (a line longer than the tty's canonical
+ * buffer, control characters) is put on the target as a script and
+ * sourced in the same subshell, so it behaves the same.
+ */
+static int s_run_script(transport_t *t, const char *cmd, int timeout_ms,
+			transport_output_fn *fn, void *arg, int *ret_status)
+{
+	char nonce[SERIAL_NONCE_LEN + 1], *local, *remote, *run, *rm;
+	size_t len = strlen(cmd);
+	int fd, r, st;
+
+	s_nonce(nonce);
+	local = xasprintf("%s/lm-cmd-%s.sh", t->workdir, nonce);
+	remote = xasprintf("/tmp/lm-cmd-%s.sh", nonce);
+	fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, cmd, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+		r = -errno;
+		transport_set_error(t, "%s: %s", local, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	r = serial_put(t, local, remote);
+	run = xasprintf(". %s", remote);
+	if (r == 0)
+		r = serial_run_ex(t, run, timeout_ms, fn, arg, false, NULL, 0, ret_status);
+	rm = xasprintf("rm -f %s", remote);
+	if (r != -EIO && r != -EPIPE)
+		serial_run_ex(t, rm, 10000, NULL, NULL, false, NULL, 0, &st);
+	free(run);
+	free(rm);
+out:
+	unlink(local);
+	free(local);
+	free(remote);
+	return r;
+}
+
 static int s_run_op(transport_t *t, const char *cmd, int timeout_ms,
 		    transport_output_fn *fn, void *arg, int *ret_status)
 {
+	if (!s_typeable(cmd) && strlen(cmd) <= SERIAL_MAX_CMD)
+		return s_run_script(t, cmd, timeout_ms, fn, arg, ret_status);
 	return serial_run_ex(t, cmd, timeout_ms, fn, arg, false, NULL, 0, ret_status);
 }
 

@@ -90,7 +90,22 @@ static void test_pty_fd(const char *label, char *const argv[], bool extra)
 			      strcmp(buf_str(&out), "[ 1.000000] not kernel\n") == 0);
 			r = s_run(t, "printf 'a\\001b\\033[0m\\r\\n'", &out, &st);
 			CHECK(r == 0 && st == 0 && out.len == 9);
-			CHECK(s_run(t, "echo \001", &out, &st) == -EINVAL);
+			/* untypeable commands go through a script on the target */
+			r = s_run(t, "printf '%s' '\001\033'; exit 5", &out, &st);
+			CHECK(r == 0 && st == 5 && out.len == 2 && out.data[0] == 1 &&
+			      out.data[1] == 033);
+			{
+				buf_t cmd;
+
+				buf_init(&cmd, 0);
+				buf_puts(&cmd, "echo ");
+				for (int i = 0; i < 20000; i++)
+					buf_putc(&cmd, 'q');
+				buf_puts(&cmd, " | wc -c");
+				r = s_run(t, buf_str(&cmd), &out, &st);
+				CHECK(r == 0 && st == 0 && atoi(buf_str(&out)) == 20001);
+				buf_free(&cmd);
+			}
 			buf_free(&out);
 		}
 		transport_close(&t);
