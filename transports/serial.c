@@ -859,19 +859,19 @@ void serial_no_base64(transport_t *t)
 	s->has_base64 = false;
 }
 
-int serial_raw_line(transport_t *t, const char *token, int timeout_ms)
+int serial_raw_line(transport_t *t, const char *typed, const char *token,
+		    int timeout_ms)
 {
 	serial_t *s = s_of(t);
 	long long deadline = s_now_ms() + timeout_ms;
-	char *line = xasprintf("echo %s\n", token), *want = xasprintf("%s\n", token);
+	char *want = xasprintf("%s\n", token);
 	int r;
 
 	buf_reset(&s->clean);
-	r = s_send(s, line, deadline);
+	r = s_send(s, typed, deadline);
 	while (r == 0 && !s_find(&s->clean, want))
 		r = s_pump(s, deadline);
 	buf_reset(&s->clean);
-	free(line);
 	free(want);
 	return r;
 }

@@ -70,9 +70,10 @@ char *serial_quote(const char *s);
 /* serial_open_fd with a deadline for the shell to answer (a booting
  * board); own_fd: close fd with the transport. */
 int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms);
-/* Benchmarks: the unframed baseline — type `echo TOKEN` and wait for
- * the TOKEN line to come back. 0 or -errno. */
-int serial_raw_line(transport_t *t, const char *token, int timeout_ms);
+/* Benchmarks: an unframed baseline — type the line (e.g. "echo TOKEN\n")
+ * and wait for the TOKEN line to come back. 0 or -errno. */
+int serial_raw_line(transport_t *t, const char *typed, const char *token,
+		    int timeout_ms);
 /* Tests and benchmarks: behave as if the target had no base64 applet. */
 void serial_no_base64(transport_t *t);
 

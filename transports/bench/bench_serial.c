@@ -5,7 +5,9 @@
  *
  *   round trip: a framed `true` (markers, subshell, exit status) against
  *     an unframed `echo TOKEN` typed and waited for. Target: the framing
- *     costs at most 2 more console round trips (ratio <= 3).
+ *     costs at most 2 more console round trips (ratio <= 3). Also against
+ *     an unframed `(echo TOKEN)`: the markers alone, beyond the fork that
+ *     keeps commands apart.
  *   put: a 1 MiB random file (base64 blocks + sha256 check) against N raw
  *     bytes typed into `head -c N >/dev/null`. Target: ratio >= 0.5.
  *   get: a plain figure.
@@ -71,21 +73,30 @@ static void s_row(const char *figure, double value, const char *unit,
 
 static void s_roundtrips(transport_t *t, const char *where)
 {
-	double framed[BENCH_ROUNDS], raw[BENCH_ROUNDS];
+	double framed[BENCH_ROUNDS], raw[BENCH_ROUNDS], sub[BENCH_ROUNDS];
 	char fig[128];
 	int st;
 
 	for (int i = 0; i < BENCH_ROUNDS; i++) {
-		char tok[32];
+		char tok[32], line[64];
 		long long t0;
 
 		snprintf(tok, sizeof(tok), "rt%dx%d", i, (int)getpid());
+		snprintf(line, sizeof(line), "echo %s\n", tok);
 		t0 = s_now_us();
-		if (serial_raw_line(t, tok, 10000) < 0) {
+		if (serial_raw_line(t, line, tok, 10000) < 0) {
 			fprintf(stderr, "bench-serial: raw line: %s\n", transport_error(t));
 			return;
 		}
 		raw[i] = (s_now_us() - t0) / 1000.0;
+		snprintf(tok, sizeof(tok), "sb%dx%d", i, (int)getpid());
+		snprintf(line, sizeof(line), "(echo %s)\n", tok);
+		t0 = s_now_us();
+		if (serial_raw_line(t, line, tok, 10000) < 0) {
+			fprintf(stderr, "bench-serial: raw line: %s\n", transport_error(t));
+			return;
+		}
+		sub[i] = (s_now_us() - t0) / 1000.0;
 		t0 = s_now_us();
 		if (transport_run(t, "true", 10000, NULL, NULL, &st) < 0 || st != 0) {
 			fprintf(stderr, "bench-serial: run: %s\n", transport_error(t));
@@ -93,6 +104,7 @@ static void s_roundtrips(transport_t *t, const char *where)
 		}
 		framed[i] = (s_now_us() - t0) / 1000.0;
 	}
+	double sm = s_pct(sub, BENCH_ROUNDS, 0.5);
 	double fm = s_pct(framed, BENCH_ROUNDS, 0.5), rm = s_pct(raw, BENCH_ROUNDS, 0.5);
 	double fp = s_pct(framed, BENCH_ROUNDS, 0.99), rp = s_pct(raw, BENCH_ROUNDS, 0.99);
 
@@ -100,6 +112,11 @@ static void s_roundtrips(transport_t *t, const char *where)
 	s_row(fig, fm, "ms", rm, "ratio <= 3", fm / rm <= 3);
 	snprintf(fig, sizeof(fig), "serial %s: framed command round trip, p99", where);
 	s_row(fig, fp, "ms", rp, "ratio <= 3", fp / rp <= 3);
+	/* the same, against an unframed subshell: what the markers cost
+	 * beyond the fork that isolates each command */
+	snprintf(fig, sizeof(fig), "serial %s: framed vs unframed (subshell) round trip, median",
+		 where);
+	s_row(fig, fm, "ms", sm, "ratio <= 3", fm / sm <= 3);
 }
 
 static int s_random_file(const char *path, size_t n)

@@ -265,6 +265,29 @@ static void test_socat(const char *label, enum lab_serial_kind kind,
 		CHECK(contract_run(t, label) == 0);
 		transport_close(&t);
 	}
+	if (kind == LAB_SERIAL_PTY) {
+		/* the same path as a tty device: termios baud, then a bad one */
+		buf_t out;
+		int st;
+
+		b.transport.serial_kind = LAB_SERIAL_TTY;
+		b.transport.baud = 115200;
+		r = fixture_transport_open(&b, 5000, &t, &err);
+		CHECK(r == 0);
+		if (r == 0) {
+			buf_init(&out, 4096);
+			CHECK(s_run(t, "echo tty; exit 9", &out, &st) == 0 && st == 9 &&
+			      strcmp(buf_str(&out), "tty\n") == 0);
+			buf_free(&out);
+			transport_close(&t);
+		}
+		free(err);
+		err = NULL;
+		b.transport.baud = 12345;
+		r = transport_open(&b, NULL, &t, &err);
+		CHECK(r == -EINVAL && err && strstr(err, "baud"));
+		free(err);
+	}
 	fixture_kill(pid);
 }
 
