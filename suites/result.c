@@ -253,9 +253,12 @@ suite_case_t *suite_result_add_case(suite_result_t *res, const char *rel,
 	suite_path_sanitize(path, room + 1 < sizeof(path) ? room + 1 : sizeof(path),
 			    rel, rel_len, SUITE_MAX_DEPTH - 1);
 	snprintf(uniq, sizeof(uniq), "%s", path);
-	for (unsigned n = 2; suite_result_find_case(res, uniq); n++) {
+	/* "-2" for the first repeat; past that, number by position so that
+	 * many repeats of one name stay linear */
+	for (size_t n = 2; suite_result_find_case(res, uniq);
+	     n = n == 2 ? res->n_cases + 1 : n + 1) {
 		char sfx[16];
-		size_t sl = (size_t)snprintf(sfx, sizeof(sfx), "-%u", n);
+		size_t sl = (size_t)snprintf(sfx, sizeof(sfx), "-%zu", n);
 		size_t pl = strlen(path);
 		if (pl + sl > room)
 			pl = room - sl;

@@ -497,7 +497,7 @@ static void test_paths(void)
 	for (int i = 0; i < SUITE_MAX_CASES + 5; i++)
 		suite_result_add_case(res, "same", 4, SUITE_PASS, -1, NULL, 0);
 	CHECK(res->n_cases == SUITE_MAX_CASES && res->dropped_cases == 5);
-	CHECK(suite_result_find_case(res, "same-20000") != NULL);
+	CHECK(suite_result_find_case(res, "same-2") && suite_result_find_case(res, "same-20000"));
 	CHECK(suite_result_add_metric(res, "bad name", 1, "x", SUITE_BETTER_LOWER) == -EINVAL);
 	CHECK(suite_result_add_metric(res, "ok", 1.0 / 0.0, "x", SUITE_BETTER_LOWER) == -EINVAL);
 	suite_result_destroy(&res);
