@@ -269,10 +269,23 @@ static char *s_home(const char *opt)
 	return xasprintf("%s/.local/share/labmesh", home && home[0] ? home : "/tmp");
 }
 
+/* The reason without a leading "STATUS: " (the status is printed beside). */
+static const char *s_reason(const suite_result_t *res)
+{
+	const char *st = suite_status_name(res->status);
+	size_t n = strlen(st);
+
+	if (!res->reason)
+		return "";
+	if (strncmp(res->reason, st, n) == 0 && res->reason[n] == ':' && res->reason[n + 1] == ' ')
+		return res->reason + n + 2;
+	return res->reason;
+}
+
 static void s_print_result(const suite_result_t *res)
 {
-	printf("\n%s (version %d): %s — %s\n", res->name, res->version,
-	       suite_status_name(res->status), res->reason ? res->reason : "");
+	printf("\n%s (version %d): %s: %s\n", res->name, res->version,
+	       suite_status_name(res->status), s_reason(res));
 	if (res->n_cases) {
 		printf("  %-5s %-56s %9s  %s\n", "STATUS", "CASE", "DURATION", "MESSAGE");
 		for (size_t i = 0; i < res->n_cases; i++) {
@@ -540,7 +553,7 @@ int cmd_run(int argc, char **argv)
 		printf("\n");
 		for (size_t i = 0; i < n_pick; i++)
 			printf("%-5s %s: %s\n", suite_status_name(results[i]->status),
-			       results[i]->name, results[i]->reason ? results[i]->reason : "");
+			       results[i]->name, s_reason(results[i]));
 		printf("logs: %s\n", logdir);
 		fflush(stdout);
 	}

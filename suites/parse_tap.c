@@ -588,6 +588,20 @@ static void s_yaml_line(struct tap *t, const char *p)
 	}
 }
 
+/* A comment right after a failing test is its message, when it has none. */
+static void s_diag(struct tap *t, const char *c)
+{
+	struct pend *last;
+
+	if (t->last_level < 0 || t->last_level >= t->depth || !*c)
+		return;
+	if (t->last_idx >= t->lv[t->last_level]->res.n)
+		return;
+	last = &t->lv[t->last_level]->res.v[t->last_idx];
+	if ((last->status == SUITE_FAIL || last->status == SUITE_ERROR) && !last->msg)
+		last->msg = xstrndup(c, SUITE_MAX_MESSAGE);
+}
+
 static void s_line(struct tap *t, char *line)
 {
 	int indent = 0;
@@ -640,6 +654,8 @@ static void s_line(struct tap *t, char *line)
 		}
 		while (*c == ' ')
 			c++;
+		if (!s_prefix_ci(c, "Subtest:"))
+			s_diag(t, c);
 		if (s_prefix_ci(c, "Subtest:")) {
 			/* TAP 14 writes it at the parent's indent, others at
 			 * the child's: either names the next child level */

@@ -502,7 +502,7 @@ static suite_result_t *s_finish(suite_result_t *res, const suite_def_t *d,
 				const suite_run_opts_t *o, FILE *log, int64_t start)
 {
 	res->duration_ms = s_now_ms() - start;
-	s_log(log, "\n# result: %s: %s\n", suite_status_name(res->status),
+	s_log(log, "\n# result: %s (%s)\n", suite_status_name(res->status),
 	      res->reason ? res->reason : "");
 	for (size_t i = 0; i < res->n_cases; i++)
 		s_log(log, "#   %-5s %s%s%s\n", suite_status_name(res->cases[i].status),
