@@ -55,6 +55,14 @@ void suite_parse_exit(const char *out, size_t len, int exit_status,
 		      suite_result_t *res);
 
 /*
+ * A metric line "name value [unit]" (text is modified): 0 when added,
+ * -EINVAL when it is not one, -EEXIST for a repeat, -ENOSPC past the cap.
+ * Metric lines are the output of `parser: metrics`; TAP and kselftest
+ * suites may carry them as comments "# metric name value unit".
+ */
+int suite_metric_line(suite_result_t *res, char *text);
+
+/*
  * Line iteration shared by the parsers: the next line of out[*pos..len)
  * copied into line (SUITE_MAX_LINE + 1 bytes) as a C string — cut at
  * SUITE_MAX_LINE, NUL bytes replaced by '?', trailing '\r' dropped.

@@ -64,6 +64,7 @@ struct tap {
 	bool saw_version;
 	size_t pending; /* results held, across levels */
 	long too_deep;
+	long dup_metrics;
 	/* kselftest: the current test's nested output */
 	buf_t capture;
 	char ksft_name[SUITE_MAX_PATH + 1];
@@ -654,6 +655,13 @@ static void s_line(struct tap *t, char *line)
 		}
 		while (*c == ' ')
 			c++;
+		if (strncmp(c, "metric ", 7) == 0) {
+			char m[SUITE_MAX_LINE + 1];
+			snprintf(m, sizeof(m), "%s", c + 7);
+			if (suite_metric_line(t->res, m) == -EEXIST)
+				t->dup_metrics++;
+			return;
+		}
 		if (!s_prefix_ci(c, "Subtest:"))
 			s_diag(t, c);
 		if (s_prefix_ci(c, "Subtest:")) {
@@ -796,6 +804,8 @@ static void s_parse(const char *out, size_t len, int exit_status,
 						exit_status);
 		}
 	}
+	if (t->dup_metrics)
+		suite_result_add_note(res, "%ld repeated metrics ignored", t->dup_metrics);
 	if (t->too_deep)
 		suite_result_add_note(res, "%ld lines nested deeper than %d levels ignored",
 				      t->too_deep, SUITE_MAX_TAP_DEPTH);

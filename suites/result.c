@@ -400,12 +400,12 @@ void suite_result_declare_metrics(suite_result_t *res,
 		const suite_metric_decl_t *d = &decls[i];
 		suite_metric_t *m = suite_result_find_metric(res, d->name);
 		const char *unit = d->unit ? d->unit : "";
-		char msg[SUITE_MAX_MESSAGE + 1];
+		char msg[SUITE_MAX_MESSAGE + 1], rel[SUITE_MAX_METRIC_NAME + 16];
 
+		snprintf(rel, sizeof(rel), "metrics.%s", d->name);
 		if (!m) {
 			if (res->status != SUITE_SKIP)
-				suite_result_add_case(res, d->name, strlen(d->name),
-						      SUITE_MISS, -1,
+				suite_result_add_case(res, rel, strlen(rel), SUITE_MISS, -1,
 						      "declared metric not reported", 28);
 			continue;
 		}
@@ -415,8 +415,8 @@ void suite_result_declare_metrics(suite_result_t *res,
 			m->unit = xstrdup(unit);
 		} else if (strcmp(m->unit, unit) != 0) {
 			snprintf(msg, sizeof(msg), "unit '%s', declared '%s'", m->unit, unit);
-			suite_result_add_case(res, d->name, strlen(d->name), SUITE_ERROR,
-					      -1, msg, strlen(msg));
+			suite_result_add_case(res, rel, strlen(rel), SUITE_ERROR, -1, msg,
+					      strlen(msg));
 		}
 	}
 }

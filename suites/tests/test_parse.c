@@ -301,7 +301,9 @@ static const char s_tap14[] =
 	"  message: \"fsync returned EIO\"\n"
 	"  duration_ms: 12.5\n"
 	"  ...\n"
-	"ok 4 - io.read: big file (1 MiB)\n";
+	"ok 4 - io.read: big file (1 MiB)\n"
+	"# metric read_rate 812.5 MB/s\n"
+	"# metric bad 1.2.3 MB/s\n";
 
 static void test_tap(void)
 {
@@ -321,6 +323,10 @@ static void test_tap(void)
 	CHECK(c && strcmp(c->path, "fs-tmpfs.fsync_of_calls") == 0);
 	CHECK_CASE(res, "io.read_big_file_1_MiB_", SUITE_PASS, NULL);
 	CHECK(res->n_cases == 7);
+	CHECK(res->n_metrics == 1 && suite_result_find_metric(res, "read_rate") &&
+	      suite_result_find_metric(res, "read_rate")->value == 812.5);
+	CHECK(res->n_metrics == 1 && suite_result_find_metric(res, "read_rate") &&
+	      suite_result_find_metric(res, "read_rate")->value == 812.5);
 	suite_criteria_apply(res, NULL, NULL);
 	CHECK(res->status == SUITE_FAIL);
 	CHECK_REASON(res, "FAIL: 1 case failed (max_fail 0): fs-tmpfs.fsync_of_calls");
@@ -446,8 +452,8 @@ static void test_metrics(void)
 	CHECK_REASON(res, "2 lines not understood");
 	CHECK_REASON(res, "1 repeated metrics ignored");
 	suite_result_declare_metrics(res, decls, 4);
-	CHECK_CASE(res, "triad", SUITE_MISS, "declared metric not reported");
-	CHECK_CASE(res, "add", SUITE_ERROR, "unit 'MB/s', declared 'GB/s'");
+	CHECK_CASE(res, "metrics.triad", SUITE_MISS, "declared metric not reported");
+	CHECK_CASE(res, "metrics.add", SUITE_ERROR, "unit 'MB/s', declared 'GB/s'");
 	suite_criteria_apply(res, NULL, NULL);
 	CHECK(res->status == SUITE_FAIL);
 	suite_result_destroy(&res);
