@@ -9,18 +9,6 @@
 
 #include <errno.h>
 
-int serial_open(transport_t *t)
-{
-	transport_set_error(t, "serial transport not built in");
-	return -ENOTSUP;
-}
-
-int serial_open_fd(transport_t *t, int fd)
-{
-	transport_set_error(t, "serial transport not built in");
-	return -ENOTSUP;
-}
-
 int qemu_boot(board_t *b, const board_kernel_t *k, char **ret_err)
 {
 	*ret_err = xstrdup("qemu boot method not built in");
