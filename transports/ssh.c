@@ -10,10 +10,10 @@
  * when the board config gives one explicitly, through sshpass -e with the
  * password in the SSHPASS environment variable, never on a command line.
  *
- * Commands run through a small wrapper in the remote POSIX login shell: it
- * writes its pid (the process group sshd gave the session) to a per-session
- * file, evals the command and clears the file. On timeout a second call
- * kills that group, so nothing is left running on the board. ssh's own
+ * Commands run through remote.c's wrapper in the remote POSIX login shell:
+ * it records the process group sshd gave the session in a per-session pid
+ * file, so on timeout a second call kills that group and nothing is left
+ * running on the board. ssh's own
  * failures exit 255 like a command can: a 255 counts as the command's
  * only while the master is still alive.
  *
@@ -22,6 +22,7 @@
  */
 #include "transports/backend.h"
 #include "transports/proc.h"
+#include "transports/remote.h"
 
 #include "proto/buf.h"
 #include "proto/mem.h"
@@ -31,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -267,14 +267,9 @@ static void s_remote_kill(transport_t *t)
 {
 	struct ssh_priv *p = t->priv;
 	struct s_tee tee = { 0 };
-	char *cmd;
+	char *cmd = remote_kill(p->pidfile);
 	int st;
 
-	cmd = xasprintf("p=$(cat %s 2>/dev/null); [ -n \"$p\" ] || exit 0; "
-			"kill -TERM -$p 2>/dev/null; i=0; "
-			"while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; "
-			"kill -KILL -$p 2>/dev/null; true > %s",
-			p->pidfile, p->pidfile);
 	s_remote(t, cmd, -1, SSH_KILL_TIMEOUT_MS, &tee, &st);
 	free(cmd);
 }
@@ -284,24 +279,18 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 {
 	struct ssh_priv *p = t->priv;
 	struct s_tee tee = { .fn = fn, .arg = arg };
-	char *q = proc_shell_quote(cmd);
 	char *remote;
 	int st = -1, r;
 
 	if (!p->up) {
 		/* the board went away (power cycle, reboot): reconnect */
 		r = s_master_start(t);
-		if (r < 0) {
-			free(q);
+		if (r < 0)
 			return r;
-		}
 	}
-	remote = xasprintf("{ echo $$ > %s; } 2>/dev/null; eval %s; "
-			   "labmesh_rc=$?; { true > %s; } 2>/dev/null; exit $labmesh_rc",
-			   p->pidfile, q, p->pidfile);
+	remote = remote_wrap(cmd, p->pidfile, NULL);
 	r = s_remote(t, remote, -1, timeout_ms, &tee, &st);
 	free(remote);
-	free(q);
 	if (r == -ETIMEDOUT) {
 		s_remote_kill(t);
 		transport_set_error(t, "ssh %s: command timed out after %d ms, killed",
@@ -519,14 +508,14 @@ int ssh_open(transport_t *t)
 {
 	const lab_transport_t *c = &t->board->transport;
 	struct ssh_priv *p;
-	unsigned char rnd[8];
+	char token[REMOTE_TOKEN_HEX + 1];
 	char *e;
 	int r;
 
 	r = s_check_config(t);
 	if (r < 0)
 		return r;
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+	if (remote_token(token) < 0) {
 		transport_set_error(t, "ssh: getrandom failed");
 		return -EIO;
 	}
@@ -546,8 +535,7 @@ int ssh_open(transport_t *t)
 	p->identity = c->identity ? s_pct_escape(c->identity) : NULL;
 	snprintf(p->port, sizeof(p->port), "%d", c->port > 0 ? c->port : 22);
 	p->pass_env = c->password ? xasprintf("SSHPASS=%s", c->password) : NULL;
-	p->pidfile = xasprintf("\"${TMPDIR:-/tmp}/labmesh-%02x%02x%02x%02x%02x%02x%02x%02x.pid\"",
-			       rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	p->pidfile = remote_pidfile(c->workdir, "/tmp", token);
 	p->where = xasprintf("%s:%s", c->host, p->port);
 	e = xasprintf("%s/ssh-ctl", t->workdir);
 	unlink(e); /* a stale socket from an earlier session in this dir */

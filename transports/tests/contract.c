@@ -9,6 +9,7 @@
 #include "proto/buf.h"
 #include "proto/mem.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -333,6 +334,43 @@ static void s_check_cap(transport_t *t)
 	s_result("cap is per command",
 		 r == 0 && strcmp(buf_str(&c.out), "after\n") == 0, "r=%d", r);
 	s_collect_free(&c);
+}
+
+/* Live (not zombie) processes whose command line is exactly want. */
+int contract_count_procs(const char *want)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], line[256] = { 0 }, stat[512] = { 0 };
+		FILE *f;
+		size_t len;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		len = fread(line, 1, sizeof(line) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i + 1 < len; i++)
+			if (!line[i])
+				line[i] = ' ';
+		if (strcmp(line, want) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(stat, sizeof(stat), f) && !strstr(stat, ") Z "))
+			n++;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 int contract_run(transport_t *t, const char *label)

@@ -16,4 +16,8 @@
  * stderr. Returns the number of failed checks (0: the contract holds). */
 int contract_run(transport_t *t, const char *label);
 
+/* For targets on this host (ssh to loopback, stand-ins): how many live
+ * processes have exactly this command line (argv joined by spaces). */
+int contract_count_procs(const char *cmdline);
+
 #endif

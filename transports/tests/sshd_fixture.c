@@ -199,7 +199,17 @@ static int s_spawn(sshd_fixture_t *f, char *err, size_t errsz)
 		}
 		usleep(50 * 1000);
 	}
-	snprintf(err, errsz, "sshd did not start on port %d (see %s)", f->port, log);
+	{
+		FILE *lf = fopen(log, "r");
+		char line[200] = "no message";
+
+		if (lf && !fgets(line, sizeof(line), lf))
+			snprintf(line, sizeof(line), "no message");
+		if (lf)
+			fclose(lf);
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(err, errsz, "sshd did not start on port %d: %s", f->port, line);
+	}
 	free(log);
 	return -EIO;
 }

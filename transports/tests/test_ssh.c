@@ -10,7 +10,6 @@
 
 #include "proto/buf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,43 +36,6 @@ static void s_collect(void *arg, enum transport_stream st, const char *data,
 		buf_append(arg, data, len);
 }
 
-/* Live (not zombie) processes whose command line is exactly want. */
-static int s_count_procs(const char *want)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], line[256] = { 0 }, stat[512] = { 0 };
-		FILE *f;
-		size_t len;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		len = fread(line, 1, sizeof(line) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i + 1 < len; i++)
-			if (!line[i])
-				line[i] = ' ';
-		if (strcmp(line, want) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(stat, sizeof(stat), f) && !strstr(stat, ") Z "))
-			n++;
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void s_board(lab_board_t *b, sshd_fixture_t *f, const char *known)
 {
 	memset(b, 0, sizeof(*b));
@@ -96,14 +58,14 @@ static void test_remote_kill(transport_t *t)
 	r = transport_run(t, "sleep 1717", 1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
 	usleep(200 * 1000);
-	CHECK(s_count_procs("sleep 1717") == 0);
+	CHECK(contract_count_procs("sleep 1717") == 0);
 	/* a whole tree, with a child ignoring SIGTERM */
 	r = transport_run(t, "sh -c 'trap \"\" TERM; sleep 1718' & sleep 1719; wait",
 			  1000, s_collect, &out, &st);
 	CHECK(r == -ETIMEDOUT);
 	usleep(200 * 1000);
-	CHECK(s_count_procs("sleep 1718") == 0);
-	CHECK(s_count_procs("sleep 1719") == 0);
+	CHECK(contract_count_procs("sleep 1718") == 0);
+	CHECK(contract_count_procs("sleep 1719") == 0);
 	buf_reset(&out);
 	r = transport_run(t, "echo still", 10000, s_collect, &out, &st);
 	CHECK(r == 0 && st == 0 && strcmp(buf_str(&out), "still\n") == 0);
