@@ -97,6 +97,20 @@ static bool s_decimal(const char *s, double *ret)
 	return end == p && isfinite(*ret);
 }
 
+int suite_metric_line(suite_result_t *res, char *text)
+{
+	char *tok[4], *save = NULL;
+	int n = 0;
+	double v;
+
+	for (char *t = strtok_r(text, " \t", &save); t && n < 4; t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if ((n != 2 && n != 3) || !s_decimal(tok[1], &v))
+		return -EINVAL;
+	return suite_result_add_metric(res, tok[0], v, n == 3 ? tok[2] : "",
+				       SUITE_BETTER_HIGHER);
+}
+
 void suite_parse_metrics(const char *out, size_t len, int exit_status,
 			 suite_result_t *res)
 {
@@ -106,9 +120,7 @@ void suite_parse_metrics(const char *out, size_t len, int exit_status,
 	bool skip = false;
 
 	while (suite_next_line(out, len, &pos, line, NULL)) {
-		char *tok[4], *save = NULL, *p = line;
-		int n = 0;
-		double v;
+		char *p = line;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -124,12 +136,11 @@ void suite_parse_metrics(const char *out, size_t len, int exit_status,
 			}
 			continue;
 		}
-		for (char *t = strtok_r(p, " \t", &save); t && n < 4;
-		     t = strtok_r(NULL, " \t", &save))
-			tok[n++] = t;
-		if ((n == 2 || n == 3) && s_decimal(tok[1], &v)) {
-			int r = suite_result_add_metric(res, tok[0], v, n == 3 ? tok[2] : "",
-							SUITE_BETTER_HIGHER);
+		{
+			char copy[SUITE_MAX_LINE + 1];
+			int r;
+			snprintf(copy, sizeof(copy), "%s", p);
+			r = suite_metric_line(res, copy);
 			if (r == 0 || r == -ENOSPC)
 				continue;
 			if (r == -EEXIST) {

@@ -21,6 +21,7 @@
 
 #define SUITE_MAX_LINE 4096               /* longer lines are cut for parsing */
 #define SUITE_MAX_TAP_DEPTH 6             /* nested subtest levels */
+#define SUITE_MAX_MISS_CASES 256          /* MISS cases listed one by one */
 #define SUITE_MAX_KSFT_CAPTURE (2u << 20) /* one kselftest test's nested output */
 
 enum suite_parser {
@@ -53,6 +54,14 @@ void suite_parse_metrics(const char *out, size_t len, int exit_status,
 			 suite_result_t *res);
 void suite_parse_exit(const char *out, size_t len, int exit_status,
 		      suite_result_t *res);
+
+/*
+ * A metric line "name value [unit]" (text is modified): 0 when added,
+ * -EINVAL when it is not one, -EEXIST for a repeat, -ENOSPC past the cap.
+ * Metric lines are the output of `parser: metrics`; TAP and kselftest
+ * suites may carry them as comments "# metric name value unit".
+ */
+int suite_metric_line(suite_result_t *res, char *text);
 
 /*
  * Line iteration shared by the parsers: the next line of out[*pos..len)

@@ -30,6 +30,7 @@ struct pend {
 struct plist {
 	struct pend *v;
 	size_t n;
+	size_t alloc;
 };
 
 struct level {
@@ -64,6 +65,7 @@ struct tap {
 	bool saw_version;
 	size_t pending; /* results held, across levels */
 	long too_deep;
+	long dup_metrics;
 	/* kselftest: the current test's nested output */
 	buf_t capture;
 	char ksft_name[SUITE_MAX_PATH + 1];
@@ -78,6 +80,7 @@ static void s_plist_free(struct plist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+	l->alloc = 0;
 }
 
 static struct pend *s_plist_add(struct tap *t, struct plist *l, const char *rel,
@@ -90,7 +93,10 @@ static struct pend *s_plist_add(struct tap *t, struct plist *l, const char *rel,
 		t->res->dropped_cases++;
 		return NULL;
 	}
-	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 16;
+		l->v = xreallocarray(l->v, l->alloc, sizeof(*l->v));
+	}
 	p = &l->v[l->n++];
 	p->rel = xstrndup(rel, SUITE_MAX_PATH);
 	p->status = st;
@@ -185,15 +191,24 @@ static void s_level_finish(struct tap *t, struct level *l)
 	if (l->plan <= 0 || l->plan_skip)
 		return;
 	top = l->plan < SEEN_BITS ? l->plan : SEEN_BITS;
-	for (long n = 1; n <= top; n++) {
-		char rel[32];
-		if (s_seen(l, n))
+	for (long n = 1, listed = 0; n <= l->plan; n++) {
+		char rel[48], msg[SUITE_MAX_MESSAGE + 1];
+		if (n <= top && s_seen(l, n))
 			continue;
-		snprintf(rel, sizeof(rel), "test%ld", n);
-		if (!s_plist_add(t, &l->res, rel, SUITE_MISS, -1,
-				 t->bailed ? "planned, not run: bail out"
-					   : "planned, not reported"))
-			break;
+		if (listed++ < SUITE_MAX_MISS_CASES) {
+			snprintf(rel, sizeof(rel), "test%ld", n);
+			if (!s_plist_add(t, &l->res, rel, SUITE_MISS, -1,
+					 t->bailed ? "planned, not run: bail out"
+						   : "planned, not reported"))
+				break;
+			continue;
+		}
+		/* the rest of a (maybe absurd) plan as one case, not thousands */
+		snprintf(rel, sizeof(rel), "test%ld-%ld", n, l->plan);
+		snprintf(msg, sizeof(msg), "these planned tests not reported%s (numbers %ld to %ld)",
+			 t->bailed ? " (bail out)" : "", n, l->plan);
+		s_plist_add(t, &l->res, rel, SUITE_MISS, -1, msg);
+		break;
 	}
 }
 
@@ -209,6 +224,7 @@ static void s_pop(struct tap *t)
 	parent->closed = child->res;
 	child->res.v = NULL;
 	child->res.n = 0;
+	child->res.alloc = 0;
 	snprintf(parent->closed_name, sizeof(parent->closed_name), "%s", child->name);
 	s_level_free(&t->lv[t->depth - 1]);
 	t->depth--;
@@ -367,6 +383,7 @@ static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
 	*ret = inner.lv[0]->res;
 	inner.lv[0]->res.v = NULL;
 	inner.lv[0]->res.n = 0;
+	inner.lv[0]->res.alloc = 0;
 	ret_note[0] = '\0';
 	if (inner.bailed)
 		snprintf(ret_note, notesz, "bail out: %.140s", inner.bail_reason);
@@ -588,6 +605,20 @@ static void s_yaml_line(struct tap *t, const char *p)
 	}
 }
 
+/* A comment right after a failing test is its message, when it has none. */
+static void s_diag(struct tap *t, const char *c)
+{
+	struct pend *last;
+
+	if (t->last_level < 0 || t->last_level >= t->depth || !*c)
+		return;
+	if (t->last_idx >= t->lv[t->last_level]->res.n)
+		return;
+	last = &t->lv[t->last_level]->res.v[t->last_idx];
+	if ((last->status == SUITE_FAIL || last->status == SUITE_ERROR) && !last->msg)
+		last->msg = xstrndup(c, SUITE_MAX_MESSAGE);
+}
+
 static void s_line(struct tap *t, char *line)
 {
 	int indent = 0;
@@ -640,6 +671,15 @@ static void s_line(struct tap *t, char *line)
 		}
 		while (*c == ' ')
 			c++;
+		if (strncmp(c, "metric ", 7) == 0) {
+			char m[SUITE_MAX_LINE + 1];
+			snprintf(m, sizeof(m), "%s", c + 7);
+			if (suite_metric_line(t->res, m) == -EEXIST)
+				t->dup_metrics++;
+			return;
+		}
+		if (!s_prefix_ci(c, "Subtest:"))
+			s_diag(t, c);
 		if (s_prefix_ci(c, "Subtest:")) {
 			/* TAP 14 writes it at the parent's indent, others at
 			 * the child's: either names the next child level */
@@ -780,6 +820,8 @@ static void s_parse(const char *out, size_t len, int exit_status,
 						exit_status);
 		}
 	}
+	if (t->dup_metrics)
+		suite_result_add_note(res, "%ld repeated metrics ignored", t->dup_metrics);
 	if (t->too_deep)
 		suite_result_add_note(res, "%ld lines nested deeper than %d levels ignored",
 				      t->too_deep, SUITE_MAX_TAP_DEPTH);

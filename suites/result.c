@@ -253,16 +253,22 @@ suite_case_t *suite_result_add_case(suite_result_t *res, const char *rel,
 	suite_path_sanitize(path, room + 1 < sizeof(path) ? room + 1 : sizeof(path),
 			    rel, rel_len, SUITE_MAX_DEPTH - 1);
 	snprintf(uniq, sizeof(uniq), "%s", path);
-	for (unsigned n = 2; suite_result_find_case(res, uniq); n++) {
+	/* "-2" for the first repeat; past that, number by position so that
+	 * many repeats of one name stay linear */
+	for (size_t n = 2; suite_result_find_case(res, uniq);
+	     n = n == 2 ? res->n_cases + 1 : n + 1) {
 		char sfx[16];
-		size_t sl = (size_t)snprintf(sfx, sizeof(sfx), "-%u", n);
+		size_t sl = (size_t)snprintf(sfx, sizeof(sfx), "-%zu", n);
 		size_t pl = strlen(path);
 		if (pl + sl > room)
 			pl = room - sl;
 		snprintf(uniq, sizeof(uniq), "%.*s%s", (int)pl, path, sfx);
 	}
 	s_index_grow(res);
-	res->cases = xreallocarray(res->cases, res->n_cases + 1, sizeof(*res->cases));
+	if (res->n_cases == res->alloc_cases) {
+		res->alloc_cases = res->alloc_cases ? res->alloc_cases * 2 : 16;
+		res->cases = xreallocarray(res->cases, res->alloc_cases, sizeof(*res->cases));
+	}
 	c = &res->cases[res->n_cases];
 	memset(c, 0, sizeof(*c));
 	c->path = xasprintf("%s.%s", res->name, uniq);
@@ -321,8 +327,11 @@ int suite_result_add_metric(suite_result_t *res, const char *name, double value,
 		res->dropped_metrics++;
 		return -ENOSPC;
 	}
-	res->metrics = xreallocarray(res->metrics, res->n_metrics + 1,
-				     sizeof(*res->metrics));
+	if (res->n_metrics == res->alloc_metrics) {
+		res->alloc_metrics = res->alloc_metrics ? res->alloc_metrics * 2 : 16;
+		res->metrics = xreallocarray(res->metrics, res->alloc_metrics,
+					     sizeof(*res->metrics));
+	}
 	m = &res->metrics[res->n_metrics++];
 	m->name = xstrdup(name);
 	m->value = value;
@@ -397,12 +406,12 @@ void suite_result_declare_metrics(suite_result_t *res,
 		const suite_metric_decl_t *d = &decls[i];
 		suite_metric_t *m = suite_result_find_metric(res, d->name);
 		const char *unit = d->unit ? d->unit : "";
-		char msg[SUITE_MAX_MESSAGE + 1];
+		char msg[SUITE_MAX_MESSAGE + 1], rel[SUITE_MAX_METRIC_NAME + 16];
 
+		snprintf(rel, sizeof(rel), "metrics.%s", d->name);
 		if (!m) {
 			if (res->status != SUITE_SKIP)
-				suite_result_add_case(res, d->name, strlen(d->name),
-						      SUITE_MISS, -1,
+				suite_result_add_case(res, rel, strlen(rel), SUITE_MISS, -1,
 						      "declared metric not reported", 28);
 			continue;
 		}
@@ -412,8 +421,8 @@ void suite_result_declare_metrics(suite_result_t *res,
 			m->unit = xstrdup(unit);
 		} else if (strcmp(m->unit, unit) != 0) {
 			snprintf(msg, sizeof(msg), "unit '%s', declared '%s'", m->unit, unit);
-			suite_result_add_case(res, d->name, strlen(d->name), SUITE_ERROR,
-					      -1, msg, strlen(msg));
+			suite_result_add_case(res, rel, strlen(rel), SUITE_ERROR, -1, msg,
+					      strlen(msg));
 		}
 	}
 }

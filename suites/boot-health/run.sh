@@ -53,9 +53,9 @@ if [ -z "$bt" ] && [ -r /proc/uptime ]; then
 	src="/proc/uptime"
 fi
 if [ -n "$bt" ]; then
-	echo "# boot time ${bt}s from $src"
 	echo "# metric boot_time $bt s"
 	ok boot_time
+	printf '  ---\n  message: "%s s, from %s"\n  ...\n' "$bt" "$src"
 else
 	skip boot_time "no kernel log timestamps and no /proc/uptime"
 fi

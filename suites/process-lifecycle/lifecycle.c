@@ -160,7 +160,7 @@ static void t_zombie(void)
 	nohang = waitpid(pid, &st, WNOHANG);
 	s_ok(nohang == 0, "wnohang_on_running_child");
 	close(fd[1]); /* child reads EOF and exits */
-	for (i = 0; i < 200 && state != 'Z'; i++) {
+	for (i = 0; i < 1000 && state != 'Z'; i++) { /* up to 10 s on a stalled board */
 		usleep(10000);
 		state = s_state_of(pid);
 	}
