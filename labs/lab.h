@@ -10,6 +10,8 @@
 #ifndef LABMESH_LABS_LAB_H
 #define LABMESH_LABS_LAB_H
 
+#include "proto/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -227,5 +229,38 @@ bool lab_endpoint_valid(const char *s);
 typedef struct yaml_val yaml_val_t;
 int lab_criteria_read(yaml_val_t *map, bool with_suite, lab_criteria_t *ret);
 void lab_criteria_free(lab_criteria_t *c);
+
+/* ---- importing other labs' board descriptions ---- */
+
+#define LAB_FUEGO_MAX_BYTES (256 * 1024) /* a larger board file is refused */
+#define LAB_FUEGO_MAX_LINE 4096           /* bytes in one (joined) line */
+#define LAB_FUEGO_MAX_VARS 1024           /* assignments in one file */
+
+typedef struct {
+	const char *name; /* board name; NULL: the file name without .board */
+	const char *arch; /* NULL: from ARCHITECTURE, else TOOLCHAIN */
+} lab_fuego_opts_t;
+
+/*
+ * Turn a Fuego board file (fuego-ro/boards/NAME.board: shell-like
+ * VAR="value" lines, comments; inherit/include/override-func/functions
+ * skipped with a note) into one board entry of a lab file, appended to
+ * out_yaml: comment lines (what was imported from where, and a note for
+ * each thing that was not), then "  - name: ..." ready to go under
+ * "boards:". Read: TRANSPORT (ssh, serial, local, adb), IPADDR, SSH_PORT,
+ * LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD, BOARD_TESTDIR, MACHINE,
+ * ARCHITECTURE / TOOLCHAIN (mapped to our arch names); BOARD_CONTROL is
+ * noted with the commands to add. The entry is checked with the lab
+ * loader before it is returned. Returns 0, or a negative errno code and
+ * *ret_err, one line "FILE:LINE: VAR: what is wrong" (caller frees).
+ */
+int lab_import_fuego(const char *path, buf_t *out_yaml, char **ret_err);
+int lab_import_fuego_file(const char *path, const lab_fuego_opts_t *opts,
+			  buf_t *out_yaml, char **ret_err);
+/* The same from memory; file names the input in messages (and gives the
+ * board name when opts->name is NULL). */
+int lab_import_fuego_text(const char *file, const char *text, size_t len,
+			  const lab_fuego_opts_t *opts, buf_t *out_yaml,
+			  char **ret_err);
 
 #endif
