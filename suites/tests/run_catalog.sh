@@ -1,23 +1,20 @@
 #!/bin/bash
 # Integration test: every catalog suite on the local (host) board and on a
-# QEMU x86_64 board (kernel + busybox initramfs from scripts/mkboard, its
-# console on a unix socket, reached by the serial transport). Each suite
+# QEMU x86_64 board (kernel + busybox initramfs from scripts/mkboard,
+# booted by the qemu boot method, reached by the serial transport). Each suite
 # ends PASS or SKIP with a reason, never FAIL or ERROR; benchmark metrics
 # are finite numbers with units; a suite that ran on both boards has the
 # same case paths and metric units on both. Exit 77 (skipped) only when
 # the QEMU board cannot be built or QEMU is missing.
+# (Not every suite passes on a 512 MiB guest: mem-latency leaves out its
+# declared 64 MiB figure there, so the board has 1 GiB.)
 # usage: run_catalog.sh LABMESH_SUITES_EXE SOURCE_ROOT [host|qemu|both]
 set -u
 exe=$1
 root=$2
 which=${3:-both}
 work=$(mktemp -d "${TMPDIR:-/tmp}/labmesh-catalog-test.XXXXXX")
-qemu_pid=
-cleanup() {
-	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 arch=$(uname -m)
 
 run_board() { # name, config args...
@@ -48,40 +45,8 @@ if [ "$which" = qemu ] || [ "$which" = both ]; then
 	fi
 	# shellcheck disable=SC1091
 	. "$board/board.env"
-	sock=$work/console.sock
-	start_qemu() { # accelerator and cpu arguments
-		rm -f "$sock"
-		# shellcheck disable=SC2086
-		qemu-system-x86_64 -machine pc "$@" -m 1024 -smp 2 -no-reboot \
-			-display none -monitor none -nic none \
-			-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
-			-chardev "socket,id=con,path=$sock,server=on,wait=off" \
-			-serial chardev:con >"$work/qemu.log" 2>&1 &
-		qemu_pid=$!
-		for _ in $(seq 30); do
-			sleep 0.1
-			kill -0 "$qemu_pid" 2>/dev/null || break
-		done
-		if kill -0 "$qemu_pid" 2>/dev/null && [ -S "$sock" ]; then
-			echo "# qemu $* (pid $qemu_pid)"
-			return 0
-		fi
-		wait "$qemu_pid" 2>/dev/null
-		qemu_pid=
-		return 1
-	}
-	# TCG: KVM is used only when asked (LABMESH_QEMU_KVM=1), since nested
-	# hosts may accept -enable-kvm and then never run the guest
-	started=
-	if [ "${LABMESH_QEMU_KVM:-0}" = 1 ]; then
-		start_qemu -enable-kvm -cpu max && started=1
-	fi
-	[ -z "$started" ] && start_qemu -cpu max && started=1
-	if [ -z "$started" ]; then
-		cat "$work/qemu.log"
-		echo "SKIP: QEMU does not start here"
-		exit 77
-	fi
+	# the lab's QEMU board: the node boots it (qemu boot method, TCG) and
+	# reaches its console with the serial transport
 	cat >"$work/lab.yaml" <<LAB
 lab:
   name: catalog-test
@@ -89,16 +54,19 @@ boards:
   - name: qemu-x86_64
     arch: x86_64
     machine: qemu-pc
-    transport:
-      type: serial
-      socket: $sock
-      connect_timeout: 180
-    boot: {method: none}
+    transport: {type: serial, console: qemu}
+    boot:
+      method: qemu
+      machine: $MACHINE
+      cpu: $CPU
+      memory: 1024
+      cpus: 2
+      kernel: $KERNEL
+      initrd: $INITRD
+      append: "$APPEND"
+      timeout: 180
 LAB
 	run_board qemu-x86_64 --config "$work/lab.yaml"
-	kill "$qemu_pid" 2>/dev/null
-	wait "$qemu_pid" 2>/dev/null
-	qemu_pid=
 fi
 
 python3 - "$work" "$which" <<'PY'
