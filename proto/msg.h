@@ -1,0 +1,134 @@
+/*
+ * msg: node-to-node messages. Each is one canonical msgpack array whose
+ * first element is the type tag:
+ *
+ *   [HELLO, version, features, desc]       desc: bin, signed descriptor
+ *   [PEERS, [desc...]]                     bin each, PROTO_MAX_PEERS
+ *   [REQUEST, req]                         bin: signed request bytes
+ *   [REQUEST_IDS, [id...]]                 bin 32 each, PROTO_MAX_IDS
+ *   [VECTOR, [[author, seq]...]]           PROTO_MAX_VECTOR, authors
+ *                                          strictly ascending (bytewise)
+ *   [WANT, author, from_seq, max]          from_seq >= 1,
+ *                                          max 1..PROTO_MAX_WANT
+ *   [RECORDS, [rec...]]                    bin each, 1..PROTO_MAX_BATCH
+ *   [CREDIT, n]                            n 1..PROTO_MAX_CREDIT
+ *   [BLOB_GET, blob_id, offset, length]    length 1..PROTO_MAX_BLOB_CHUNK
+ *   [BLOB_DATA, blob_id, offset, total, data]
+ *                                          data bin <= PROTO_MAX_BLOB_CHUNK,
+ *                                          offset + len(data) <= total
+ *   [PING, nonce] / [PONG, nonce]          nonce uint
+ *   [CANCEL, cancel]                       bin: signed cancel bytes
+ *
+ * Nested signed objects (descriptors, requests, records, cancels) travel
+ * as bin and are returned as borrowed slices of the message bytes: the
+ * node decodes and verifies each with desc_decode / request_decode /
+ * record_decode / cancel_decode over exactly those bytes. The slices and
+ * lists of a decoded message stay valid while BOTH the message and the
+ * input buffer live.
+ */
+#ifndef LABMESH_PROTO_MSG_H
+#define LABMESH_PROTO_MSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/arena.h"
+#include "proto/caps.h"
+#include "proto/types.h"
+
+#define PROTO_VERSION 1 /* node-to-node protocol, sent in hello */
+
+/* Feature flags in hello (unknown bits are ignored by peers). */
+#define MSG_FEATURE_BLOBS (1u << 0)  /* serves blob-get */
+#define MSG_FEATURE_CANCEL (1u << 1) /* understands cancel */
+
+enum msg_type {
+	MSG_HELLO = 1,
+	MSG_PEERS,
+	MSG_REQUEST,
+	MSG_REQUEST_IDS,
+	MSG_VECTOR,
+	MSG_WANT,
+	MSG_RECORDS,
+	MSG_CREDIT,
+	MSG_BLOB_GET,
+	MSG_BLOB_DATA,
+	MSG_PING,
+	MSG_PONG,
+	MSG_CANCEL,
+};
+#define MSG_TYPE_MAX MSG_CANCEL
+
+/* "hello", "peers"...; "?" out of range. Borrowed. */
+const char *msg_type_name(int type);
+
+typedef struct {
+	uint8_t author[32];
+	uint64_t seq; /* highest seq held, >= 1 */
+} msg_vec_entry_t;
+
+typedef struct msg {
+	enum msg_type type;
+	union {
+		struct {
+			uint32_t version;  /* PROTO_VERSION of the sender */
+			uint64_t features; /* MSG_FEATURE_* */
+			proto_bytes_t desc;
+		} hello;
+		struct {
+			const proto_bytes_t *descs;
+			size_t n;
+		} peers;
+		proto_bytes_t request; /* MSG_REQUEST */
+		proto_bytes_t cancel;  /* MSG_CANCEL */
+		struct {
+			const uint8_t *ids; /* n * 32 bytes */
+			size_t n;
+		} request_ids;
+		struct {
+			const msg_vec_entry_t *entries;
+			size_t n;
+		} vector;
+		struct {
+			uint8_t author[32];
+			uint64_t from_seq;
+			uint32_t max;
+		} want;
+		struct {
+			const proto_bytes_t *recs;
+			size_t n;
+		} records;
+		uint32_t credit; /* MSG_CREDIT */
+		struct {
+			uint8_t blob_id[32];
+			uint64_t offset;
+			uint32_t length;
+		} blob_get;
+		struct {
+			uint8_t blob_id[32];
+			uint64_t offset;
+			uint64_t total;
+			proto_bytes_t data;
+		} blob_data;
+		uint64_t nonce; /* MSG_PING, MSG_PONG */
+	};
+	arena_t *arena; /* private */
+} msg_t;
+
+/*
+ * Encode m (pointers borrowed). Returns 0 with bytes in *ret_data (caller
+ * frees) and *ret_len, or the PROTO_E_* code msg_decode would refuse the
+ * result with (caps, ranges, sizes).
+ */
+int msg_encode(const msg_t *m, uint8_t **ret_data, size_t *ret_len);
+/*
+ * Strict decode of one message of at most max_len bytes (PROTO_MAX_MSG,
+ * or PROTO_MAX_MSG_PREAUTH before hello); re-encodes and compares.
+ * Returns 0 and a new message in *ret_msg (borrowing from data, see
+ * above), or PROTO_E_*.
+ */
+int msg_decode(const void *data, size_t len, size_t max_len, msg_t **ret_msg);
+void msg_destroy(msg_t **p);
+
+#endif
