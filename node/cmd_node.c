@@ -157,6 +157,10 @@ static void s_debug_usage(FILE *f)
 		   " (JSON)\n"
 		   "  submit-raw FILE    hand a signed request (raw bytes) to"
 		   " the node\n"
+		   "  set-board B S [Q]  set board B's state (idle, busy,"
+		   " offline, maintenance)\n"
+		   "                     and queue length; republishes the"
+		   " advert\n"
 		   "  stop               stop the node\n"
 		   "  check-store        verify every stored record (signature,"
 		   " hash chain,\n"
@@ -291,6 +295,13 @@ int cmd_debug(cli_t *cli, int argc, char **argv)
 		const char *args[1] = { argv[optind + 1] };
 
 		return ctl_run_command("debug", cli->home, sub, true, 1, args);
+	}
+	if (strcmp(sub, "set-board") == 0 && optind + 2 < argc) {
+		const char *args[3] = { argv[optind + 1], argv[optind + 2],
+					optind + 3 < argc ? argv[optind + 3] :
+							    "0" };
+
+		return ctl_run_command("debug", cli->home, sub, true, 3, args);
 	}
 	if (strcmp(sub, "check-store") == 0)
 		return s_check_store(cli);

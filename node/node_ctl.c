@@ -276,6 +276,9 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "peers", node->n_peers);
 	json_key_uint(&j, "peers_up", up);
 	json_key_uint(&j, "appending", node->debug_append_left);
+	json_key_uint(&j, "bad_messages", node->garbage_total);
+	json_key_uint(&j, "bans", node->bans_total);
+	json_key_uint(&j, "refused_connections", node->refused_total);
 	json_obj_close(&j);
 	json_finish(&j);
 }
@@ -328,6 +331,38 @@ static void s_cmd_submit_raw(ctl_ctx_t *c)
 	buf_puts(&c->out, rc == 1 ? "new\n" : "known\n");
 }
 
+static void s_cmd_set_board(ctl_ctx_t *c)
+{
+	static const char *const names[] = { "", "idle", "busy", "offline",
+					     "maintenance" };
+	char board[LAB_MAX_NAME + 1], state[16];
+	uint64_t queue = 0;
+	int st = 0, rc;
+
+	if (c->n_args < 2 || zframe_size(c->args[0]) > LAB_MAX_NAME ||
+	    zframe_size(c->args[1]) >= sizeof(state) ||
+	    (c->n_args > 2 && !s_arg_u64(c, 2, UINT32_MAX, &queue))) {
+		c->failed = true;
+		buf_puts(&c->out, "set-board: need BOARD STATE [QUEUE]");
+		return;
+	}
+	snprintf(board, sizeof(board), "%.*s", (int)zframe_size(c->args[0]),
+		 (const char *)zframe_data(c->args[0]));
+	snprintf(state, sizeof(state), "%.*s", (int)zframe_size(c->args[1]),
+		 (const char *)zframe_data(c->args[1]));
+	for (int i = 1; i <= BOARD_STATE_MAX; i++)
+		if (strcmp(state, names[i]) == 0)
+			st = i;
+	rc = st ? node_set_board(c->node, board, st, (uint32_t)queue) : -EINVAL;
+	if (rc < 0) {
+		c->failed = true;
+		buf_printf(&c->out, "set-board: %s", rc == -ENOENT ?
+			   "no such board" : "bad state");
+		return;
+	}
+	buf_puts(&c->out, "ok\n");
+}
+
 static void s_cmd_stop(ctl_ctx_t *c)
 {
 	node_stop(c->node);
@@ -344,6 +379,7 @@ static const struct {
 	{ "status", s_cmd_status },
 	{ "append-records", s_cmd_append },
 	{ "submit-raw", s_cmd_submit_raw },
+	{ "set-board", s_cmd_set_board },
 	{ "stop", s_cmd_stop },
 };
 

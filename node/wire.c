@@ -187,6 +187,7 @@ static const char *s_or(const char *s, const char *dflt)
 }
 
 void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
+		      const int *states, const uint32_t *queues,
 		      record_t *tmpl)
 {
 	size_t n = cfg->n_boards < PROTO_MAX_BOARDS ? cfg->n_boards :
@@ -210,8 +211,9 @@ void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
 							    PROTO_MAX_TAGS;
 		b[i].transport = lab_transport_name(lb->transport.type);
 		b[i].boot = lab_boot_name(lb->boot.method);
-		b[i].state = BOARD_IDLE;
-		b[i].queue_len = 0;
+		b[i].state = states && states[i] ? (enum board_state)states[i] :
+						   BOARD_IDLE;
+		b[i].queue_len = queues ? queues[i] : 0;
 	}
 	tmpl->advert.boards = b;
 	tmpl->advert.n_boards = n;

@@ -61,12 +61,15 @@ class Node:
             f.write('\n'.join(lines) + '\n')
         return path
 
-    def start(self, level='info'):
+    def start(self, level='info', program=None):
         cfg = self.config()
         logf = open(self.log, 'a')
-        self.proc = subprocess.Popen(
-            [self.net.labmesh, 'node', '--home', self.home, '--config', cfg,
-             '--log-level', level], stdout=logf, stderr=logf)
+        if program:  # a test build of the node (tamper_relay HOME CONFIG)
+            argv = [program, self.home, cfg]
+        else:
+            argv = [self.net.labmesh, 'node', '--home', self.home,
+                    '--config', cfg, '--log-level', level]
+        self.proc = subprocess.Popen(argv, stdout=logf, stderr=logf)
         logf.close()
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -131,8 +134,9 @@ class Node:
 
 
 class Net:
-    def __init__(self, labmesh):
+    def __init__(self, labmesh, tools=()):
         self.labmesh = os.path.abspath(labmesh)
+        self.tools = [os.path.abspath(t) for t in tools]
         self.dir = tempfile.mkdtemp(prefix='lm-')
         self.nodes = []
 
@@ -173,7 +177,7 @@ def wait_for(what, fn, timeout):
 
 def main(test):
     """Run test(net) with the binary from argv; print PASS/FAIL."""
-    net = Net(sys.argv[1])
+    net = Net(sys.argv[1], sys.argv[2:])
     ok = False
     try:
         test(net)
