@@ -153,6 +153,7 @@ static void s_debug_usage(FILE *f)
 		   " the node's own feed\n"
 		   "  feeds              every feed held: author, seq,"
 		   " flagged (JSON)\n"
+		   "  requests           unexpired requests held (JSON)\n"
 		   "  status             the node's id, counts and peers"
 		   " (JSON)\n"
 		   "  submit-raw FILE    hand a signed request (raw bytes) to"
@@ -307,7 +308,7 @@ int cmd_debug(cli_t *cli, int argc, char **argv)
 		return s_check_store(cli);
 	if (strcmp(sub, "submit-raw") == 0 && optind + 1 < argc)
 		return s_debug_submit(cli, argv[optind + 1]);
-	if (strcmp(sub, "feeds") == 0 || strcmp(sub, "status") == 0 ||
+	if (strcmp(sub, "feeds") == 0 || strcmp(sub, "requests") == 0 || strcmp(sub, "status") == 0 ||
 	    strcmp(sub, "stop") == 0)
 		return ctl_run_command("debug", cli->home, sub, true, 0, NULL);
 	return cli_usage_error("debug", "unknown subcommand '%s'", sub);

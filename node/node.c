@@ -28,7 +28,7 @@ int64_t node_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t s_wall_ms(void)
+int64_t node_wall_ms(void)
 {
 	struct timespec ts;
 
@@ -71,7 +71,7 @@ static int s_append(node_t *node, const record_t *tmpl, uint8_t **ret_bytes,
 	if (f && f->flagged)
 		return -EPERM;
 	rc = wire_record_sign(&node->key, tmpl, seq, f ? f->head : zero,
-			      s_wall_ms(), &bytes, &blen, &rec);
+			      node_wall_ms(), &bytes, &blen, &rec);
 	if (rc < 0)
 		return rc;
 	sr = (store_rec_t){ .id = rec.id, .author = rec.author,
@@ -595,7 +595,7 @@ static int s_setup_ctl(node_t *node, char **ret_err)
 			    node->home);
 	if (rc == 0) {
 		unlink(path); /* stale, from a node that was killed */
-		old = umask(077);
+		old = umask(0177); /* the socket is made 0600 */
 		node->ctl = zsock_new(ZMQ_REP);
 		if (!node->ctl || zsock_bind(node->ctl, "%s", ep) < 0)
 			rc = s_fail(ret_err, -EIO, "cannot bind %s", ep);

@@ -256,6 +256,33 @@ static void s_cmd_feeds(ctl_ctx_t *c)
 	json_finish(&j);
 }
 
+static int s_req_json(void *arg, const uint8_t *id, const uint8_t *bytes,
+		      size_t len, int64_t expires_ms)
+{
+	json_t *j = arg;
+	char hex[2 * WIRE_ID_BYTES + 1];
+
+	wire_hex(id, WIRE_ID_BYTES, hex);
+	json_obj_open(j);
+	json_key_str(j, "id", hex);
+	json_key_int(j, "expires_ms", expires_ms);
+	json_key_uint(j, "bytes", len);
+	json_obj_close(j);
+	return 0;
+}
+
+static void s_cmd_requests(ctl_ctx_t *c)
+{
+	json_t j;
+
+	json_init(&j, &c->out, JSON_PRETTY);
+	json_arr_open(&j);
+	store_requests(c->node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_req_json, &j);
+	json_arr_close(&j);
+	json_finish(&j);
+}
+
 static void s_cmd_status(ctl_ctx_t *c)
 {
 	node_t *node = c->node;
@@ -380,6 +407,7 @@ static const struct {
 	{ "append-records", s_cmd_append },
 	{ "submit-raw", s_cmd_submit_raw },
 	{ "set-board", s_cmd_set_board },
+	{ "requests", s_cmd_requests },
 	{ "stop", s_cmd_stop },
 };
 

@@ -139,6 +139,7 @@ struct node {
 };
 
 int64_t node_now(void);
+int64_t node_wall_ms(void);
 
 /* A sliding one-minute counter: true while under max. */
 static inline bool node_rate_ok(int64_t *window, int *count, int max)

@@ -4,6 +4,9 @@
  *   hostile plain ENDPOINT
  *       a plaintext (NULL mechanism) DEALER: sends a frame, then waits 2 s
  *       for anything at all; exit 0 when it got nothing.
+ *   hostile make-request FILE TTL_MS
+ *       write a validly signed test request (a fresh submitter key)
+ *       expiring in TTL_MS; print its id. For the flooding test.
  *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT]
  *       as CURVE clients with fresh keys: GARBAGE_COUNT random frames
  *       before hello (default 10000), multi-part messages, oversized
@@ -16,9 +19,11 @@
  * records) that get it past the first checks.
  */
 #include "proto/desc.h"
+#include "proto/error.h"
 #include "proto/keys.h"
 #include "proto/msg.h"
 #include "proto/record.h"
+#include "proto/request.h"
 
 #include <czmq.h>
 #include <sodium.h>
@@ -271,6 +276,46 @@ static int s_plain(const char *ep)
 	return 0;
 }
 
+/* Write a signed request (kernel none, suite "smoke") expiring in ttl. */
+static int s_make_request(const char *path, long ttl_ms)
+{
+	static const char *const suites[] = { "smoke" };
+	request_t r = { 0 };
+	key_pair_t kp;
+	uint8_t *b = NULL, id[32];
+	size_t len = 0;
+	int64_t now = zclock_time();
+	FILE *f;
+	int rc;
+
+	key_generate(&kp);
+	r.created_ms = (uint64_t)now - 1000;
+	r.expires_ms = (uint64_t)(now + ttl_ms);
+	randombytes_buf(r.nonce, sizeof(r.nonce));
+	r.priority = 50;
+	r.kernel.type = REQUEST_KERNEL_NONE;
+	r.suites = suites;
+	r.n_suites = 1;
+	r.select.arch = "";
+	rc = request_sign(&r, &kp, &b, &len, id);
+	key_wipe(&kp);
+	if (rc < 0) {
+		fprintf(stderr, "hostile: request_sign: %s\n", proto_strerror(rc));
+		return 1;
+	}
+	f = fopen(path, "wb");
+	if (!f || fwrite(b, 1, len, f) != len) {
+		free(b);
+		return 1;
+	}
+	fclose(f);
+	free(b);
+	for (int i = 0; i < 32; i++)
+		printf("%02x", id[i]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t victim[32];
@@ -282,6 +327,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc == 3 && strcmp(argv[1], "plain") == 0)
 		return s_plain(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
+		return s_make_request(argv[2], atol(argv[3]));
 	if (argc < 4 || strcmp(argv[1], "attack") != 0 ||
 	    key_parse_hex(argv[3], victim) < 0 ||
 	    key_curve_public(victim, server) < 0) {
