@@ -115,6 +115,16 @@ void desc_destroy(node_desc_t **p)
 	*p = NULL;
 }
 
+int desc_encode(const node_desc_t *d, uint8_t **ret_data, size_t *ret_len)
+{
+	mp_enc_t e;
+
+	mp_enc_init(&e, 256);
+	s_encode_unsigned(&e, d, d->node_id);
+	mp_put_bin(&e, d->sig, 64);
+	return mp_enc_finish(&e, ret_data, ret_len);
+}
+
 int desc_sign(const node_desc_t *d, const key_pair_t *key,
 	      uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32])
 {

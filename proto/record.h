@@ -270,6 +270,13 @@ int record_decode(const void *data, size_t len, record_t **ret_rec);
 void record_destroy(record_t **p);
 
 /*
+ * The bytes of a decoded record again (head.author and head.sig as
+ * decoded; body as it stands). Equal to the received bytes for any
+ * record record_decode accepted. Caller frees *ret_data.
+ */
+int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len);
+
+/*
  * Fast path: checks the envelope strictly, the body only as canonical
  * msgpack (not per kind), and the signature; fills *ret_head with id.
  * For routing/storing; anything that reads the body uses record_decode.

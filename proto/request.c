@@ -218,6 +218,16 @@ void request_destroy(request_t **p)
 	*p = NULL;
 }
 
+int request_encode(const request_t *req, uint8_t **ret_data, size_t *ret_len)
+{
+	mp_enc_t e;
+
+	mp_enc_init(&e, 512);
+	s_encode_unsigned(&e, req, req->submitter);
+	mp_put_bin(&e, req->sig, 64);
+	return mp_enc_finish(&e, ret_data, ret_len);
+}
+
 int request_sign(const request_t *req, const key_pair_t *key,
 		 uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32])
 {
@@ -320,4 +330,15 @@ int cancel_decode(const void *data, size_t len, request_cancel_t *ret)
 	proto_id(data, len, c.id);
 	*ret = c;
 	return 0;
+}
+
+int cancel_encode(const request_cancel_t *c, uint8_t **ret_data,
+		  size_t *ret_len)
+{
+	mp_enc_t e;
+
+	mp_enc_init(&e, 160);
+	s_encode_cancel(&e, c->submitter, c->request_id, c->ts_ms);
+	mp_put_bin(&e, c->sig, 64);
+	return mp_enc_finish(&e, ret_data, ret_len);
 }
