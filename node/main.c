@@ -5,7 +5,9 @@
  */
 #include "node/cli.h"
 
+#include "labs/cli.h"
 #include "proto/mem.h"
+#include "suites/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,26 @@
 #ifndef LABMESH_VERSION
 #define LABMESH_VERSION "0.0.0"
 #endif
+
+/*
+ * Commands of other components take (argc, argv) and parse their own
+ * options; the common options given before the command name are passed
+ * on to those that take them.
+ */
+typedef struct {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	bool takes_home, takes_json;
+} s_ext_cmd_t;
+
+static const s_ext_cmd_t s_ext[] = {
+	{ "suites", "the suites this node can run", cmd_suites, false, true },
+	{ "run", "run suites on one of this lab's boards, no network",
+	  cmd_run, true, true },
+	{ "import", "convert a Fuego board file into a lab file board entry",
+	  cmd_import, true, true },
+};
 
 static const cli_cmd_t s_cmds[] = {
 	{ "keygen", "make an Ed25519 key pair (a submitter key by default)",
@@ -33,6 +55,8 @@ static void s_usage(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(s_cmds) / sizeof(s_cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", s_cmds[i].name, s_cmds[i].summary);
+	for (size_t i = 0; i < sizeof(s_ext) / sizeof(s_ext[0]); i++)
+		fprintf(f, "  %-8s %s\n", s_ext[i].name, s_ext[i].summary);
 	fprintf(f, "\nCommon options:\n"
 		   "  --home DIR  state home (default $LABMESH_HOME or"
 		   " ~/.local/share/labmesh)\n"
@@ -47,6 +71,27 @@ static const cli_cmd_t *s_find(const char *name)
 		if (strcmp(s_cmds[i].name, name) == 0)
 			return &s_cmds[i];
 	return NULL;
+}
+
+static int s_run_ext(const s_ext_cmd_t *e, const cli_t *cli,
+		     const char *home, int argc, char **argv)
+{
+	char **v = xcalloc((size_t)argc + 4, sizeof(*v));
+	int n = 0, rc;
+
+	v[n++] = argv[0];
+	if (home && e->takes_home) {
+		v[n++] = (char *)"--home";
+		v[n++] = (char *)home;
+	}
+	if (cli->json && e->takes_json)
+		v[n++] = (char *)"--json";
+	for (int i = 1; i < argc; i++)
+		v[n++] = argv[i];
+	optind = 1;
+	rc = e->run(n, v);
+	free(v);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -83,6 +128,10 @@ int main(int argc, char **argv)
 		s_usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	for (size_t k = 0; k < sizeof(s_ext) / sizeof(s_ext[0]); k++)
+		if (strcmp(s_ext[k].name, argv[i]) == 0)
+			return s_run_ext(&s_ext[k], &cli, home, argc - i,
+					 argv + i);
 	cmd = s_find(argv[i]);
 	if (!cmd) {
 		fprintf(stderr, "labmesh: unknown command '%s' (see 'labmesh"
