@@ -24,7 +24,7 @@
 #define NODE_MAX_HELLO_PER_MIN 30
 #define NODE_GARBAGE_BAN 64             /* bad messages before a ban */
 #define NODE_BAN_MS (60 * 1000)
-#define NODE_MAX_BURST 256              /* messages per ROUTER wakeup */
+#define NODE_MAX_BURST 64               /* messages per ROUTER wakeup */
 #define NODE_CREDIT_INITIAL 512        /* records a peer lets us send */
 #define NODE_CREDIT_MAX 1024
 #define NODE_MAX_INFLIGHT 32            /* batches sent, not credited */

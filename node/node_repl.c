@@ -478,7 +478,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	bool any = false;
 
 	if (store_begin(node->store) < 0)
-		return;
+		goto credit; /* the peer's window must not leak */
 	for (size_t i = 0; i < m->n_items; i++) {
 		int rc = s_put_one(node, p, &m->items[i], last_author);
 
@@ -496,6 +496,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		node->vec_dirty = true;
 	if (any)
 		s_progress(node, p, last_author);
+credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
@@ -523,14 +524,17 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 {
 	uint8_t id[WIRE_ID_BYTES];
 	int64_t expires;
-	int rc = wire_request_verify(bytes, len, id, &expires);
+	int rc;
 
+	/* the id is a hash of the bytes: dedup before the signature check */
+	proto_id(bytes, len, id);
+	if (store_has_request(node->store, id))
+		return 0;
+	rc = wire_request_verify(bytes, len, id, &expires);
 	if (rc < 0)
 		return rc;
 	if (expires <= node_wall_ms())
 		return -ETIME;
-	if (store_has_request(node->store, id))
-		return 0;
 	rc = store_put_request(node->store, id, bytes, len, expires);
 	if (rc <= 0)
 		return rc;
