@@ -158,6 +158,7 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 	zsock_destroy(&p->dealer);
 	repl_forget_peer(node, p);
 	p->state = PEER_DOWN;
+	p->rtt_ms = -1;
 	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : NODE_BACKOFF_MIN_MS;
 	if (p->backoff_ms > NODE_BACKOFF_MAX_MS)
 		p->backoff_ms = NODE_BACKOFF_MAX_MS;
@@ -176,6 +177,17 @@ static void s_take_desc(peer_t *p, const wire_desc_t *d, const wire_bytes_t *b)
 		free(p->endpoint);
 		p->endpoint = xstrdup(d->endpoint);
 	}
+}
+
+static void s_ping(node_t *node, peer_t *p)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	p->ping_nonce = randombytes_random();
+	p->ping_sent_ms = node_now();
+	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
+		node_send(node, p, b, len);
 }
 
 static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
@@ -198,10 +210,9 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 	if (was != PEER_ACTIVE)
 		log_info("peer %.12s (%s) at %s up", p->hex, p->lab,
 			 p->endpoint);
-	store_put_peer(node->store, p->id, p->endpoint, p->desc, p->desc_len,
-		       node_now());
 	node->peers_changed = true;
 	repl_on_active(node, p);
+	s_ping(node, p); /* a pong proves its endpoint works both ways */
 }
 
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
@@ -274,7 +285,10 @@ void peer_send_peers(node_t *node, peer_t *only)
 		for (size_t i = 0; i < node->n_peers && n < WIRE_MAX_DESCS; i++) {
 			peer_t *p = node->peers[i];
 
-			if (p != to && p->state == PEER_ACTIVE && p->desc)
+			/* only peers that answered a ping: a made-up
+			 * endpoint is never passed on */
+			if (p != to && p->state == PEER_ACTIVE && p->desc &&
+			    p->rtt_ms >= 0)
 				descs[n++] = (wire_bytes_t){ p->desc,
 							     p->desc_len };
 		}
@@ -292,15 +306,19 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		if (p->rtt_ms < 0) {
+			/* reachable both ways: now worth remembering and
+			 * telling others about */
+			node->peers_changed = true;
+			store_put_peer(node->store, p->id, p->endpoint, p->desc,
+				       p->desc_len, node_now());
+		}
 		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
 	}
 }
 
 static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 {
-	uint8_t *b = NULL;
-	size_t len = 0;
-
 	switch (p->state) {
 	case PEER_DOWN:
 		if (now >= p->next_try_ms)
@@ -315,12 +333,8 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 			peer_down(node, p, "silent");
 			break;
 		}
-		if (now - p->ping_sent_ms >= NODE_PING_MS) {
-			p->ping_nonce = randombytes_random();
-			p->ping_sent_ms = now;
-			if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
-				node_send(node, p, b, len);
-		}
+		if (now - p->ping_sent_ms >= NODE_PING_MS)
+			s_ping(node, p);
 		break;
 	}
 }

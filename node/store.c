@@ -643,7 +643,13 @@ int store_put_peer(store_t *s, const uint8_t *id, const char *endpoint,
 	sqlite3_bind_int64(st, 4, seen_ms);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : s_err(rc);
+	if (rc != SQLITE_DONE)
+		return s_err(rc);
+	/* remember a bounded number: the most recently seen */
+	rc = sqlite3_exec(s->db, "DELETE FROM peers WHERE id NOT IN (SELECT id"
+			  " FROM peers ORDER BY seen_ms DESC LIMIT "
+			  STORE_MAX_PEERS_STR ")", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : s_err(rc);
 }
 
 int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg)

@@ -28,6 +28,8 @@
 
 #define STORE_KEY_BYTES 32
 #define STORE_ID_BYTES 32
+#define STORE_MAX_PEERS 256 /* learned peers remembered */
+#define STORE_MAX_PEERS_STR "256"
 
 typedef struct store store_t;
 

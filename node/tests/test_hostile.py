@@ -74,6 +74,9 @@ def test(net):
           'garbage counted and peers banned')
     check(any(p['id'] == h.id and p['state'] == 'up' for p in n.peers()),
           'honest peer still up')
+    check(all(p['lab'] != 'hostile' for p in h.peers()),
+          'made-up peers were not passed on to the honest node')
+    check(len(n.peers()) <= 8, 'peer table within max_peers')
 
 
 lmtest.main(test)
