@@ -8,13 +8,13 @@
 #define LABMESH_PROTO_CAPS_H
 
 /* Whole objects (encoded bytes). */
-#define PROTO_MAX_RECORD (256 * 1024)   /* one signed record */
-#define PROTO_MAX_REQUEST (64 * 1024)   /* one signed test request */
-#define PROTO_MAX_CANCEL 256            /* one signed cancel */
-#define PROTO_MAX_DESC 4096             /* one signed node descriptor */
-#define PROTO_MAX_MSG (1024 * 1024)     /* one node-to-node message */
+#define PROTO_MAX_RECORD (256 * 1024)	  /* one signed record */
+#define PROTO_MAX_REQUEST (64 * 1024)	  /* one signed test request */
+#define PROTO_MAX_CANCEL 256		  /* one signed cancel */
+#define PROTO_MAX_DESC 4096		  /* one signed node descriptor */
+#define PROTO_MAX_MSG (1024 * 1024)	  /* one node-to-node message */
 #define PROTO_MAX_MSG_PREAUTH (16 * 1024) /* before a peer said hello */
-#define PROTO_MAX_DEPTH 16              /* msgpack nesting, generic reader */
+#define PROTO_MAX_DEPTH 16		  /* msgpack nesting, generic reader */
 
 /* Strings (bytes of UTF-8, without NUL). */
 #define PROTO_MAX_NAME 64      /* lab, board, arch, tag, suite, transport... */
@@ -27,32 +27,32 @@
 #define PROTO_MAX_INFO_KEY 32  /* advert info map key */
 
 /* Lists. */
-#define PROTO_MAX_BOARDS 256       /* boards per advert, per accept */
-#define PROTO_MAX_TAGS 32          /* tags per board or selector */
-#define PROTO_MAX_SUITES 64        /* suites per request, run, advert */
-#define PROTO_MAX_CASES 8192       /* test cases per suite */
-#define PROTO_MAX_METRICS 1024     /* metrics per suite */
-#define PROTO_MAX_LOGS 16          /* log blobs per suite or run */
-#define PROTO_MAX_INFO 32          /* advert info entries */
-#define PROTO_MAX_SEL_LABS 64      /* labs in a request selector */
-#define PROTO_MAX_SEL_BOARDS 256   /* boards in a request selector */
-#define PROTO_MAX_ENDPOINTS 8      /* endpoints per node descriptor */
-#define PROTO_MAX_PEERS 64         /* descriptors per peers message */
-#define PROTO_MAX_BATCH 64         /* records per records message */
-#define PROTO_MAX_IDS 1024         /* ids per request-ids message */
-#define PROTO_MAX_VECTOR 1024      /* entries per vector message */
-#define PROTO_MAX_WANT 1024        /* records asked for by one want */
-#define PROTO_MAX_CREDIT 1024      /* credit granted by one message */
+#define PROTO_MAX_BOARDS 256		  /* boards per advert, per accept */
+#define PROTO_MAX_TAGS 32		  /* tags per board or selector */
+#define PROTO_MAX_SUITES 64		  /* suites per request, run, advert */
+#define PROTO_MAX_CASES 8192		  /* test cases per suite */
+#define PROTO_MAX_METRICS 1024		  /* metrics per suite */
+#define PROTO_MAX_LOGS 16		  /* log blobs per suite or run */
+#define PROTO_MAX_INFO 32		  /* advert info entries */
+#define PROTO_MAX_SEL_LABS 64		  /* labs in a request selector */
+#define PROTO_MAX_SEL_BOARDS 256	  /* boards in a request selector */
+#define PROTO_MAX_ENDPOINTS 8		  /* endpoints per node descriptor */
+#define PROTO_MAX_PEERS 64		  /* descriptors per peers message */
+#define PROTO_MAX_BATCH 64		  /* records per records message */
+#define PROTO_MAX_IDS 1024		  /* ids per request-ids message */
+#define PROTO_MAX_VECTOR 1024		  /* entries per vector message */
+#define PROTO_MAX_WANT 1024		  /* records asked for by one want */
+#define PROTO_MAX_CREDIT 1024		  /* credit granted by one message */
 #define PROTO_MAX_BLOB_CHUNK (256 * 1024) /* bytes per blob-data */
 
 /* Ranges. */
 #define PROTO_MAX_PRIORITY 100 /* request priority 0..100, higher first */
 
 /* Fixed sizes. */
-#define PROTO_KEY_LEN 32   /* Ed25519 public key = node / submitter id */
-#define PROTO_ID_LEN 32    /* BLAKE2b-256 id of a record, request, blob */
-#define PROTO_SIG_LEN 64   /* Ed25519 signature */
-#define PROTO_NONCE_LEN 16 /* request nonce */
+#define PROTO_KEY_LEN 32    /* Ed25519 public key = node / submitter id */
+#define PROTO_ID_LEN 32	    /* BLAKE2b-256 id of a record, request, blob */
+#define PROTO_SIG_LEN 64    /* Ed25519 signature */
+#define PROTO_NONCE_LEN 16  /* request nonce */
 #define PROTO_COMMIT_LEN 40 /* git commit, lowercase hex */
 
 #endif

@@ -11,6 +11,17 @@
 
 #include <sodium.h>
 
+/*
+ * libsodium picks its fastest BLAKE2b and Ed25519 code in sodium_init();
+ * every program that decodes or signs anything links this file, so it is
+ * initialised before main() and callers need no init call of their own.
+ */
+__attribute__((constructor)) static void s_sodium_init(void)
+{
+	if (sodium_init() < 0)
+		abort(); /* no usable randomness: nothing safe to do */
+}
+
 int dec_text(mp_reader_t *r, arena_t *a, size_t max, const char **ret)
 {
 	const char *s;
@@ -65,8 +76,7 @@ int dec_path(mp_reader_t *r, arena_t *a, const char **ret)
 	return s_dec_checked(r, a, PROTO_MAX_PATH, proto_path_okn, false, ret);
 }
 
-int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty,
-	       const char **ret)
+int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty, const char **ret)
 {
 	return s_dec_checked(r, a, PROTO_COMMIT_LEN, proto_commit_okn,
 			     allow_empty, ret);

@@ -25,8 +25,7 @@ int dec_name(mp_reader_t *r, arena_t *a, const char **ret);
 int dec_name_opt(mp_reader_t *r, arena_t *a, const char **ret);
 int dec_path(mp_reader_t *r, arena_t *a, const char **ret);
 /* 40 lowercase hex, or "" when allow_empty. */
-int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty,
-	       const char **ret);
+int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty, const char **ret);
 /* A list of names, min..max entries. */
 int dec_names(mp_reader_t *r, arena_t *a, uint32_t min, uint32_t max,
 	      const char *const **ret_list, size_t *ret_n);

@@ -83,8 +83,7 @@ static int s_decode(const uint8_t *data, size_t len, node_desc_t *d)
 	mp_put_bin(&e, d->sig, 64);
 	if ((err = mp_enc_compare_result(&e)) < 0)
 		return err;
-	return sig_check(DESC_SIG_PREFIX, data, signed_len, d->sig,
-			 d->node_id);
+	return sig_check(DESC_SIG_PREFIX, data, signed_len, d->sig, d->node_id);
 }
 
 int desc_decode(const void *data, size_t len, node_desc_t **ret_desc)
@@ -125,8 +124,8 @@ int desc_encode(const node_desc_t *d, uint8_t **ret_data, size_t *ret_len)
 	return mp_enc_finish(&e, ret_data, ret_len);
 }
 
-int desc_sign(const node_desc_t *d, const key_pair_t *key,
-	      uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32])
+int desc_sign(const node_desc_t *d, const key_pair_t *key, uint8_t **ret_data,
+	      size_t *ret_len, uint8_t ret_id[32])
 {
 	mp_enc_t e;
 	uint8_t *data;

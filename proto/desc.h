@@ -40,16 +40,16 @@ typedef struct node_desc {
 	uint64_t ts_ms;
 	uint64_t epoch;
 	uint8_t sig[64]; /* decoded only */
-	uint8_t id[32];  /* decoded only */
-	arena_t *arena;  /* private */
+	uint8_t id[32];	 /* decoded only */
+	arena_t *arena;	 /* private */
 } node_desc_t;
 
 /*
  * Encode and sign d (node_id = key->pk; version, sig, id ignored).
  * Returns 0 with bytes in *ret_data (caller frees), or PROTO_E_*.
  */
-int desc_sign(const node_desc_t *d, const key_pair_t *key,
-	      uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32]);
+int desc_sign(const node_desc_t *d, const key_pair_t *key, uint8_t **ret_data,
+	      size_t *ret_len, uint8_t ret_id[32]);
 /* Full strict decode + re-encode check + signature + id. */
 int desc_decode(const void *data, size_t len, node_desc_t **ret_desc);
 void desc_destroy(node_desc_t **p);

@@ -41,7 +41,8 @@ const char *proto_strerror(int err)
 
 	if (err == 0)
 		return "success";
-	if (i >= 1 && i < (int)(sizeof(s_msgs) / sizeof(s_msgs[0])) && s_msgs[i])
+	if (i >= 1 && i < (int)(sizeof(s_msgs) / sizeof(s_msgs[0])) &&
+	    s_msgs[i])
 		return s_msgs[i];
 	if (err < 0 && err > -1000)
 		return strerror(-err);

@@ -96,8 +96,9 @@ static int s_write_all(int fd, const char *p, size_t n)
 /* Write text to a fresh file at path (O_EXCL) with mode, fsync'd. */
 static int s_write_new(const char *path, const char *text, mode_t mode)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      mode);
+	int fd =
+		open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     mode);
 	int r;
 
 	if (fd < 0)
@@ -134,15 +135,16 @@ static int s_write_replace(const char *path, const char *text, mode_t mode)
 	return r;
 }
 
-int key_save(const key_pair_t *kp, const char *path, bool overwrite,
-	     char *err, size_t errsz)
+int key_save(const key_pair_t *kp, const char *path, bool overwrite, char *err,
+	     size_t errsz)
 {
 	char text[sizeof(KEY_SECRET_MAGIC) + 2 * 64 + 2];
 	char pub[4096];
 	int r;
 
 	if ((size_t)snprintf(pub, sizeof(pub), "%s.pub", path) >= sizeof(pub))
-		return s_fail(-ENAMETOOLONG, err, errsz, "%s: name too long", path);
+		return s_fail(-ENAMETOOLONG, err, errsz, "%s: name too long",
+			      path);
 	memcpy(text, KEY_SECRET_MAGIC "\n", sizeof(KEY_SECRET_MAGIC));
 	proto_hex(kp->sk, 64, text + sizeof(KEY_SECRET_MAGIC));
 	strcat(text, "\n");
@@ -153,7 +155,8 @@ int key_save(const key_pair_t *kp, const char *path, bool overwrite,
 	sodium_memzero(text, sizeof(text));
 	if (r == -EEXIST)
 		return s_fail(r, err, errsz,
-			      "%s: already exists; refusing to overwrite", path);
+			      "%s: already exists; refusing to overwrite",
+			      path);
 	if (r < 0)
 		return s_fail(r, err, errsz, "%s: %s", path, strerror(-r));
 	char hex[KEY_HEX_LEN + 1];
@@ -180,7 +183,8 @@ static int s_read_file(const char *path, bool secret, char *buf, size_t bufsz,
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return s_fail(-errno, err, errsz, "%s: %s", path, strerror(errno));
+		return s_fail(-errno, err, errsz, "%s: %s", path,
+			      strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return s_fail(PROTO_E_KEYFORMAT, err, errsz,
@@ -188,9 +192,10 @@ static int s_read_file(const char *path, bool secret, char *buf, size_t bufsz,
 	}
 	if (secret && (st.st_mode & 077)) {
 		close(fd);
-		return s_fail(PROTO_E_KEYPERM, err, errsz,
-			      "%s: permissions %04o are too open; run chmod 600 %s",
-			      path, (unsigned)(st.st_mode & 07777), path);
+		return s_fail(
+			PROTO_E_KEYPERM, err, errsz,
+			"%s: permissions %04o are too open; run chmod 600 %s",
+			path, (unsigned)(st.st_mode & 07777), path);
 	}
 	while (n < bufsz - 1) {
 		ssize_t r = read(fd, buf + n, bufsz - 1 - n);
@@ -199,7 +204,8 @@ static int s_read_file(const char *path, bool secret, char *buf, size_t bufsz,
 		if (r < 0) {
 			int e = errno;
 			close(fd);
-			return s_fail(-e, err, errsz, "%s: %s", path, strerror(e));
+			return s_fail(-e, err, errsz, "%s: %s", path,
+				      strerror(e));
 		}
 		if (r == 0)
 			break;
@@ -208,7 +214,8 @@ static int s_read_file(const char *path, bool secret, char *buf, size_t bufsz,
 	close(fd);
 	buf[n] = '\0';
 	if (n == bufsz - 1)
-		return s_fail(PROTO_E_KEYFORMAT, err, errsz, "%s: too large", path);
+		return s_fail(PROTO_E_KEYFORMAT, err, errsz, "%s: too large",
+			      path);
 	return 0;
 }
 

@@ -23,9 +23,9 @@
 
 #define KEY_SECRET_MAGIC "labmesh-ed25519-secret-v1"
 #define KEY_PUBLIC_MAGIC "labmesh-ed25519-public-v1"
-#define KEY_HEX_LEN 64   /* hex id, without NUL */
+#define KEY_HEX_LEN 64	 /* hex id, without NUL */
 #define KEY_SHORT_LEN 12 /* short hex id, without NUL */
-#define KEY_Z85_LEN 40   /* Z85 of a 32-byte key, without NUL */
+#define KEY_Z85_LEN 40	 /* Z85 of a 32-byte key, without NUL */
 
 typedef struct key_pair {
 	uint8_t pk[32]; /* Ed25519 public key: the id */
@@ -45,8 +45,8 @@ void key_wipe(key_pair_t *kp);
  * -errno and writes a one-line reason into err (errsz bytes; err may be
  * NULL).
  */
-int key_save(const key_pair_t *kp, const char *path, bool overwrite,
-	     char *err, size_t errsz);
+int key_save(const key_pair_t *kp, const char *path, bool overwrite, char *err,
+	     size_t errsz);
 /*
  * Load a secret key file. Refuses (PROTO_E_KEYPERM) a file readable or
  * writable by group/others, PROTO_E_KEYFORMAT for bad contents (including

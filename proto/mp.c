@@ -57,7 +57,8 @@ static int s_str_check(const uint8_t *s, size_t n, bool nul_ok)
 			uint64_t v;
 			memcpy(&v, s + i, 8);
 			/* all ASCII and (for strings) no zero byte: skip 8 */
-			if (!(v & high) && (nul_ok || !((v - ones) & ~v & high))) {
+			if (!(v & high) &&
+			    (nul_ok || !((v - ones) & ~v & high))) {
 				i += 8;
 				continue;
 			}
@@ -198,9 +199,65 @@ void mp_enc_fail(mp_enc_t *e, int err)
 		e->err = err;
 }
 
+/*
+ * Compare mode does not go through the packer: it forms the canonical head
+ * of each value itself and checks it against the expected bytes in line
+ * (a record's re-encoding is a few hundred small heads). The heads are the
+ * shortest forms msgpack-c's packer picks in build mode; every sign-then-
+ * decode round trip in the tests fails if the two ever disagree.
+ */
+static void s_cmp_head(mp_enc_t *e, uint8_t tag, uint64_t v, size_t w)
+{
+	uint8_t b[9];
+
+	b[0] = tag;
+	for (size_t i = 0; i < w; i++)
+		b[1 + i] = (uint8_t)(v >> (8 * (w - 1 - i)));
+	s_compare(e, (const char *)b, 1 + w);
+}
+
+static void s_cmp_uint(mp_enc_t *e, uint64_t v)
+{
+	if (v < 0x80)
+		s_cmp_head(e, (uint8_t)v, 0, 0);
+	else if (v <= 0xff)
+		s_cmp_head(e, 0xcc, v, 1);
+	else if (v <= 0xffff)
+		s_cmp_head(e, 0xcd, v, 2);
+	else if (v <= 0xffffffff)
+		s_cmp_head(e, 0xce, v, 4);
+	else
+		s_cmp_head(e, 0xcf, v, 8);
+}
+
+/* A length head: fix form up to fixmax (if fix), then 8/16/32-bit forms. */
+struct len_forms {
+	uint8_t fix, fixmax, t8, t16, t32;
+};
+
+static const struct len_forms s_str_forms = {0xa0, 31, 0xd9, 0xda, 0xdb};
+static const struct len_forms s_bin_forms = {0, 0, 0xc4, 0xc5, 0xc6};
+static const struct len_forms s_array_forms = {0x90, 15, 0, 0xdc, 0xdd};
+static const struct len_forms s_map_forms = {0x80, 15, 0, 0xde, 0xdf};
+
+static void s_cmp_len(mp_enc_t *e, uint64_t n, const struct len_forms *f)
+{
+	if (f->fix && n <= f->fixmax)
+		s_cmp_head(e, (uint8_t)(f->fix | n), 0, 0);
+	else if (f->t8 && n <= 0xff)
+		s_cmp_head(e, f->t8, n, 1);
+	else if (n <= 0xffff)
+		s_cmp_head(e, f->t16, n, 2);
+	else
+		s_cmp_head(e, f->t32, n, 4);
+}
+
 void mp_put_nil(mp_enc_t *e)
 {
-	msgpack_pack_nil(&e->pk);
+	if (e->compare)
+		s_cmp_head(e, 0xc0, 0, 0);
+	else
+		msgpack_pack_nil(&e->pk);
 }
 
 void mp_put_bool(mp_enc_t *e, bool v)
@@ -213,7 +270,10 @@ void mp_put_bool(mp_enc_t *e, bool v)
 
 void mp_put_uint(mp_enc_t *e, uint64_t v)
 {
-	msgpack_pack_uint64(&e->pk, v);
+	if (e->compare)
+		s_cmp_uint(e, v);
+	else
+		msgpack_pack_uint64(&e->pk, v);
 }
 
 void mp_put_int(mp_enc_t *e, int64_t v)
@@ -223,9 +283,15 @@ void mp_put_int(mp_enc_t *e, int64_t v)
 
 void mp_put_f64(mp_enc_t *e, double v)
 {
+	uint64_t u;
+
 	if (!isfinite(v))
 		mp_enc_fail(e, PROTO_E_NAN);
-	msgpack_pack_double(&e->pk, v);
+	memcpy(&u, &v, sizeof(u));
+	if (e->compare)
+		s_cmp_head(e, 0xcb, u, 8);
+	else
+		msgpack_pack_double(&e->pk, v);
 }
 
 void mp_put_strn(mp_enc_t *e, const char *s, size_t n)
@@ -234,11 +300,13 @@ void mp_put_strn(mp_enc_t *e, const char *s, size_t n)
 		mp_enc_fail(e, PROTO_E_TOOBIG);
 		return;
 	}
-	msgpack_pack_str(&e->pk, n);
-	/* the body goes out as is: compare it in place when comparing */
-	if (n && e->compare)
+	if (e->compare) {
+		s_cmp_len(e, n, &s_str_forms);
 		s_compare(e, s, n);
-	else if (n)
+		return;
+	}
+	msgpack_pack_str(&e->pk, n);
+	if (n)
 		msgpack_pack_str_body(&e->pk, s, n);
 }
 
@@ -253,6 +321,11 @@ void mp_put_bin(mp_enc_t *e, const void *p, size_t n)
 {
 	if (n > UINT32_MAX) {
 		mp_enc_fail(e, PROTO_E_TOOBIG);
+		return;
+	}
+	if (e->compare) {
+		s_cmp_len(e, n, &s_bin_forms);
+		s_compare(e, p, n);
 		return;
 	}
 	msgpack_pack_bin(&e->pk, n);
@@ -270,12 +343,18 @@ void mp_put_bin_or_nil(mp_enc_t *e, const void *p, size_t n)
 
 void mp_put_array(mp_enc_t *e, uint32_t n)
 {
-	msgpack_pack_array(&e->pk, n);
+	if (e->compare)
+		s_cmp_len(e, n, &s_array_forms);
+	else
+		msgpack_pack_array(&e->pk, n);
 }
 
 void mp_put_map(mp_enc_t *e, uint32_t n)
 {
-	msgpack_pack_map(&e->pk, n);
+	if (e->compare)
+		s_cmp_len(e, n, &s_map_forms);
+	else
+		msgpack_pack_map(&e->pk, n);
 }
 
 void mp_put_raw(mp_enc_t *e, const void *p, size_t n)
@@ -287,10 +366,10 @@ void mp_put_raw(mp_enc_t *e, const void *p, size_t n)
 
 struct head {
 	enum mp_type type;
-	size_t hlen;  /* bytes of the head (format byte + fixed part) */
-	uint64_t u;   /* MP_UINT value, MP_BOOL 0/1, else length/count */
-	int64_t i;    /* MP_INT value */
-	double f;     /* MP_FLOAT value */
+	size_t hlen; /* bytes of the head (format byte + fixed part) */
+	uint64_t u;  /* MP_UINT value, MP_BOOL 0/1, else length/count */
+	int64_t i;   /* MP_INT value */
+	double f;    /* MP_FLOAT value */
 };
 
 void mp_reader_init(mp_reader_t *r, const void *data, size_t len)
@@ -344,7 +423,10 @@ static int s_sized(const mp_reader_t *r, struct head *h, enum mp_type type,
 static int s_head_int(const mp_reader_t *r, struct head *h, size_t w)
 {
 	static const int64_t min_for[9] = {
-		[1] = -32, [2] = -128, [4] = -32768, [8] = INT32_MIN,
+		[1] = -32,
+		[2] = -128,
+		[4] = -32768,
+		[8] = INT32_MIN,
 	};
 
 	if (r->left < 1 + w)
@@ -598,8 +680,7 @@ int mp_get_f64(mp_reader_t *r, double *ret_v)
 	return 0;
 }
 
-int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s,
-	       size_t *ret_len)
+int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s, size_t *ret_len)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_STR);
@@ -672,8 +753,7 @@ static bool s_count_fits(const mp_reader_t *r, const struct head *h,
 	return min_elem == 0 || h->u <= left / min_elem;
 }
 
-int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max,
-		 uint32_t *ret_n)
+int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max, uint32_t *ret_n)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_ARRAY);
@@ -720,8 +800,7 @@ int mp_get_map(mp_reader_t *r, uint32_t max, uint32_t *ret_n)
 	return 0;
 }
 
-int mp_key_order(const char *prev, size_t plen, const char *key,
-		 size_t klen)
+int mp_key_order(const char *prev, size_t plen, const char *key, size_t klen)
 {
 	if (!prev)
 		return 0;

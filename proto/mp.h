@@ -13,8 +13,10 @@
  * Encoding goes through msgpack-c's packer (which already picks the
  * shortest forms). An encoder either builds a buffer or, in compare mode,
  * checks the bytes it would produce against an expected buffer without
- * storing anything: decoders use that to require that what they accepted
- * re-encodes to the very same bytes.
+ * storing anything (forming the same shortest heads itself, in line):
+ * decoders use that to require that what they accepted re-encodes to the
+ * very same bytes. mp_put_int and mp_put_bool stay on the packer in both
+ * modes.
  *
  * Decoding is ours: an OpenSSH-sshbuf-like cursor over borrowed bytes.
  * Each getter peeks, checks the length against what REMAINS, then
@@ -42,10 +44,10 @@ typedef struct mp_enc {
 	msgpack_sbuffer sbuf;
 	const uint8_t *expect; /* compare mode: the bytes we must produce */
 	size_t expect_len;
-	size_t off;     /* compare mode: bytes produced so far */
-	bool mismatch;  /* compare mode: a produced byte differed */
+	size_t off;    /* compare mode: bytes produced so far */
+	bool mismatch; /* compare mode: a produced byte differed */
 	bool compare;
-	int err;        /* first error (sticky); 0 while all is well */
+	int err; /* first error (sticky); 0 while all is well */
 } mp_enc_t;
 
 /* Start an encoder that builds a buffer (initial room: hint bytes). */
@@ -94,7 +96,7 @@ enum mp_type {
 	MP_NIL = 1,
 	MP_BOOL,
 	MP_UINT, /* non-negative integer */
-	MP_INT,  /* negative integer */
+	MP_INT,	 /* negative integer */
 	MP_FLOAT,
 	MP_STR,
 	MP_BIN,
@@ -147,8 +149,7 @@ static inline int mp_get_uint(mp_reader_t *r, uint64_t *ret_v)
 }
 
 /* A uint no larger than max, else PROTO_E_RANGE. */
-static inline int mp_get_uint_max(mp_reader_t *r, uint64_t max,
-				  uint64_t *ret_v)
+static inline int mp_get_uint_max(mp_reader_t *r, uint64_t max, uint64_t *ret_v)
 {
 	if (r->left > 0 && r->p[0] <= 0x7f && r->p[0] <= max) {
 		*ret_v = r->p[0];
@@ -165,8 +166,7 @@ int mp_get_f64(mp_reader_t *r, double *ret_v);
  * A str of at most max bytes (else PROTO_E_TOOBIG), validated (UTF-8, no
  * NUL). *ret_s points into the input and is NOT NUL-terminated.
  */
-int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s,
-	       size_t *ret_len);
+int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s, size_t *ret_len);
 /*
  * A str of at most max bytes WITHOUT the UTF-8/NUL check: only for
  * callers that then check a stricter ASCII syntax themselves (names,
@@ -204,8 +204,7 @@ int mp_get_map(mp_reader_t *r, uint32_t max, uint32_t *ret_n);
  * prev (plen bytes; prev NULL for the first key), else PROTO_E_UNSORTED or
  * PROTO_E_DUPKEY.
  */
-int mp_key_order(const char *prev, size_t plen, const char *key,
-		 size_t klen);
+int mp_key_order(const char *prev, size_t plen, const char *key, size_t klen);
 /* Consume one whole canonical value of any type, at most depth deep. */
 int mp_skip(mp_reader_t *r, unsigned depth);
 /* 0 if data is exactly one canonical msgpack value (PROTO_MAX_DEPTH). */

@@ -11,20 +11,21 @@
 #include <string.h>
 
 static const char *const s_names[] = {
-	[MSG_HELLO] = "hello", [MSG_PEERS] = "peers",
-	[MSG_REQUEST] = "request", [MSG_REQUEST_IDS] = "request-ids",
-	[MSG_VECTOR] = "vector", [MSG_WANT] = "want",
-	[MSG_RECORDS] = "records", [MSG_CREDIT] = "credit",
+	[MSG_HELLO] = "hello",	     [MSG_PEERS] = "peers",
+	[MSG_REQUEST] = "request",   [MSG_REQUEST_IDS] = "request-ids",
+	[MSG_VECTOR] = "vector",     [MSG_WANT] = "want",
+	[MSG_RECORDS] = "records",   [MSG_CREDIT] = "credit",
 	[MSG_BLOB_GET] = "blob-get", [MSG_BLOB_DATA] = "blob-data",
-	[MSG_PING] = "ping", [MSG_PONG] = "pong", [MSG_CANCEL] = "cancel",
+	[MSG_PING] = "ping",	     [MSG_PONG] = "pong",
+	[MSG_CANCEL] = "cancel",
 };
 
 /* Number of fields after the tag, per type. */
 static const uint32_t s_arity[] = {
-	[MSG_HELLO] = 3, [MSG_PEERS] = 1, [MSG_REQUEST] = 1,
+	[MSG_HELLO] = 3,       [MSG_PEERS] = 1,	 [MSG_REQUEST] = 1,
 	[MSG_REQUEST_IDS] = 1, [MSG_VECTOR] = 1, [MSG_WANT] = 3,
-	[MSG_RECORDS] = 1, [MSG_CREDIT] = 1, [MSG_BLOB_GET] = 3,
-	[MSG_BLOB_DATA] = 4, [MSG_PING] = 1, [MSG_PONG] = 1,
+	[MSG_RECORDS] = 1,     [MSG_CREDIT] = 1, [MSG_BLOB_GET] = 3,
+	[MSG_BLOB_DATA] = 4,   [MSG_PING] = 1,	 [MSG_PONG] = 1,
 	[MSG_CANCEL] = 1,
 };
 
@@ -37,9 +38,8 @@ const char *msg_type_name(int type)
 
 /* ---- lists of nested signed objects (bin each) ---- */
 
-static int s_dec_blobs(mp_reader_t *r, arena_t *a, uint32_t min,
-		       uint32_t max, size_t cap, const proto_bytes_t **ret,
-		       size_t *ret_n)
+static int s_dec_blobs(mp_reader_t *r, arena_t *a, uint32_t min, uint32_t max,
+		       size_t cap, const proto_bytes_t **ret, size_t *ret_n)
 {
 	uint32_t n;
 	int e = mp_get_array(r, 2, max, &n);
@@ -116,8 +116,9 @@ static int s_dec_vector(mp_reader_t *r, arena_t *a, msg_t *m)
 		if (v[i].seq == 0)
 			return PROTO_E_RANGE;
 		/* one entry per author, in order: no duplicates to process */
-		if (i > 0 && (e = mp_key_order((const char *)v[i - 1].author, 32,
-					       (const char *)v[i].author, 32)) < 0)
+		if (i > 0 &&
+		    (e = mp_key_order((const char *)v[i - 1].author, 32,
+				      (const char *)v[i].author, 32)) < 0)
 			return e;
 	}
 	m->vector.entries = v;

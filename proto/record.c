@@ -15,7 +15,7 @@
 #define RECORD_FIELDS 8
 
 static const char *const s_kinds[] = {
-	[RECORD_ADVERT] = "advert", [RECORD_ACCEPT] = "accept",
+	[RECORD_ADVERT] = "advert",   [RECORD_ACCEPT] = "accept",
 	[RECORD_DECLINE] = "decline", [RECORD_EVENT] = "event",
 	[RECORD_RUN] = "run",
 };
@@ -30,8 +30,10 @@ const char *record_kind_name(int kind)
 const char *board_state_name(int state)
 {
 	static const char *const names[] = {
-		[BOARD_IDLE] = "idle", [BOARD_BUSY] = "busy",
-		[BOARD_OFFLINE] = "offline", [BOARD_MAINTENANCE] = "maintenance",
+		[BOARD_IDLE] = "idle",
+		[BOARD_BUSY] = "busy",
+		[BOARD_OFFLINE] = "offline",
+		[BOARD_MAINTENANCE] = "maintenance",
 	};
 	if (state < BOARD_IDLE || state > BOARD_STATE_MAX)
 		return "?";
@@ -41,9 +43,12 @@ const char *board_state_name(int state)
 const char *decline_reason_name(int reason)
 {
 	static const char *const names[] = {
-		[DECLINE_POLICY] = "policy", [DECLINE_NO_BOARD] = "no-board",
-		[DECLINE_QUOTA] = "quota", [DECLINE_EXPIRED] = "expired",
-		[DECLINE_UNSUPPORTED] = "unsupported", [DECLINE_BUSY] = "busy",
+		[DECLINE_POLICY] = "policy",
+		[DECLINE_NO_BOARD] = "no-board",
+		[DECLINE_QUOTA] = "quota",
+		[DECLINE_EXPIRED] = "expired",
+		[DECLINE_UNSUPPORTED] = "unsupported",
+		[DECLINE_BUSY] = "busy",
 		[DECLINE_OTHER] = "other",
 	};
 	if (reason < DECLINE_POLICY || reason > DECLINE_REASON_MAX)
@@ -54,10 +59,10 @@ const char *decline_reason_name(int reason)
 const char *job_state_name(int state)
 {
 	static const char *const names[] = {
-		[JOB_QUEUED] = "queued", [JOB_FETCHING] = "fetching",
+		[JOB_QUEUED] = "queued",     [JOB_FETCHING] = "fetching",
 		[JOB_BUILDING] = "building", [JOB_BOOTING] = "booting",
-		[JOB_RUNNING] = "running", [JOB_DONE] = "done",
-		[JOB_ERROR] = "error", [JOB_CANCELLED] = "cancelled",
+		[JOB_RUNNING] = "running",   [JOB_DONE] = "done",
+		[JOB_ERROR] = "error",	     [JOB_CANCELLED] = "cancelled",
 	};
 	if (state < JOB_QUEUED || state > JOB_STATE_MAX)
 		return "?";
@@ -67,8 +72,10 @@ const char *job_state_name(int state)
 const char *build_status_name(int status)
 {
 	static const char *const names[] = {
-		[BUILD_NONE] = "none", [BUILD_PASS] = "pass",
-		[BUILD_FAIL] = "fail", [BUILD_ERROR] = "error",
+		[BUILD_NONE] = "none",
+		[BUILD_PASS] = "pass",
+		[BUILD_FAIL] = "fail",
+		[BUILD_ERROR] = "error",
 	};
 	if (status < BUILD_NONE || status > BUILD_STATUS_MAX)
 		return "?";
@@ -91,8 +98,8 @@ static void s_encode_unsigned(mp_enc_t *e, const record_t *rec,
 	record_body_encode(e, rec);
 }
 
-int record_sign(const record_t *rec, const key_pair_t *key,
-		uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32])
+int record_sign(const record_t *rec, const key_pair_t *key, uint8_t **ret_data,
+		size_t *ret_len, uint8_t ret_id[32])
 {
 	mp_enc_t e;
 	uint8_t *data;
@@ -149,8 +156,7 @@ static int s_decode_head(mp_reader_t *r, record_head_t *h)
 }
 
 /* sig, nothing after it, then the signature over the received bytes. */
-static int s_decode_tail(mp_reader_t *r, const uint8_t *data,
-			 record_head_t *h)
+static int s_decode_tail(mp_reader_t *r, const uint8_t *data, record_head_t *h)
 {
 	size_t signed_len = mp_reader_offset(r);
 	int e;

@@ -69,22 +69,22 @@ typedef struct {
 } proto_kv_t;
 
 typedef struct {
-	const char *name;      /* name syntax */
-	const char *arch;      /* name syntax */
-	const char *machine;   /* text, PROTO_MAX_SHORT, may be "" */
+	const char *name;	 /* name syntax */
+	const char *arch;	 /* name syntax */
+	const char *machine;	 /* text, PROTO_MAX_SHORT, may be "" */
 	const char *const *tags; /* name syntax each, PROTO_MAX_TAGS */
 	size_t n_tags;
 	const char *transport; /* name syntax: local, ssh, serial, adb... */
 	const char *boot;      /* name syntax: none, qemu, command */
 	enum board_state state;
-	uint32_t queue_len;    /* jobs waiting for this board */
+	uint32_t queue_len; /* jobs waiting for this board */
 } record_board_t;
 
 typedef struct {
-	const char *lab;         /* name syntax */
-	uint8_t node_id[32];     /* the node's public key (= author) */
-	const char *description; /* text, PROTO_MAX_TEXT, may be "" */
-	const char *software;    /* text, PROTO_MAX_SHORT: "labmesh 0.1.0" */
+	const char *lab;	   /* name syntax */
+	uint8_t node_id[32];	   /* the node's public key (= author) */
+	const char *description;   /* text, PROTO_MAX_TEXT, may be "" */
+	const char *software;	   /* text, PROTO_MAX_SHORT: "labmesh 0.1.0" */
 	const char *const *suites; /* suites this lab runs, PROTO_MAX_SUITES */
 	size_t n_suites;
 	/* Free-form lab facts (location, contact...). Encoded sorted by key
@@ -104,12 +104,12 @@ typedef struct {
 } record_accept_t;
 
 enum decline_reason {
-	DECLINE_POLICY = 1, /* submitter not allowed here */
-	DECLINE_NO_BOARD,   /* no board matches the selector */
-	DECLINE_QUOTA,      /* submitter over quota */
-	DECLINE_EXPIRED,    /* request expired before we saw it */
+	DECLINE_POLICY = 1,  /* submitter not allowed here */
+	DECLINE_NO_BOARD,    /* no board matches the selector */
+	DECLINE_QUOTA,	     /* submitter over quota */
+	DECLINE_EXPIRED,     /* request expired before we saw it */
 	DECLINE_UNSUPPORTED, /* kernel form, arch or suite not supported */
-	DECLINE_BUSY,       /* queue full */
+	DECLINE_BUSY,	     /* queue full */
 	DECLINE_OTHER,
 };
 #define DECLINE_REASON_MAX DECLINE_OTHER
@@ -137,14 +137,14 @@ enum job_state {
 const char *job_state_name(int state);
 
 typedef struct {
-	bool has_request;        /* false: a local run (no request), nil */
+	bool has_request; /* false: a local run (no request), nil */
 	uint8_t request_id[32];
-	const char *board;       /* name syntax */
+	const char *board; /* name syntax */
 	enum job_state state;
-	uint32_t suite_index;    /* RUNNING: 1..suite_count; else 0 */
-	uint32_t suite_count;    /* 0..PROTO_MAX_SUITES */
-	const char *suite;       /* RUNNING: name syntax; else "" */
-	const char *text;        /* text, PROTO_MAX_TEXT, may be "" */
+	uint32_t suite_index; /* RUNNING: 1..suite_count; else 0 */
+	uint32_t suite_count; /* 0..PROTO_MAX_SUITES */
+	const char *suite;    /* RUNNING: name syntax; else "" */
+	const char *text;     /* text, PROTO_MAX_TEXT, may be "" */
 } record_event_t;
 
 /* ---- run: the result of one request on one board ---- */
@@ -171,7 +171,8 @@ typedef struct {
 	const char *commit;   /* 40 lowercase hex, or "" if unknown */
 	const char *config;   /* text, PROTO_MAX_SHORT: defconfig, may be "" */
 	const char *arch;     /* name syntax */
-	const char *describe; /* text, PROTO_MAX_SHORT: uname -r, git describe */
+	const char
+		*describe; /* text, PROTO_MAX_SHORT: uname -r, git describe */
 	bool has_kernel_blob;
 	uint8_t kernel_blob[32];
 	bool has_initrd_blob;
@@ -181,27 +182,27 @@ typedef struct {
 } run_kernel_t;
 
 typedef struct {
-	const char *path;     /* path syntax, relative to the suite */
+	const char *path;	  /* path syntax, relative to the suite */
 	enum proto_status status; /* PASS FAIL ERROR SKIP MISS (DONE too) */
 	uint64_t duration_ms;
-	const char *message;  /* text, PROTO_MAX_MESSAGE, may be "" */
+	const char *message; /* text, PROTO_MAX_MESSAGE, may be "" */
 } run_case_t;
 
 typedef struct {
-	const char *name;     /* path syntax */
-	double value;         /* finite */
-	const char *unit;     /* text, PROTO_MAX_NAME, may be "" */
+	const char *name; /* path syntax */
+	double value;	  /* finite */
+	const char *unit; /* text, PROTO_MAX_NAME, may be "" */
 	enum metric_better better;
 } run_metric_t;
 
 typedef struct {
-	const char *name;     /* name syntax: "console", "output"... */
+	const char *name; /* name syntax: "console", "output"... */
 	uint8_t blob_id[32];
 } run_log_t;
 
 typedef struct {
-	const char *name;     /* name syntax */
-	const char *version;  /* text, PROTO_MAX_SHORT, may be "" */
+	const char *name;    /* name syntax */
+	const char *version; /* text, PROTO_MAX_SHORT, may be "" */
 	enum proto_status status;
 	uint64_t duration_ms;
 	uint64_t start_ms, end_ms; /* end_ms >= start_ms */
@@ -209,19 +210,20 @@ typedef struct {
 	size_t n_cases;
 	const run_metric_t *metrics; /* PROTO_MAX_METRICS */
 	size_t n_metrics;
-	const run_log_t *logs;     /* PROTO_MAX_LOGS */
+	const run_log_t *logs; /* PROTO_MAX_LOGS */
 	size_t n_logs;
 } run_suite_t;
 
 typedef struct {
-	bool has_request;         /* false: a local run, nil on the wire */
+	bool has_request; /* false: a local run, nil on the wire */
 	uint8_t request_id[32];
-	const char *board;        /* name syntax */
-	const char *lab;          /* name syntax */
+	const char *board; /* name syntax */
+	const char *lab;   /* name syntax */
 	run_kernel_t kernel;
 	const run_suite_t *suites; /* PROTO_MAX_SUITES */
 	size_t n_suites;
-	const run_log_t *logs;    /* whole-run logs (boot console), PROTO_MAX_LOGS */
+	const run_log_t
+		*logs; /* whole-run logs (boot console), PROTO_MAX_LOGS */
 	size_t n_logs;
 	enum proto_status status; /* overall */
 } record_run_t;
@@ -233,11 +235,11 @@ typedef struct {
 	enum record_kind kind;
 	uint8_t author[32];
 	uint64_t seq;
-	bool has_prev;           /* false iff seq == 1 */
+	bool has_prev; /* false iff seq == 1 */
 	uint8_t prev_id[32];
 	uint64_t ts_ms;
-	uint8_t sig[64];         /* decoded records only */
-	uint8_t id[32];          /* decoded records only */
+	uint8_t sig[64]; /* decoded records only */
+	uint8_t id[32];	 /* decoded records only */
 } record_head_t;
 
 typedef struct record {
@@ -258,8 +260,8 @@ typedef struct record {
  * frees with free()), *ret_len and the id in ret_id, or a PROTO_E_* code
  * saying why the record would be refused (nothing written then).
  */
-int record_sign(const record_t *rec, const key_pair_t *key,
-		uint8_t **ret_data, size_t *ret_len, uint8_t ret_id[32]);
+int record_sign(const record_t *rec, const key_pair_t *key, uint8_t **ret_data,
+		size_t *ret_len, uint8_t ret_id[32]);
 
 /*
  * Full strict decode and verify of len bytes at data (borrowed; the

@@ -45,7 +45,8 @@ static int s_dec_board(mp_reader_t *r, arena_t *a, record_board_t *b)
 	    (e = dec_name(r, a, &b->name)) < 0 ||
 	    (e = dec_name(r, a, &b->arch)) < 0 ||
 	    (e = dec_text(r, a, PROTO_MAX_SHORT, &b->machine)) < 0 ||
-	    (e = dec_names(r, a, 0, PROTO_MAX_TAGS, &b->tags, &b->n_tags)) < 0 ||
+	    (e = dec_names(r, a, 0, PROTO_MAX_TAGS, &b->tags, &b->n_tags)) <
+		    0 ||
 	    (e = dec_name(r, a, &b->transport)) < 0 ||
 	    (e = dec_name(r, a, &b->boot)) < 0 ||
 	    (e = dec_u32(r, 1, BOARD_STATE_MAX, &v)) < 0)
@@ -69,8 +70,8 @@ static int s_dec_info(mp_reader_t *r, arena_t *a, record_advert_t *ad)
 		size_t klen = strlen(kv[i].key);
 		if (klen > PROTO_MAX_INFO_KEY)
 			return PROTO_E_TOOBIG;
-		if (prev && (e = mp_key_order(prev, strlen(prev), kv[i].key,
-					      klen)) < 0)
+		if (prev &&
+		    (e = mp_key_order(prev, strlen(prev), kv[i].key, klen)) < 0)
 			return e;
 		if ((e = dec_text(r, a, PROTO_MAX_SHORT, &kv[i].value)) < 0)
 			return e;

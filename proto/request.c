@@ -87,7 +87,8 @@ static int s_dec_kernel(mp_reader_t *r, arena_t *a, request_kernel_t *k)
 	}
 	if (t == REQUEST_KERNEL_ARTIFACT) {
 		if ((e = mp_get_bin_exact(r, 32, k->kernel_blob)) < 0 ||
-		    (e = dec_id_opt(r, &k->has_initrd_blob, k->initrd_blob)) < 0 ||
+		    (e = dec_id_opt(r, &k->has_initrd_blob, k->initrd_blob)) <
+			    0 ||
 		    (e = dec_text(r, a, PROTO_MAX_SHORT, &k->describe)) < 0 ||
 		    (e = dec_name(r, a, &k->arch)) < 0)
 			return e;
@@ -115,9 +116,10 @@ static int s_dec_selector(mp_reader_t *r, arena_t *a, request_selector_t *s)
 
 	if ((e = mp_get_array_exact(r, 5)) < 0 ||
 	    (e = dec_name_opt(r, a, &s->arch)) < 0 ||
-	    (e = dec_names(r, a, 0, PROTO_MAX_TAGS, &s->tags, &s->n_tags)) < 0 ||
-	    (e = dec_names(r, a, 0, PROTO_MAX_SEL_LABS, &s->labs,
-			   &s->n_labs)) < 0 ||
+	    (e = dec_names(r, a, 0, PROTO_MAX_TAGS, &s->tags, &s->n_tags)) <
+		    0 ||
+	    (e = dec_names(r, a, 0, PROTO_MAX_SEL_LABS, &s->labs, &s->n_labs)) <
+		    0 ||
 	    (e = dec_names(r, a, 0, PROTO_MAX_SEL_BOARDS, &s->boards,
 			   &s->n_boards)) < 0)
 		return e;

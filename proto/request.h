@@ -69,14 +69,14 @@ typedef struct {
 } request_kernel_t;
 
 typedef struct {
-	const char *arch;          /* name syntax, or "" for any */
-	const char *const *tags;   /* a board must have all; PROTO_MAX_TAGS */
+	const char *arch;	 /* name syntax, or "" for any */
+	const char *const *tags; /* a board must have all; PROTO_MAX_TAGS */
 	size_t n_tags;
-	const char *const *labs;   /* empty: any lab; PROTO_MAX_SEL_LABS */
+	const char *const *labs; /* empty: any lab; PROTO_MAX_SEL_LABS */
 	size_t n_labs;
 	const char *const *boards; /* empty: any board; PROTO_MAX_SEL_BOARDS */
 	size_t n_boards;
-	uint32_t max_per_lab;      /* 0: no limit; else 1..PROTO_MAX_BOARDS */
+	uint32_t max_per_lab; /* 0: no limit; else 1..PROTO_MAX_BOARDS */
 } request_selector_t;
 
 typedef struct request {
@@ -91,8 +91,8 @@ typedef struct request {
 	size_t n_suites;
 	request_selector_t select;
 	uint8_t sig[64]; /* decoded requests only */
-	uint8_t id[32];  /* decoded requests only */
-	arena_t *arena;  /* private */
+	uint8_t id[32];	 /* decoded requests only */
+	arena_t *arena;	 /* private */
 } request_t;
 
 /*

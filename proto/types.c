@@ -36,7 +36,7 @@ int proto_status_parse(const char *s, enum proto_status *ret_status)
  * for every name and test path they read. */
 #define C_ALNUM 1
 #define C_NAME 2 /* alnum . _ - */
-#define C_SEG 4  /* alnum _ - */
+#define C_SEG 4	 /* alnum _ - */
 #define C_DOT 8
 
 static const uint8_t s_class[256] = {
@@ -66,18 +66,23 @@ bool proto_name_okn(const char *s, size_t n)
 
 bool proto_path_okn(const char *s, size_t n)
 {
-	/* one pass: k is 0 (bad), C_SEG or C_DOT; a dot may follow neither
-	 * the start nor another dot, nor end the path */
-	unsigned bad = 0, prev = C_DOT;
+	unsigned all = C_NAME;
+	const char *dot;
 
-	if (n == 0 || n > PROTO_MAX_PATH)
+	if (n == 0 || n > PROTO_MAX_PATH || s[0] == '.' || s[n - 1] == '.')
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned k = s_class[(uint8_t)s[i]] & (C_SEG | C_DOT);
-		bad |= (k == 0) | (k & prev & C_DOT);
-		prev = k;
+	/* path characters are the name characters (no branch per byte) */
+	for (size_t i = 0; i < n; i++)
+		all &= s_class[(uint8_t)s[i]];
+	if (!(all & C_NAME))
+		return false;
+	/* no empty segment: no dot right after another */
+	for (dot = memchr(s, '.', n); dot;
+	     dot = memchr(dot + 1, '.', (size_t)(s + n - dot - 1))) {
+		if (dot[1] == '.')
+			return false;
 	}
-	return !bad && prev != C_DOT;
+	return true;
 }
 
 bool proto_commit_okn(const char *s, size_t n)
@@ -209,7 +214,8 @@ int proto_unhex(const char *s, void *out, size_t n)
 	if (s[2 * n] != '\0')
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(s_nibble(s[2 * i]) << 4 | s_nibble(s[2 * i + 1]));
+		b[i] = (uint8_t)(s_nibble(s[2 * i]) << 4 |
+				 s_nibble(s[2 * i + 1]));
 	return 0;
 }
 

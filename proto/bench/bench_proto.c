@@ -49,7 +49,8 @@ static void s_make(void)
 		struct item *it = &s_items[i];
 		record_t rec;
 		uint8_t id[32];
-		sample_record(i % 2 ? RECORD_ADVERT : RECORD_RUN, i + 1, 50, &rec);
+		sample_record(i % 2 ? RECORD_ADVERT : RECORD_RUN, i + 1, 50,
+			      &rec);
 		if (record_sign(&rec, &kp, &it->data, &it->len, id) < 0)
 			abort();
 		it->mlen = plen + it->len - 66; /* sig is the last 66 bytes */
@@ -113,8 +114,10 @@ int main(void)
 	       "\"value\": %.0f, \"unit\": \"records/s\", \"baseline\": %.0f, "
 	       "\"ratio\": %.3f, \"target\": \"ratio >= 0.9\", \"met\": %s}\n",
 	       full, bare, ratio, ratio >= 0.9 ? "true" : "false");
-	printf("{\"figure\": \"proto bench record size (mean)\", \"value\": %.0f, "
-	       "\"unit\": \"bytes\"}\n", bytes / N_RECORDS);
+	printf("{\"figure\": \"proto bench record size (mean)\", \"value\": "
+	       "%.0f, "
+	       "\"unit\": \"bytes\"}\n",
+	       bytes / N_RECORDS);
 	for (size_t i = 0; i < N_RECORDS; i++) {
 		free(s_items[i].data);
 		free(s_items[i].msg);

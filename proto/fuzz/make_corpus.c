@@ -39,8 +39,8 @@ static void s_records(void)
 	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++) {
 		for (uint64_t seq = 1; seq <= 2; seq++) {
 			sample_record_bytes(k, seq, 4, &p, &n);
-			snprintf(seed, sizeof(seed), "%s-%llu", record_kind_name(k),
-				 (unsigned long long)seq);
+			snprintf(seed, sizeof(seed), "%s-%llu",
+				 record_kind_name(k), (unsigned long long)seq);
 			s_put("record", seed, p, n);
 			s_put("mp", seed, p, n);
 			free(p);

@@ -24,7 +24,8 @@ extern int check_failures;
 	do {                                                                   \
 		int got_ = (expr), want_ = (want);                             \
 		if (got_ != want_) {                                           \
-			fprintf(stderr, "%s:%d: %s: got %d (%s), want %d (%s)\n",  \
+			fprintf(stderr,                                        \
+				"%s:%d: %s: got %d (%s), want %d (%s)\n",      \
 				__FILE__, __LINE__, #expr, got_,               \
 				proto_strerror(got_), want_,                   \
 				proto_strerror(want_));                        \
@@ -33,9 +34,9 @@ extern int check_failures;
 	} while (0)
 
 #define CHECK_DONE()                                                           \
-	(check_failures ? (fprintf(stderr, "%d check(s) failed\n",             \
-				   check_failures),                            \
-			   1)                                                  \
-			: 0)
+	(check_failures                                                        \
+		 ? (fprintf(stderr, "%d check(s) failed\n", check_failures),   \
+		    1)                                                         \
+		 : 0)
 
 #endif

@@ -52,7 +52,7 @@ static void s_id(uint8_t out[32], uint8_t tag)
 
 static const char *const s_tags[] = {"qemu", "virt", "kvm"};
 static const char *const s_suites[] = {"kselftest-timers", "ltp-syscalls",
-					"boot"};
+				       "boot"};
 static const proto_kv_t s_info[] = {
 	/* deliberately unsorted: the encoder sorts */
 	{"location", "Grenoble, rack 3"},
@@ -66,26 +66,43 @@ static void s_advert(record_advert_t *ad)
 
 	sample_key(0, &kp);
 	boards[0] = (record_board_t){
-		.name = "qemu-a", .arch = "x86_64", .machine = "q35",
-		.tags = s_tags, .n_tags = 3, .transport = "serial",
-		.boot = "qemu", .state = BOARD_IDLE, .queue_len = 0,
+		.name = "qemu-a",
+		.arch = "x86_64",
+		.machine = "q35",
+		.tags = s_tags,
+		.n_tags = 3,
+		.transport = "serial",
+		.boot = "qemu",
+		.state = BOARD_IDLE,
+		.queue_len = 0,
 	};
 	boards[1] = (record_board_t){
-		.name = "rpi4", .arch = "arm64",
-		.machine = "Raspberry Pi 4 Model B Rev 1.4", .tags = s_tags,
-		.n_tags = 1, .transport = "ssh", .boot = "command",
-		.state = BOARD_BUSY, .queue_len = 3,
+		.name = "rpi4",
+		.arch = "arm64",
+		.machine = "Raspberry Pi 4 Model B Rev 1.4",
+		.tags = s_tags,
+		.n_tags = 1,
+		.transport = "ssh",
+		.boot = "command",
+		.state = BOARD_BUSY,
+		.queue_len = 3,
 	};
 	*ad = (record_advert_t){
-		.lab = "lab-a", .description = "Example lab \xc3\xa9t\xc3\xa9",
-		.software = "labmesh 0.1.0", .suites = s_suites, .n_suites = 3,
-		.info = s_info, .n_info = 2, .boards = boards, .n_boards = 2,
+		.lab = "lab-a",
+		.description = "Example lab \xc3\xa9t\xc3\xa9",
+		.software = "labmesh 0.1.0",
+		.suites = s_suites,
+		.n_suites = 3,
+		.info = s_info,
+		.n_info = 2,
+		.boards = boards,
+		.n_boards = 2,
 	};
 	memcpy(ad->node_id, kp.pk, 32);
 }
 
 static const char *const s_case_status_msg[] = {"", "assertion failed: x == 3",
-						 "timeout after 30s"};
+						"timeout after 30s"};
 
 /* n cases: mostly PASS, some FAIL/SKIP, realistic kselftest-like paths. */
 static run_case_t *s_cases(size_t n)
@@ -96,11 +113,14 @@ static run_case_t *s_cases(size_t n)
 		char *path = s_hold(malloc(64));
 		snprintf(path, 64, "timers.posix_timers.test_%03zu", i);
 		c[i].path = path;
-		c[i].status = i % 17 == 5 ? PROTO_FAIL
-			    : i % 11 == 3 ? PROTO_SKIP : PROTO_PASS;
+		c[i].status = i % 17 == 5   ? PROTO_FAIL
+			      : i % 11 == 3 ? PROTO_SKIP
+					    : PROTO_PASS;
 		c[i].duration_ms = 10 + i * 3;
-		c[i].message = s_case_status_msg[c[i].status == PROTO_FAIL ? 1
-						 : c[i].status == PROTO_SKIP ? 2 : 0];
+		c[i].message =
+			s_case_status_msg[c[i].status == PROTO_FAIL   ? 1
+					  : c[i].status == PROTO_SKIP ? 2
+								      : 0];
 	}
 	return c;
 }
@@ -119,27 +139,50 @@ static void s_run(record_run_t *run, size_t n_cases)
 	logs[1].name = "output";
 	s_id(logs[1].blob_id, 0x0f);
 	suites[0] = (run_suite_t){
-		.name = "kselftest-timers", .version = "6.8", .status = PROTO_FAIL,
-		.duration_ms = 61234, .start_ms = T0 + 5000, .end_ms = T0 + 66234,
-		.cases = s_cases(n_cases), .n_cases = n_cases,
-		.metrics = metrics, .n_metrics = 2, .logs = &logs[1], .n_logs = 1,
+		.name = "kselftest-timers",
+		.version = "6.8",
+		.status = PROTO_FAIL,
+		.duration_ms = 61234,
+		.start_ms = T0 + 5000,
+		.end_ms = T0 + 66234,
+		.cases = s_cases(n_cases),
+		.n_cases = n_cases,
+		.metrics = metrics,
+		.n_metrics = 2,
+		.logs = &logs[1],
+		.n_logs = 1,
 	};
 	suites[1] = (run_suite_t){
-		.name = "boot", .version = "", .status = PROTO_PASS,
-		.duration_ms = 3250, .start_ms = T0 + 1000, .end_ms = T0 + 4250,
+		.name = "boot",
+		.version = "",
+		.status = PROTO_PASS,
+		.duration_ms = 3250,
+		.start_ms = T0 + 1000,
+		.end_ms = T0 + 4250,
 	};
 	*run = (record_run_t){
-		.has_request = true, .board = "qemu-a", .lab = "lab-a",
-		.kernel = {
-			.tree_url = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git",
-			.branch = "master",
-			.commit = "0123456789abcdef0123456789abcdef01234567",
-			.config = "x86_64_defconfig", .arch = "x86_64",
-			.describe = "v6.8-rc3-42-g0123456789ab",
-			.has_kernel_blob = true, .build = BUILD_PASS,
-			.compiler = "gcc (Debian 12.2.0-14) 12.2.0",
-		},
-		.suites = suites, .n_suites = 2, .logs = logs, .n_logs = 1,
+		.has_request = true,
+		.board = "qemu-a",
+		.lab = "lab-a",
+		.kernel =
+			{
+				.tree_url =
+					"https://git.kernel.org/pub/scm/linux/"
+					"kernel/git/torvalds/linux.git",
+				.branch = "master",
+				.commit = "0123456789abcdef0123456789abcdef0123"
+					  "4567",
+				.config = "x86_64_defconfig",
+				.arch = "x86_64",
+				.describe = "v6.8-rc3-42-g0123456789ab",
+				.has_kernel_blob = true,
+				.build = BUILD_PASS,
+				.compiler = "gcc (Debian 12.2.0-14) 12.2.0",
+			},
+		.suites = suites,
+		.n_suites = 2,
+		.logs = logs,
+		.n_logs = 1,
 		.status = PROTO_FAIL,
 	};
 	s_id(run->request_id, 0x5a);
@@ -176,9 +219,13 @@ void sample_record(enum record_kind kind, uint64_t seq, size_t n_cases,
 	case RECORD_EVENT:
 		s_id(rec->event.request_id, 0x5a);
 		rec->event = (record_event_t){
-			.has_request = true, .board = "qemu-a",
-			.state = JOB_RUNNING, .suite_index = 2, .suite_count = 3,
-			.suite = "ltp-syscalls", .text = "running 2/3",
+			.has_request = true,
+			.board = "qemu-a",
+			.state = JOB_RUNNING,
+			.suite_index = 2,
+			.suite_count = 3,
+			.suite = "ltp-syscalls",
+			.text = "running 2/3",
 			.request_id = {0},
 		};
 		s_id(rec->event.request_id, 0x5a);
@@ -189,7 +236,7 @@ void sample_record(enum record_kind kind, uint64_t seq, size_t n_cases,
 	}
 }
 
-static uint8_t s_nonce[PROTO_NONCE_LEN] = {1, 2, 3, 4, 5, 6, 7, 8,
+static uint8_t s_nonce[PROTO_NONCE_LEN] = {1, 2,  3,  4,  5,  6,  7,  8,
 					   9, 10, 11, 12, 13, 14, 15, 16};
 static const char *const s_labs[] = {"lab-a", "lab-b"};
 
@@ -204,7 +251,8 @@ void sample_request(enum request_kernel_type type, request_t *req)
 	req->kernel.url = req->kernel.branch = req->kernel.commit = "";
 	req->kernel.config = req->kernel.describe = req->kernel.arch = "";
 	if (type == REQUEST_KERNEL_GIT || type == REQUEST_KERNEL_ARTIFACT) {
-		req->kernel.url = "https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git";
+		req->kernel.url = "https://git.kernel.org/pub/scm/linux/kernel/"
+				  "git/stable/linux.git";
 		req->kernel.branch = "linux-6.8.y";
 		req->kernel.commit = "fedcba9876543210fedcba9876543210fedcba98";
 		req->kernel.config = "defconfig";
@@ -220,7 +268,10 @@ void sample_request(enum request_kernel_type type, request_t *req)
 	req->n_suites = 2;
 	req->select = (request_selector_t){
 		.arch = type == REQUEST_KERNEL_ARTIFACT ? "arm64" : "",
-		.tags = s_tags, .n_tags = 1, .labs = s_labs, .n_labs = 2,
+		.tags = s_tags,
+		.n_tags = 1,
+		.labs = s_labs,
+		.n_labs = 2,
 		.max_per_lab = 2,
 	};
 }

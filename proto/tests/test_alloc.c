@@ -98,7 +98,8 @@ static void test_huge_count(void)
 	CHECK_ERR(desc_decode(huge, sizeof(huge), &d), PROTO_E_COUNT);
 	s_check_small("desc_decode");
 	s_reset();
-	CHECK_ERR(msg_decode(huge, sizeof(huge), PROTO_MAX_MSG, &m), PROTO_E_COUNT);
+	CHECK_ERR(msg_decode(huge, sizeof(huge), PROTO_MAX_MSG, &m),
+		  PROTO_E_COUNT);
 	s_check_small("msg_decode");
 	CHECK(rec == NULL && req == NULL && d == NULL && m == NULL);
 }

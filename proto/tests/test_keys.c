@@ -63,7 +63,8 @@ static void test_save_load(void)
 	CHECK(s_mode(s_path("node.key.pub")) == 0644);
 	CHECK_ERR(key_load(p, &back, err, sizeof(err)), 0);
 	CHECK(memcmp(&kp, &back, sizeof(kp)) == 0);
-	CHECK_ERR(key_load_public(s_path("node.key.pub"), pk, err, sizeof(err)), 0);
+	CHECK_ERR(key_load_public(s_path("node.key.pub"), pk, err, sizeof(err)),
+		  0);
 	CHECK(memcmp(pk, kp.pk, 32) == 0);
 	/* no silent overwrite */
 	key_pair_t other;
@@ -107,7 +108,8 @@ static void test_permissions(void)
 	/* a symlink is not followed */
 	CHECK(symlink(p, s_path("link.key")) == 0);
 	CHECK(key_load(s_path("link.key"), &kp, err, sizeof(err)) < 0);
-	CHECK_ERR(key_load(s_path("missing.key"), &kp, err, sizeof(err)), -ENOENT);
+	CHECK_ERR(key_load(s_path("missing.key"), &kp, err, sizeof(err)),
+		  -ENOENT);
 }
 
 static void test_format(void)
@@ -146,7 +148,8 @@ static void test_format(void)
 	s_write(p, "", 0600);
 	CHECK_ERR(key_load(p, &kp, err, sizeof(err)), PROTO_E_KEYFORMAT);
 	/* a public file where a secret is expected */
-	CHECK_ERR(key_save(&seeded, s_path("pub.key"), false, err, sizeof(err)), 0);
+	CHECK_ERR(key_save(&seeded, s_path("pub.key"), false, err, sizeof(err)),
+		  0);
 	chmod(s_path("pub.key.pub"), 0600);
 	CHECK_ERR(key_load(s_path("pub.key.pub"), &kp, err, sizeof(err)),
 		  PROTO_E_KEYFORMAT);
@@ -171,12 +174,14 @@ static void test_ids(void)
 	/* RFC 8032 section 7.1, test 1: the seed gives the known key */
 	uint8_t rfc_seed[32];
 	CHECK(sodium_hex2bin(rfc_seed, 32,
-			     "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+			     "9d61b19deffd5a60ba844af492ec2cc44449c5697b3269197"
+			     "03bac031cae7f60",
 			     64, NULL, NULL, NULL) == 0);
 	key_pair_t rfc;
 	CHECK_ERR(key_from_seed(rfc_seed, &rfc), 0);
 	key_hex(rfc.pk, hex);
-	CHECK(strcmp(hex, "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a") == 0);
+	CHECK(strcmp(hex, "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af02"
+			  "1a68f707511a") == 0);
 	/* the seed makes the key: deterministic */
 	key_pair_t again;
 	CHECK_ERR(key_from_seed(seed, &again), 0);

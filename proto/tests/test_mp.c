@@ -103,10 +103,10 @@ static void test_minimal_lengths(void)
 		size_t n;
 		uint8_t str0, bin0, arr0;
 	} cases[] = {
-		{0, 0xa0, 0xc4, 0x90},   {15, 0xaf, 0xc4, 0x9f},
-		{16, 0xb0, 0xc4, 0xdc},  {31, 0xbf, 0xc4, 0xdc},
-		{32, 0xd9, 0xc4, 0xdc},  {255, 0xd9, 0xc4, 0xdc},
-		{256, 0xda, 0xc5, 0xdc}, {65535, 0xda, 0xc5, 0xdc},
+		{0, 0xa0, 0xc4, 0x90},	   {15, 0xaf, 0xc4, 0x9f},
+		{16, 0xb0, 0xc4, 0xdc},	   {31, 0xbf, 0xc4, 0xdc},
+		{32, 0xd9, 0xc4, 0xdc},	   {255, 0xd9, 0xc4, 0xdc},
+		{256, 0xda, 0xc5, 0xdc},   {65535, 0xda, 0xc5, 0xdc},
 		{65536, 0xdb, 0xc6, 0xdd},
 	};
 	memset(s, 'a', sizeof(s));
@@ -120,8 +120,10 @@ static void test_minimal_lengths(void)
 		mp_put_array(&e, (uint32_t)cases[i].n);
 		mp_put_map(&e, 0);
 		CHECK(mp_enc_finish(&e, &p, &n) == 0);
-		size_t hs = cases[i].n < 32 ? 1 : cases[i].n < 256 ? 2
-			  : cases[i].n < 65536 ? 3 : 5;
+		size_t hs = cases[i].n < 32	 ? 1
+			    : cases[i].n < 256	 ? 2
+			    : cases[i].n < 65536 ? 3
+						 : 5;
 		size_t hb = cases[i].n < 256 ? 2 : cases[i].n < 65536 ? 3 : 5;
 		CHECK(p[0] == cases[i].str0);
 		CHECK(p[hs + cases[i].n] == cases[i].bin0);
@@ -203,7 +205,8 @@ static void test_rejections(void)
 		int got = mp_validate(buf, n);
 		if (got != s_bad[i].err) {
 			fprintf(stderr, "%s: got %s, want %s\n", s_bad[i].why,
-				proto_strerror(got), proto_strerror(s_bad[i].err));
+				proto_strerror(got),
+				proto_strerror(s_bad[i].err));
 			check_failures++;
 		}
 	}
@@ -212,11 +215,23 @@ static void test_rejections(void)
 static void test_accepts(void)
 {
 	static const char *const good[] = {
-		"c0", "c2", "c3", "00", "ff", "cb 3ff0000000000000",
+		"c0",
+		"c2",
+		"c3",
+		"00",
+		"ff",
+		"cb 3ff0000000000000",
 		"cb 8000000000000000", /* -0.0 */
-		"a0", "a2 c3a9", "a3 e282ac", "a4 f09f9880", "a4 f48fbfbf",
-		"80", "82 a161 01 a162 02", "82 a161 01 a26161 02",
-		"c4 00", "93 01 02 03",
+		"a0",
+		"a2 c3a9",
+		"a3 e282ac",
+		"a4 f09f9880",
+		"a4 f48fbfbf",
+		"80",
+		"82 a161 01 a162 02",
+		"82 a161 01 a26161 02",
+		"c4 00",
+		"93 01 02 03",
 		"919191919191919191919191919191 91 c0", /* 16 deep */
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -285,12 +300,61 @@ static void test_encoder_errors(void)
 	CHECK_ERR(mp_enc_compare_result(&e), PROTO_E_NONCANONICAL);
 }
 
+/* One sequence of puts, for build mode and compare mode alike. */
+static void s_puts(mp_enc_t *e, uint64_t v, size_t n)
+{
+	static char s[70000];
+
+	memset(s, 'a', sizeof(s));
+	mp_put_uint(e, v);
+	mp_put_strn(e, s, n);
+	mp_put_bin(e, s, n);
+	mp_put_array(e, (uint32_t)n);
+	mp_put_map(e, (uint32_t)n);
+	mp_put_nil(e);
+	mp_put_f64(e, (double)v / 3.0);
+	mp_put_bool(e, n & 1);
+	mp_put_int(e, -(int64_t)(v >> 1));
+}
+
+/* Compare mode (our own heads) accepts exactly what build mode (msgpack-c)
+ * writes, at every length and integer boundary. */
+static void test_compare_agrees(void)
+{
+	static const uint64_t vals[] = {
+		0,	    1,	   127,	  128,		 255,
+		256,	    65535, 65536, 0xffffffffull, 0x100000000ull,
+		UINT64_MAX,
+	};
+	static const size_t lens[] = {0,  1,   15,  16,	   31,
+				      32, 255, 256, 65535, 65536};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+			mp_enc_t b, c;
+			uint8_t *p;
+			size_t n;
+			mp_enc_init(&b, 0);
+			s_puts(&b, vals[i], lens[j]);
+			CHECK(mp_enc_finish(&b, &p, &n) == 0);
+			mp_enc_init_compare(&c, p, n);
+			s_puts(&c, vals[i], lens[j]);
+			CHECK_ERR(mp_enc_compare_result(&c), 0);
+			mp_enc_init_compare(&c, p, n);
+			s_puts(&c, vals[i] ^ 1, lens[j]);
+			CHECK_ERR(mp_enc_compare_result(&c),
+				  PROTO_E_NONCANONICAL);
+			free(p);
+		}
+	}
+}
+
 static void test_strerror(void)
 {
 	for (int c = PROTO_E_EMPTY; c <= PROTO_E_TRUNCATED; c++) {
 		CHECK(strcmp(proto_strerror(c), "unknown error") != 0);
 		for (int d = c + 1; d <= PROTO_E_TRUNCATED; d++)
-			CHECK(strcmp(proto_strerror(c), proto_strerror(d)) != 0);
+			CHECK(strcmp(proto_strerror(c), proto_strerror(d)) !=
+			      0);
 	}
 	CHECK(strcmp(proto_strerror(-2), "No such file or directory") == 0);
 }
@@ -298,10 +362,12 @@ static void test_strerror(void)
 static void test_validators(void)
 {
 	CHECK(proto_name_ok("qemu-a") && proto_name_ok("x86_64"));
-	CHECK(!proto_name_ok("") && !proto_name_ok("-a") && !proto_name_ok("a b"));
+	CHECK(!proto_name_ok("") && !proto_name_ok("-a") &&
+	      !proto_name_ok("a b"));
 	CHECK(proto_path_ok("timers.posix_timers.test-1"));
 	CHECK(!proto_path_ok("a..b") && !proto_path_ok(".a") &&
-	      !proto_path_ok("a.") && !proto_path_ok("a/b") && !proto_path_ok(""));
+	      !proto_path_ok("a.") && !proto_path_ok("a/b") &&
+	      !proto_path_ok(""));
 	CHECK(proto_commit_ok("0123456789abcdef0123456789abcdef01234567"));
 	CHECK(!proto_commit_ok("0123456789ABCDEF0123456789abcdef01234567"));
 	CHECK(!proto_commit_ok("0123456789abcdef0123456789abcdef0123456"));
@@ -326,6 +392,7 @@ int main(void)
 	test_accepts();
 	test_cursor_on_error();
 	test_encoder_errors();
+	test_compare_agrees();
 	test_strerror();
 	test_validators();
 	return CHECK_DONE();

@@ -83,22 +83,27 @@ static void s_roundtrip(enum msg_type type)
 		CHECK(got->records.n == 2);
 		for (size_t i = 0; i < got->records.n; i++) {
 			CHECK_ERR(record_decode(got->records.recs[i].p,
-						got->records.recs[i].len, &rec), 0);
+						got->records.recs[i].len, &rec),
+				  0);
 			record_destroy(&rec);
 		}
 		break;
 	case MSG_HELLO:
 		CHECK(got->hello.version == PROTO_VERSION);
-		CHECK_ERR(desc_decode(got->hello.desc.p, got->hello.desc.len, &d), 0);
+		CHECK_ERR(
+			desc_decode(got->hello.desc.p, got->hello.desc.len, &d),
+			0);
 		desc_destroy(&d);
 		break;
 	case MSG_PEERS:
 		CHECK_ERR(desc_decode(got->peers.descs[1].p,
-				      got->peers.descs[1].len, &d), 0);
+				      got->peers.descs[1].len, &d),
+			  0);
 		desc_destroy(&d);
 		break;
 	case MSG_REQUEST:
-		CHECK_ERR(request_decode(got->request.p, got->request.len, &q), 0);
+		CHECK_ERR(request_decode(got->request.p, got->request.len, &q),
+			  0);
 		request_destroy(&q);
 		break;
 	case MSG_CANCEL:

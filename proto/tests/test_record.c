@@ -74,7 +74,8 @@ static void test_fields(void)
 			     "timers.posix_timers.test_007") == 0);
 		CHECK(run->suites[0].metrics[1].value == 941.5);
 		CHECK(run->suites[0].metrics[0].better == METRIC_LOWER);
-		CHECK(run->kernel.has_kernel_blob && !run->kernel.has_initrd_blob);
+		CHECK(run->kernel.has_kernel_blob &&
+		      !run->kernel.has_initrd_blob);
 		record_destroy(&rec);
 	}
 	free(data);
@@ -86,7 +87,8 @@ static void test_fields(void)
 		CHECK(ad->n_info == 2);
 		/* sorted on the wire whatever order the author gave */
 		CHECK(strcmp(ad->info[0].key, "contact") == 0);
-		CHECK(strcmp(ad->description, "Example lab \xc3\xa9t\xc3\xa9") == 0);
+		CHECK(strcmp(ad->description,
+			     "Example lab \xc3\xa9t\xc3\xa9") == 0);
 		record_destroy(&rec);
 	}
 	free(data);
@@ -114,7 +116,8 @@ static void s_bitflips(enum record_kind kind, size_t n_cases)
 	}
 	if (accepted || accepted_fast) {
 		fprintf(stderr, "%s: %zu/%zu bit flips accepted (fast %zu)\n",
-			record_kind_name(kind), accepted, len * 8, accepted_fast);
+			record_kind_name(kind), accepted, len * 8,
+			accepted_fast);
 		check_failures++;
 	}
 	CHECK(record_decode(data, len, &rec) == 0);
@@ -134,10 +137,11 @@ static void test_bitflips(void)
  */
 struct raw {
 	uint64_t version, kind, seq, ts;
-	int prev;           /* 0 nil, 1 bin32, 2 bin31 */
-	const char *body;   /* hex of the body value */
-	const char *extra;  /* hex appended after sig (trailing) */
+	int prev;	   /* 0 nil, 1 bin32, 2 bin31 */
+	const char *body;  /* hex of the body value */
+	const char *extra; /* hex appended after sig (trailing) */
 	int fields;
+	bool fast; /* record_verify instead of record_decode */
 };
 
 static size_t s_unhex(const char *hex, uint8_t *out)
@@ -187,7 +191,9 @@ static int s_raw(const struct raw *w)
 		memcpy(data + len, x, xn);
 		len += xn;
 	}
-	int r = record_decode(data, len, &rec);
+	record_head_t head;
+	int r = w->fast ? record_verify(data, len, &head)
+			: record_decode(data, len, &rec);
 	record_destroy(&rec);
 	free(data);
 	return r;
@@ -195,11 +201,14 @@ static int s_raw(const struct raw *w)
 
 /* A valid decline body: [request_id, reason 2, "x"]. */
 #define DECLINE_BODY                                                           \
-	"93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a178"
+	"93 c420 "                                                             \
+	"0000000000000000000000000000000000000000000000000000000000000000 02 " \
+	"a178"
 
 static void test_envelope_rules(void)
 {
-	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL, 0};
+	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL,
+			 0, false};
 	struct raw w;
 
 	CHECK_ERR(s_raw(&ok), 0);
@@ -221,26 +230,53 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
 	w = ok, w.extra = "00";
 	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
+	/* the fast path applies the same envelope rules */
+	w = ok, w.fast = true;
+	CHECK_ERR(s_raw(&w), 0);
+	w.extra = "00";
+	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
+	w = ok, w.fast = true, w.seq = 2;
+	CHECK_ERR(s_raw(&w), PROTO_E_PREV);
+	w = ok, w.fast = true, w.body = "a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* body must be an array */
+	w = ok, w.fast = true, w.body = "91 a2c0af";
+	CHECK_ERR(s_raw(&w), PROTO_E_UTF8); /* and canonical */
 	w = ok, w.fields = 9;
 	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
 	/* body rules */
-	w = ok, w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 02";
+	w = ok, w.body = "92 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02";
 	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 08 a178";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 08 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_RANGE); /* reason out of range */
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 cc02 a178";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 cc02 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
-	w = ok, w.body = "93 c41f 00000000000000000000000000000000000000000000000000000000000000 02 a178";
+	w = ok, w.body = "93 c41f "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "000000000 02 a178";
 	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a2c0af";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02 a2c0af";
 	CHECK_ERR(s_raw(&w), PROTO_E_UTF8);
-	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 c0";
+	w = ok, w.body = "93 c420 "
+			 "00000000000000000000000000000000000000000000000000000"
+			 "00000000000 02 c0";
 	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* nil where not allowed */
 	/* accept: [id, boards] with a bad board name and an empty list */
 	w = ok, w.kind = RECORD_ACCEPT;
-	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 91 a3612f62";
+	w.body = "92 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a3612f62";
 	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
-	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 90";
+	w.body = "92 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 90";
 	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
 	/* event RUNNING 3 of 2 */
 	w = ok, w.kind = RECORD_EVENT;
@@ -276,7 +312,8 @@ static void test_signature(void)
 	free(data);
 	/* size cap before anything else */
 	data = calloc(1, PROTO_MAX_RECORD + 1);
-	CHECK_ERR(record_decode(data, PROTO_MAX_RECORD + 1, &rec), PROTO_E_TOOBIG);
+	CHECK_ERR(record_decode(data, PROTO_MAX_RECORD + 1, &rec),
+		  PROTO_E_TOOBIG);
 	free(data);
 }
 
@@ -315,8 +352,114 @@ static void test_sign_refuses(void)
 	CHECK(data == NULL);
 }
 
+/* Body bytes built with the encoder, as hex for s_raw(). */
+static char *s_body_hex(mp_enc_t *e)
+{
+	uint8_t *p;
+	size_t n;
+	static char hex[2048];
+
+	if (mp_enc_finish(e, &p, &n) < 0 || 2 * n + 1 > sizeof(hex))
+		abort();
+	proto_hex(p, n, hex);
+	free(p);
+	return hex;
+}
+
+static char *s_advert_body(const char *k1, const char *k2)
+{
+	uint8_t id[32] = {0};
+	mp_enc_t e;
+
+	mp_enc_init(&e, 0);
+	mp_put_array(&e, 7);
+	mp_put_str(&e, "lab-a");
+	mp_put_bin(&e, id, 32);
+	mp_put_str(&e, "");
+	mp_put_str(&e, "labmesh 0.1.0");
+	mp_put_array(&e, 0);
+	mp_put_map(&e, 2);
+	mp_put_str(&e, k1);
+	mp_put_str(&e, "1");
+	mp_put_str(&e, k2);
+	mp_put_str(&e, "2");
+	mp_put_array(&e, 0);
+	return s_body_hex(&e);
+}
+
+static void test_body_rules(void)
+{
+	struct raw w = {1, RECORD_ADVERT, 1, 5, 0, NULL, NULL, 0, false};
+
+	w.body = s_advert_body("contact", "location");
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = s_advert_body("location", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_UNSORTED);
+	w.body = s_advert_body("contact", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_DUPKEY);
+	w.body = s_advert_body("a", "b c");
+	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
+	/* nil where a field allows it (event, run: no request) and not
+	 * elsewhere (decline) */
+	w.kind = RECORD_EVENT;
+	w.body = "97 c0 a161 01 00 00 a0 a0";
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_DECLINE;
+	w.body = "93 c0 02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE);
+	/* float32 and NaN metric values */
+	w.kind = RECORD_EVENT;
+	w.body = "97 c0 a161 01 00 00 a0 ca3f800000";
+	CHECK_ERR(s_raw(&w), PROTO_E_FLOAT); /* refused before its type */
+}
+
+static void test_caps(void)
+{
+	key_pair_t kp;
+	record_t rec;
+	uint8_t *data = NULL, id[32];
+	size_t len;
+	static run_metric_t many[PROTO_MAX_METRICS + 1];
+	run_suite_t s;
+
+	sample_key(0, &kp);
+	for (size_t i = 0; i <= PROTO_MAX_METRICS; i++)
+		many[i] = (run_metric_t){"m", 1.0, "", METRIC_NEUTRAL};
+	sample_record(RECORD_RUN, 1, 0, &rec);
+	s = rec.run.suites[1];
+	s.metrics = many;
+	s.n_metrics = PROTO_MAX_METRICS;
+	rec.run.suites = &s;
+	rec.run.n_suites = 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	s.n_metrics = PROTO_MAX_METRICS + 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOMANY);
+	/* a record past PROTO_MAX_RECORD is refused by size alone */
+	static char msg[PROTO_MAX_MESSAGE + 2]; /* always NUL-terminated */
+	static run_case_t cases[PROTO_MAX_CASES];
+	memset(msg, 'x', PROTO_MAX_MESSAGE);
+	for (size_t i = 0; i < PROTO_MAX_CASES; i++)
+		cases[i] = (run_case_t){"t", PROTO_PASS, 1, msg};
+	s.n_metrics = 0;
+	s.cases = cases;
+	s.n_cases = 300;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOBIG);
+	msg[PROTO_MAX_MESSAGE - 1] = '\0';
+	s.n_cases = 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	msg[PROTO_MAX_MESSAGE - 1] = 'x';
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	msg[PROTO_MAX_MESSAGE] = 'x'; /* one byte over the message cap */
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOBIG);
+}
+
 int main(void)
 {
+	test_body_rules();
+	test_caps();
 	test_roundtrip();
 	test_fields();
 	test_bitflips();
