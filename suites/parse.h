@@ -21,6 +21,7 @@
 
 #define SUITE_MAX_LINE 4096               /* longer lines are cut for parsing */
 #define SUITE_MAX_TAP_DEPTH 6             /* nested subtest levels */
+#define SUITE_MAX_MISS_CASES 256          /* MISS cases listed one by one */
 #define SUITE_MAX_KSFT_CAPTURE (2u << 20) /* one kselftest test's nested output */
 
 enum suite_parser {

@@ -133,7 +133,7 @@ static void s_finish(struct ltp *l)
 		else if (why)
 			snprintf(msg, sizeof(msg), "%s", why);
 		else if (k >= 0 && c->first[k][0])
-			snprintf(msg, sizeof(msg), "%s: %s", s_kind_names[k], c->first[k]);
+			snprintf(msg, sizeof(msg), "%s: %.150s", s_kind_names[k], c->first[k]);
 		else if (st == SUITE_PASS && c->code == 4)
 			snprintf(msg, sizeof(msg), "TWARN: warnings");
 	}

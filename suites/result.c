@@ -265,7 +265,10 @@ suite_case_t *suite_result_add_case(suite_result_t *res, const char *rel,
 		snprintf(uniq, sizeof(uniq), "%.*s%s", (int)pl, path, sfx);
 	}
 	s_index_grow(res);
-	res->cases = xreallocarray(res->cases, res->n_cases + 1, sizeof(*res->cases));
+	if (res->n_cases == res->alloc_cases) {
+		res->alloc_cases = res->alloc_cases ? res->alloc_cases * 2 : 16;
+		res->cases = xreallocarray(res->cases, res->alloc_cases, sizeof(*res->cases));
+	}
 	c = &res->cases[res->n_cases];
 	memset(c, 0, sizeof(*c));
 	c->path = xasprintf("%s.%s", res->name, uniq);
@@ -324,8 +327,11 @@ int suite_result_add_metric(suite_result_t *res, const char *name, double value,
 		res->dropped_metrics++;
 		return -ENOSPC;
 	}
-	res->metrics = xreallocarray(res->metrics, res->n_metrics + 1,
-				     sizeof(*res->metrics));
+	if (res->n_metrics == res->alloc_metrics) {
+		res->alloc_metrics = res->alloc_metrics ? res->alloc_metrics * 2 : 16;
+		res->metrics = xreallocarray(res->metrics, res->alloc_metrics,
+					     sizeof(*res->metrics));
+	}
 	m = &res->metrics[res->n_metrics++];
 	m->name = xstrdup(name);
 	m->value = value;

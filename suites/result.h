@@ -61,9 +61,11 @@ typedef struct {
 	char *reason;             /* human, one line; may be NULL */
 	suite_case_t *cases;
 	size_t n_cases;
+	size_t alloc_cases;       /* private */
 	size_t dropped_cases;     /* past SUITE_MAX_CASES */
 	suite_metric_t *metrics;
 	size_t n_metrics;
+	size_t alloc_metrics;     /* private */
 	size_t dropped_metrics;
 	int64_t duration_ms;
 	char *log;                /* where the run's log was kept, or NULL */

@@ -456,6 +456,7 @@ static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_
 		proc_arg(&ps, "-static");
 	for (size_t i = 0; i < d->n_ldflags; i++)
 		proc_arg(&ps, d->ldflags[i]);
+	proc_env(&ps, "LC_ALL=C"); /* plain quotes in the messages we show */
 	ps.cwd = d->dir;
 	ps.timeout_ms = SUITE_BUILD_TIMEOUT_MS;
 	ps.fn = s_buf_fn;
@@ -587,8 +588,10 @@ int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
 		s_log(log, "# build%s:\n%s\n", cached ? " (cached)" : "", blog ? blog : "");
 		if (r < 0) {
 			char first[SUITE_MAX_MESSAGE + 1] = "";
-			const char *e = blog ? strstr(blog, "error") : NULL;
+			const char *e = blog ? strstr(blog, "error:") : NULL;
 			if (e) {
+				while (e > blog && e[-1] != '\n')
+					e--; /* the whole line: file:line: error: ... */
 				const char *nl = strchr(e, '\n');
 				suite_text_clean(first, sizeof(first), e,
 						 nl ? (size_t)(nl - e) : strlen(e));

@@ -60,6 +60,7 @@ struct board {
 				 * strings owned */
 	void *qemu;             /* qemu.c's state while QEMU runs, else NULL */
 	char err[512];
+	bool err_named; /* err already starts with "board NAME: " */
 };
 
 /*

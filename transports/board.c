@@ -123,6 +123,7 @@ static int s_open_transport(board_t *b, bool wait_boot)
 		if (r == 0)
 			return 0;
 		s_error(b, "%s", err);
+		b->err_named = true;
 		free(err);
 		if (!wait_boot || s_now_ms() + BOARD_RETRY_MS > deadline)
 			return r;
@@ -203,6 +204,8 @@ int board_open(const lab_board_t *board, const board_kernel_t *kernel,
 	if (r == 0)
 		r = s_boot(b, &err);
 	if (r < 0) {
+		if (!err && b->err_named)
+			err = xstrdup(b->err);
 		*ret_err = err ? err
 			       : xasprintf("board %s: %s",
 					   board->name ? board->name : "?",

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +131,8 @@ s_child(const char *path, const proc_spec_t *s, char **env, int in, int out,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	setsid();
+	/* If we die (a node killed with SIGKILL) the command goes too. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
 		_exit(126);
 	/* Nothing of ours leaks into the command, even fds opened without
@@ -166,21 +169,29 @@ static bool s_drain(int fd, enum transport_stream st, const proc_spec_t *s,
 	return true;
 }
 
-/* Kill the group: SIGTERM, a grace while still draining, then SIGKILL. */
-static int s_kill_group(pid_t pid, struct pollfd *pfd, const proc_spec_t *s,
-			char *buf)
+/* Has the leader exited? It is left a zombie, so its pid and process
+ * group id cannot be reused while we still signal the group. */
+static bool s_exited(pid_t pid, bool block)
+{
+	siginfo_t si = { 0 };
+	int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
+
+	while (waitid(P_PID, (id_t)pid, &si, flags) < 0) {
+		if (errno != EINTR)
+			return true;
+	}
+	return si.si_pid == pid;
+}
+
+/* Kill the group: SIGTERM, a grace while still draining, then SIGKILL.
+ * The leader is left for the caller to reap. */
+static void s_kill_group(pid_t pid, struct pollfd *pfd, const proc_spec_t *s,
+			 char *buf)
 {
 	long long deadline = s_now_ms() + PROC_KILL_GRACE_MS;
-	int status;
 
 	kill(-pid, SIGTERM);
-	while (s_now_ms() < deadline) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			/* The leader is gone; finish off anything left in
-			 * its group. */
-			kill(-pid, SIGKILL);
-			return 0;
-		}
+	while (s_now_ms() < deadline && !s_exited(pid, false)) {
 		if (poll(pfd, 2, 20) > 0) {
 			for (int i = 0; i < 2; i++)
 				if (pfd[i].fd >= 0 && pfd[i].revents &&
@@ -188,10 +199,8 @@ static int s_kill_group(pid_t pid, struct pollfd *pfd, const proc_spec_t *s,
 					pfd[i].fd = -1;
 		}
 	}
+	/* whatever is left of the group, leader or not */
 	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return 0;
 }
 
 static int s_loop(pid_t pid, struct pollfd *pfd, const proc_spec_t *s)
@@ -227,24 +236,18 @@ static int s_loop(pid_t pid, struct pollfd *pfd, const proc_spec_t *s)
 	return r;
 }
 
-static int s_status(pid_t pid, bool keep_group, int *ret_status)
+static void s_reap(pid_t pid, int *ret_status)
 {
-	int status;
+	int status = 0;
 
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (WIFEXITED(status))
 		*ret_status = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		*ret_status = 128 + WTERMSIG(status);
 	else
 		*ret_status = 255;
-	/* Stragglers in the group would outlive the command otherwise. */
-	if (!keep_group)
-		kill(-pid, SIGKILL);
-	return 0;
 }
 
 int proc_run(const proc_spec_t *s, int *ret_status, char *err, size_t errsz)
@@ -284,20 +287,19 @@ int proc_run(const proc_spec_t *s, int *ret_status, char *err, size_t errsz)
 	pfd[1] = (struct pollfd){ .fd = er[0], .events = POLLIN };
 	r = s_loop(pid, pfd, s);
 	if (r == -ETIMEDOUT) {
+		s_reap(pid, &status);
 		snprintf(err, errsz, "%s: timed out after %d ms, killed",
 			 s->argv[0], s->timeout_ms);
 		goto out_fds;
 	}
 	if (r < 0) {
 		kill(-pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		s_reap(pid, &status);
 		snprintf(err, errsz, "poll: %s", strerror(-r));
 		goto out_fds;
 	}
-	r = s_status(pid, s->keep_group, &status);
-	if (r == 0)
-		*ret_status = status;
+	s_reap(pid, &status);
+	*ret_status = status;
 out_fds:
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)

@@ -4,6 +4,12 @@
  * exact exit status (a signal n becomes 128+n) and a timeout that kills the
  * child's whole process group (SIGTERM, then SIGKILL after a grace).
  *
+ * After a normal exit the group is left alone: a command may start a
+ * daemon on purpose (an ssh master, an operator's console server), and a
+ * daemonizing child can still be in our group for a moment after its
+ * parent exits. Anything still holding the output pipes keeps the command
+ * running until it closes them or the timeout fires.
+ *
  * Used by every transport that drives a host program: local (/bin/sh -c),
  * ssh and adb (their clients) and the operator commands of the command boot
  * method. Internal to transports/.
@@ -27,10 +33,6 @@ typedef struct {
 	const char *cwd;  /* NULL: inherit */
 	int stdin_fd;     /* -1: /dev/null; borrowed */
 	int timeout_ms;   /* 0: none */
-	/* Leave the child's process group alone after a normal exit: for
-	 * programs that leave a daemon behind on purpose (an ssh master).
-	 * By default stragglers in the group are killed. */
-	bool keep_group;
 	transport_output_fn *fn; /* NULL: output dropped */
 	void *arg;
 } proc_spec_t;

@@ -10,13 +10,17 @@
  * synchronisation; per-command framing; the backend ops.
  *
  * Session set-up types one line: `stty -echo -opost` (no echo, no line
- * editing in busybox, bare "\n" on output), empty prompts, printk
- * timestamps on, then a probe that prints a marker with a fresh nonce. A
- * command is typed as
- *   printf '%s%s\n' lm-s NONCE;(CMD
- *   ) </dev/null;printf '\n%s%s %d\n' lm-e NONCE $?
- * The markers are printed from two halves, so the typed line (should the
- * console echo it) never contains them; the nonce is random per command,
+ * editing in busybox, bare "\n" on output), empty prompts, fd 9 on
+ * /dev/null, two marker functions, printk timestamps on, then a probe that
+ * prints a marker with a fresh nonce. A command is typed as
+ *   lm_s NONCE;(CMD
+ *   )<&9;lm_e
+ * where lm_s prints "lm-sNONCE" and keeps NONCE, and lm_e prints
+ * "\nlm-eNONCE STATUS" ($? on entry to a function is the status of the
+ * command before it): the typed
+ * line (should the console echo it) never contains a marker, and every
+ * byte typed costs console time (a QEMU UART takes ~80 KiB/s); the nonce
+ * is random per command,
  * so nothing the command prints can end it early. The output is exactly
  * the bytes between the start line and the "\n" before the end marker; the
  * exit status is on the end marker line. A timeout types Ctrl-C and
@@ -42,7 +46,7 @@
 #include <unistd.h>
 
 #define SERIAL_CONNECT_TIMEOUT_S 30 /* when the board does not say */
-#define SERIAL_PROBE_MS 1000        /* between set-up probes */
+#define SERIAL_PROBE_MS 500         /* between set-up probes */
 #define SERIAL_RESYNC_MS 15000      /* after Ctrl-C, to a prompt again */
 #define SERIAL_LOGIN_WAIT_MS 3000   /* for a login/password prompt */
 #define SERIAL_MAX_CLEAN (256 * 1024)
@@ -315,6 +319,8 @@ static int s_sync(serial_t *s, long long deadline_ms)
 		snprintf(want, sizeof(want), "lm-p%s ", nonce);
 		line = xasprintf(
 			"stty -echo -opost 2>/dev/null && lm_o=1 || lm_o=0; PS1=; PS2=; "
+			"exec 9</dev/null; lm_s(){ lm_n=$1; printf 'lm-s%%s\\n' $1;}; "
+			"lm_e(){ printf '\\nlm-e%%s %%d\\n' $lm_n $?;}; "
 			"[ \"$(cat /sys/module/printk/parameters/time 2>/dev/null)\" = N ] && "
 			"echo Y 2>/dev/null >/sys/module/printk/parameters/time; %s"
 			"printf '%%s%%s %%s\\n' lm-p %s $lm_o\n",
@@ -724,9 +730,8 @@ int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
 	s_nonce(nonce);
 	snprintf(f.start, sizeof(f.start), "lm-s%s\n", nonce);
 	snprintf(f.end, sizeof(f.end), "\nlm-e%s ", nonce);
-	line = xasprintf("printf '%%s%%s\\n' lm-s %s;(%s\n)%s;"
-			 "printf '\\n%%s%%s %%d\\n' lm-e %s $?\n",
-			 nonce, cmd, stdin_console ? "" : " </dev/null", nonce);
+	line = xasprintf("lm_s %s;(%s\n)%s;lm_e\n", nonce, cmd,
+			 stdin_console ? "" : "<&9");
 	buf_reset(&s->clean);
 	s->frame = &f;
 	r = s_send(s, line, deadline);
@@ -806,6 +811,23 @@ void serial_no_base64(transport_t *t)
 
 	s->tools_probed = true;
 	s->has_base64 = false;
+}
+
+int serial_raw_line(transport_t *t, const char *token, int timeout_ms)
+{
+	serial_t *s = s_of(t);
+	long long deadline = s_now_ms() + timeout_ms;
+	char *line = xasprintf("echo %s\n", token), *want = xasprintf("%s\n", token);
+	int r;
+
+	buf_reset(&s->clean);
+	r = s_send(s, line, deadline);
+	while (r == 0 && !s_find(&s->clean, want))
+		r = s_pump(s, deadline);
+	buf_reset(&s->clean);
+	free(line);
+	free(want);
+	return r;
 }
 
 static void s_close_op(transport_t *t)

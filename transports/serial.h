@@ -30,7 +30,7 @@
 #define SERIAL_MAX_INPUT_LINE 3000  /* one line we type (tty canon: 4095) */
 #define SERIAL_MAX_CMD (64 * 1024)  /* a whole command */
 #define SERIAL_READ_CHUNK 16384
-#define SERIAL_NONCE_LEN 16
+#define SERIAL_NONCE_LEN 10
 #define SERIAL_MAX_FILE (1024LL * 1024 * 1024) /* put/get */
 
 /* The scanner: raw console bytes in, the shell's own bytes out. */
@@ -70,6 +70,9 @@ char *serial_quote(const char *s);
 /* serial_open_fd with a deadline for the shell to answer (a booting
  * board); own_fd: close fd with the transport. */
 int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms);
+/* Benchmarks: the unframed baseline — type `echo TOKEN` and wait for
+ * the TOKEN line to come back. 0 or -errno. */
+int serial_raw_line(transport_t *t, const char *token, int timeout_ms);
 /* Tests and benchmarks: behave as if the target had no base64 applet. */
 void serial_no_base64(transport_t *t);
 

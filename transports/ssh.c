@@ -44,7 +44,10 @@
 #define SSH_ERR_TAIL 600 /* stderr kept for error messages */
 
 struct ssh_priv {
+	char *ctl;         /* the master's socket path */
 	char *opt_ctl;     /* ControlPath=... */
+	char *ctl_dir;     /* a short private dir for the socket when the
+			    * workdir's path is too long for one, or NULL */
 	char *opt_known;   /* UserKnownHostsFile=..., or NULL: ssh's default */
 	char *opt_connect; /* ConnectTimeout=... */
 	char *identity;    /* %-escaped, or NULL */
@@ -154,7 +157,6 @@ static void s_args(transport_t *t, proc_spec_t *s)
 		proc_arg(s, "-l");
 		proc_arg(s, c->user);
 	}
-	s->keep_group = true;
 }
 
 /* Run one ssh call (args already in s) with output to tee. */
@@ -274,6 +276,18 @@ static void s_remote_kill(transport_t *t)
 	free(cmd);
 }
 
+/* The board went away (power cycle, reboot) or the master idled out
+ * (ControlPersist) during a long pause: reconnect, rather than let ssh
+ * fall back to a connection per command. */
+static int s_ensure_master(transport_t *t)
+{
+	struct ssh_priv *p = t->priv;
+
+	if (p->up && access(p->ctl, F_OK) == 0)
+		return 0;
+	return s_master_start(t);
+}
+
 static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 		 transport_output_fn *fn, void *arg, int *ret_status)
 {
@@ -282,12 +296,9 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 	char *remote;
 	int st = -1, r;
 
-	if (!p->up) {
-		/* the board went away (power cycle, reboot): reconnect */
-		r = s_master_start(t);
-		if (r < 0)
-			return r;
-	}
+	r = s_ensure_master(t);
+	if (r < 0)
+		return r;
 	remote = remote_wrap(cmd, p->pidfile, NULL);
 	r = s_remote(t, remote, -1, timeout_ms, &tee, &st);
 	free(remote);
@@ -301,8 +312,8 @@ static int s_run(transport_t *t, const char *cmd, int timeout_ms,
 		return r;
 	if (st == 255 && !s_master_alive(t)) {
 		p->up = false;
-		transport_set_error(t, "ssh %s: connection lost: %s", p->where,
-				    s_tee_line(&tee));
+		transport_set_error(t, "ssh %s: connection lost (ssh exit 255, master gone): %s",
+				    p->where, s_tee_line(&tee));
 		return -ECONNRESET;
 	}
 	*ret_status = st;
@@ -318,6 +329,8 @@ static int s_put(transport_t *t, const char *local, const char *remote)
 	int fd, st = -1, r;
 
 	fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (r = s_ensure_master(t)) < 0)
+		goto out;
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		r = fd < 0 ? -errno : -EINVAL;
 		transport_set_error(t, "ssh put: %s: %s", local,
@@ -392,6 +405,11 @@ static int s_get(transport_t *t, const char *remote, const char *local)
 	char *q = proc_shell_quote(remote), *cmd;
 	int st = -1, r;
 
+	r = s_ensure_master(t);
+	if (r < 0) {
+		free(q);
+		return r;
+	}
 	k.fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (k.fd < 0) {
 		r = -errno;
@@ -423,7 +441,12 @@ static void s_free(struct ssh_priv *p)
 {
 	if (!p)
 		return;
+	free(p->ctl);
 	free(p->opt_ctl);
+	if (p->ctl_dir) {
+		transport_rmtree(p->ctl_dir);
+		free(p->ctl_dir);
+	}
 	free(p->opt_known);
 	free(p->opt_connect);
 	free(p->identity);
@@ -496,11 +519,34 @@ static int s_check_config(transport_t *t)
 		transport_set_error(t, "ssh: port %d out of range", c->port);
 		return -EINVAL;
 	}
-	if (strlen(t->workdir) + sizeof("/ssh-ctl") > SSH_MAX_CTL_PATH) {
-		transport_set_error(t, "ssh: workdir path too long for a control socket: %s",
-				    t->workdir);
-		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The master's socket: in the workdir, or when that path is too long for
+ * a unix socket, in a short private dir of its own. */
+static int s_ctl_path(transport_t *t, struct ssh_priv *p)
+{
+	const char *dir = t->workdir;
+	char *path, *e;
+
+	if (strlen(dir) + sizeof("/ssh-ctl") > SSH_MAX_CTL_PATH) {
+		p->ctl_dir = xstrdup("/tmp/lmssh-XXXXXX");
+		if (!mkdtemp(p->ctl_dir)) {
+			int r = -errno;
+
+			transport_set_error(t, "ssh: control socket dir: %s", strerror(-r));
+			free(p->ctl_dir);
+			p->ctl_dir = NULL;
+			return r;
+		}
+		dir = p->ctl_dir;
 	}
+	path = xasprintf("%s/ssh-ctl", dir);
+	unlink(path); /* a stale socket from an earlier session in this dir */
+	e = s_pct_escape(path);
+	p->opt_ctl = xasprintf("ControlPath=%s", e);
+	free(e);
+	p->ctl = path;
 	return 0;
 }
 
@@ -521,9 +567,12 @@ int ssh_open(transport_t *t)
 	}
 	p = xzalloc(sizeof(*p));
 	t->priv = p;
-	e = s_pct_escape(t->workdir);
-	p->opt_ctl = xasprintf("ControlPath=%s/ssh-ctl", e);
-	free(e);
+	r = s_ctl_path(t, p);
+	if (r < 0) {
+		s_free(p);
+		t->priv = NULL;
+		return r;
+	}
 	if (c->known_hosts) {
 		e = s_pct_escape(c->known_hosts);
 		p->opt_known = xasprintf("UserKnownHostsFile=%s", e);
@@ -537,9 +586,6 @@ int ssh_open(transport_t *t)
 	p->pass_env = c->password ? xasprintf("SSHPASS=%s", c->password) : NULL;
 	p->pidfile = remote_pidfile(c->workdir, "/tmp", token);
 	p->where = xasprintf("%s:%s", c->host, p->port);
-	e = xasprintf("%s/ssh-ctl", t->workdir);
-	unlink(e); /* a stale socket from an earlier session in this dir */
-	free(e);
 	t->ops = &s_ops;
 	r = s_master_start(t);
 	if (r < 0) {

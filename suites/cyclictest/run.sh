@@ -5,6 +5,10 @@
 # interrupt handling, preemption and idle-state changes in the kernel.
 # Needs cyclictest on the board. Prints metric lines (microseconds).
 
+if ! command -v cyclictest >/dev/null 2>&1; then
+	echo "skip: cyclictest (rt-tests) is not installed on this board"
+	exit 0
+fi
 LOOPS=${LABMESH_CYCLICTEST_LOOPS:-2000}
 if [ "$(id -u)" = 0 ]; then
 	rt="-m -p 80"

@@ -5,6 +5,10 @@
 # paths: their regressions show here. Needs iperf3 on the board; ports
 # from 24010-24019 (the first free one). Prints metric lines (Mbit/s).
 
+if ! command -v iperf3 >/dev/null 2>&1; then
+	echo "skip: iperf3 is not installed on this board"
+	exit 0
+fi
 T=${LABMESH_TMP:-/tmp}
 SECS=${LABMESH_IPERF_SECONDS:-2}
 

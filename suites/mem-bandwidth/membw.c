@@ -3,7 +3,7 @@
  *
  * Copy (c = a), scale (b = k c), add (c = a + b) and triad (a = b + k c)
  * over three double arrays sized well beyond any cache (ARRAY_MB each by
- * default) but scaled down to a quarter of the free memory on small
+ * default) but scaled down to half of the free memory on small
  * boards. Each kernel is repeated until BUDGET_S has passed; the best
  * repetition is reported, as STREAM does. Results are checked at the end.
  */
@@ -37,10 +37,10 @@ int main(void)
 	const double k = 3.0;
 	int kern, reps;
 
-	while (mb > MIN_ARRAY_MB && avail > 0 && (long)(3 * mb) << 20 > avail / 4)
+	while (mb > MIN_ARRAY_MB && avail > 0 && (long)(3 * mb) << 20 > avail / 2)
 		mb /= 2;
-	if (avail > 0 && (long)(3 * mb) << 20 > avail / 2) {
-		printf("skip: only %ld MiB free, need %zu MiB\n", avail >> 20, 6 * mb);
+	if (avail > 0 && (long)(3 * mb) << 20 > avail * 3 / 4) {
+		printf("skip: only %ld MiB free, need %zu MiB\n", avail >> 20, 3 * mb);
 		return 0;
 	}
 	n = (mb << 20) / sizeof(double);

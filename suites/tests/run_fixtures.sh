@@ -88,7 +88,18 @@ assert m["ratio"]["unit"] == "%" and m["ratio"]["better"] == "lower"
 run "$work/again" --board host --suite fixture-build
 check "the second build comes from the cache" sh -c "grep -q '# build (cached)' '$work'/home/work/runs/host-*/fixture-build.log"
 
-# 4. errors
+# 4. a build that fails, a run past its timeout
+run "$work/err" --board host --suite fixture-badbuild,fixture-timeout
+cat "$work/err" "$work/err.err"
+check "errors exit 1" test "$(cat "$work/err.rc")" = 1
+check "a failed build is ERROR with the compiler's error" \
+	has "ERROR fixture-badbuild: build failed: " "$work/err"
+check "the build log is kept" sh -c "grep -q this_is_not_declared '$work'/home/work/runs/host-*/fixture-badbuild.log"
+check "a run past its timeout is ERROR" has "ERROR fixture-timeout: timed out after 2 s" "$work/err"
+check "what ran before the timeout is kept" has "PASS  fixture-timeout.started" "$work/err"
+check "the missing case is MISS" has "MISS  fixture-timeout.test2" "$work/err"
+
+# 5. errors
 run "$work/nob" --board nosuch --suite fixture-fails
 check "an unknown board exits 2" test "$(cat "$work/nob.rc")" = 2
 check "and names the boards" has "no board 'nosuch'" "$work/nob.err"

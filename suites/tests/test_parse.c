@@ -359,6 +359,12 @@ static void test_tap(void)
 	CHECK_REASON(res, "2 cases failed (max_fail 0): t.c, t.test4");
 	suite_result_destroy(&res);
 
+	/* an absurd plan makes a bounded number of MISS cases */
+	res = s_parse(SUITE_PARSER_TAP, "t", "1..100000\nok 1 a\n", 17, -1);
+	CHECK(res->n_cases == 1 + SUITE_MAX_MISS_CASES + 1);
+	CHECK_CASE(res, "test258-100000", SUITE_MISS, "numbers 258 to 100000");
+	suite_result_destroy(&res);
+
 	/* plan at the end, lost: a note says so */
 	res = s_parse(SUITE_PARSER_TAP, "t", "ok 1 a\nok 2 b\n", 14, 0);
 	suite_criteria_apply(res, NULL, NULL);

@@ -373,6 +373,18 @@ int contract_count_procs(const char *want)
 	return n;
 }
 
+bool contract_procs_gone(const char *cmdline, int timeout_ms)
+{
+	long long end = s_now_ms() + timeout_ms;
+
+	while (contract_count_procs(cmdline) > 0) {
+		if (s_now_ms() > end)
+			return false;
+		usleep(20 * 1000);
+	}
+	return true;
+}
+
 int contract_run(transport_t *t, const char *label)
 {
 	s_label = label;

@@ -12,6 +12,8 @@
 
 #include "transports/transport.h"
 
+#include <stdbool.h>
+
 /* Run every check on t, printing "label: check: ok|FAIL ..." lines to
  * stderr. Returns the number of failed checks (0: the contract holds). */
 int contract_run(transport_t *t, const char *label);
@@ -19,5 +21,7 @@ int contract_run(transport_t *t, const char *label);
 /* For targets on this host (ssh to loopback, stand-ins): how many live
  * processes have exactly this command line (argv joined by spaces). */
 int contract_count_procs(const char *cmdline);
+/* Wait up to timeout_ms for no such process to be left; true if none. */
+bool contract_procs_gone(const char *cmdline, int timeout_ms);
 
 #endif

@@ -25,6 +25,7 @@
 
 #define SSHD_BIN "/usr/sbin/sshd"
 #define SSHD_READY_TRIES 100 /* x 50 ms */
+#define SSHD_LAST_PORT 22299 /* the loopback range this component's tests use */
 
 const char *sshd_fixture_unavailable(void)
 {
@@ -214,6 +215,25 @@ static int s_spawn(sshd_fixture_t *f, char *err, size_t errsz)
 	return -EIO;
 }
 
+/* The first port from `from` up to SSHD_LAST_PORT that we can bind now
+ * (another test may hold ours), or -1. */
+static int s_free_port(int from)
+{
+	for (int port = from; port <= SSHD_LAST_PORT; port++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int ok;
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			return port;
+	}
+	return -1;
+}
+
 int sshd_fixture_start(sshd_fixture_t *f, int port, char *err, size_t errsz)
 {
 	const char *tmp = "/tmp"; /* short: ControlPath must fit a sun_path */
@@ -222,7 +242,11 @@ int sshd_fixture_start(sshd_fixture_t *f, int port, char *err, size_t errsz)
 
 	memset(f, 0, sizeof(*f));
 	err[0] = '\0';
-	f->port = port;
+	f->port = s_free_port(port);
+	if (f->port < 0) {
+		snprintf(err, errsz, "no free port from %d to %d", port, SSHD_LAST_PORT);
+		return -EADDRINUSE;
+	}
 	snprintf(f->user, sizeof(f->user), "%s", pw ? pw->pw_name : "root");
 	snprintf(f->dir, sizeof(f->dir), "%s/lmsshd-XXXXXX", tmp);
 	if (!mkdtemp(f->dir)) {

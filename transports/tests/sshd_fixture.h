@@ -25,7 +25,8 @@ typedef struct {
 
 /* Why sshd cannot run here (not root, no sshd binary), or NULL. */
 const char *sshd_fixture_unavailable(void);
-/* Start sshd on 127.0.0.1:port; 0 or -errno with a reason in err. */
+/* Start sshd on 127.0.0.1, on port or the next free one up to 22299
+ * (f->port says which); 0 or -errno with a reason in err. */
 int sshd_fixture_start(sshd_fixture_t *f, int port, char *err, size_t errsz);
 /* Stop sshd and remove its directory. */
 void sshd_fixture_stop(sshd_fixture_t *f);

@@ -48,7 +48,7 @@ int main(void)
 
 		/* the device-side command is gone after a timeout */
 		CHECK(transport_run(t, "sleep 1717", 1000, NULL, NULL, &st) == -ETIMEDOUT);
-		CHECK(contract_count_procs("sleep 1717") == 0);
+		CHECK(contract_procs_gone("sleep 1717", 5000));
 		CHECK(transport_run(t, "exit 7", 10000, NULL, NULL, &st) == 0 && st == 7);
 	}
 	transport_close(&t);

@@ -3,6 +3,7 @@
  * show — signals as 128+n, commands in the scratch dir, a timeout killing
  * the whole process group, no fd leaking into commands.
  */
+#include "transports/backend.h"
 #include "transports/tests/contract.h"
 #include "transports/transport.h"
 
@@ -80,8 +81,19 @@ static void test_local_specifics(transport_t *t, const char *workdir)
 	CHECK(r == 0 && st == 0);
 	pid = atoi(buf_str(&out));
 	CHECK(pid > 0);
-	usleep(100 * 1000);
+	for (int i = 0; i < 250 && pid > 0 && s_alive(pid); i++)
+		usleep(20 * 1000);
 	CHECK(pid > 0 && !s_alive(pid));
+	/* a daemon started on purpose outlives its command */
+	r = s_run(t, "setsid sleep 1720 </dev/null >/dev/null 2>&1 & echo $! > d.pid",
+		  10000, &out, &st);
+	CHECK(r == 0 && st == 0);
+	usleep(200 * 1000);
+	r = s_run(t, "cat d.pid", 10000, &out, &st);
+	pid = atoi(buf_str(&out));
+	CHECK(pid > 0 && s_alive(pid));
+	if (pid > 0)
+		kill(pid, SIGKILL);
 	/* a command that ignores SIGTERM is still killed */
 	r = s_run(t, "trap '' TERM; sleep 1000", 500, &out, &st);
 	CHECK(r == -ETIMEDOUT);
@@ -117,8 +129,12 @@ int main(void)
 		return 1;
 	}
 	s_failures += contract_run(t, "local");
-	workdir = xasprintf("%s/w", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	workdir = xasprintf("%s/local-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	transport_close(&t);
+	if (!mkdtemp(workdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
 	{
 		transport_opts_t o = { .workdir = workdir };
 
@@ -129,6 +145,7 @@ int main(void)
 		CHECK(access(workdir, F_OK) == 0); /* not ours: kept */
 	}
 	test_open_errors();
+	transport_rmtree(workdir);
 	free(workdir);
 	fprintf(stderr, "%d failures\n", s_failures);
 	return s_failures ? 1 : 0;
