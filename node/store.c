@@ -643,7 +643,13 @@ int store_put_peer(store_t *s, const uint8_t *id, const char *endpoint,
 	sqlite3_bind_int64(st, 4, seen_ms);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : s_err(rc);
+	if (rc != SQLITE_DONE)
+		return s_err(rc);
+	/* remember a bounded number: the most recently seen */
+	rc = sqlite3_exec(s->db, "DELETE FROM peers WHERE id NOT IN (SELECT id"
+			  " FROM peers ORDER BY seen_ms DESC LIMIT "
+			  STORE_MAX_PEERS_STR ")", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : s_err(rc);
 }
 
 int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg)
@@ -671,4 +677,30 @@ int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg)
 		n = s_err(rc);
 	sqlite3_finalize(st);
 	return n;
+}
+
+int store_latest_own(store_t *s, const uint8_t *author, int kind,
+		     uint8_t **ret_bytes, size_t *ret_len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT bytes FROM records WHERE"
+				" kind = ?1 AND author = ?2 ORDER BY seq DESC"
+				" LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return s_err(rc);
+	sqlite3_bind_int(st, 1, kind);
+	sqlite3_bind_blob(st, 2, author, STORE_KEY_BYTES, SQLITE_STATIC);
+	rc = -ENOENT;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+
+		*ret_bytes = xmalloc(len ? len : 1);
+		memcpy(*ret_bytes, sqlite3_column_blob(st, 0), len);
+		*ret_len = len;
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
