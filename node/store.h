@@ -1,0 +1,124 @@
+/*
+ * store: the node's SQLite store (store.db in the home).
+ *
+ * Records are kept as their exact signed bytes, keyed by id and unique by
+ * (author, seq). Each author's feed is stored only contiguously from seq 1:
+ * a record is accepted when it extends the feed head (seq = head + 1 and
+ * prev_id = the head's id). A second, different record for a (author, seq)
+ * we already hold is equivocation: it goes to the evidence table and the
+ * author is flagged. Requests are kept by id with their expiry.
+ *
+ * The store does not verify signatures: callers hand it records that the
+ * proto decoder has already verified. Feed heads are cached in memory so the
+ * version vector is computed without a query.
+ *
+ * Tables:
+ *   records(id PK, author, seq, kind, ts_ms, bytes)  UNIQUE(author, seq)
+ *   feeds(author PK, seq, head, flagged)   max contiguous seq and its id
+ *   evidence(id PK, author, seq, bytes, seen_ms)
+ *   requests(id PK, bytes, expires_ms, seen_ms)
+ *   peers(id PK, endpoint, descriptor, seen_ms)  learned peers, for restarts
+ */
+#ifndef LABMESH_NODE_STORE_H
+#define LABMESH_NODE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_KEY_BYTES 32
+#define STORE_ID_BYTES 32
+
+typedef struct store store_t;
+
+/* A verified record as the store needs it; all pointers borrowed. */
+typedef struct {
+	const uint8_t *id;      /* STORE_ID_BYTES */
+	const uint8_t *author;  /* STORE_KEY_BYTES */
+	const uint8_t *prev_id; /* STORE_ID_BYTES; all zero for seq 1 */
+	uint64_t seq;
+	int kind;
+	int64_t ts_ms;
+	const uint8_t *bytes;
+	size_t len;
+} store_rec_t;
+
+/* Results of store_put_record (besides negative errors). */
+enum store_put {
+	STORE_ADDED = 0,       /* extended the feed */
+	STORE_DUPLICATE,       /* same id already held */
+	STORE_EQUIVOCATION,    /* different id for a held (author, seq) */
+	STORE_GAP,             /* seq beyond head + 1: not stored */
+	STORE_BROKEN_CHAIN,    /* seq = head + 1 but prev_id is not the head */
+	STORE_FLAGGED,         /* author flagged: no further records taken */
+};
+
+typedef struct {
+	uint8_t author[STORE_KEY_BYTES];
+	uint64_t seq;
+	uint8_t head[STORE_ID_BYTES];
+	bool flagged;
+} store_feed_t;
+
+/* Open (creating) the store at path. Returns 0 and *ret_store, or -errno. */
+int store_open(const char *path, store_t **ret_store);
+void store_destroy(store_t **p);
+
+/* Group several puts in one transaction (one fsync). */
+int store_begin(store_t *s);
+int store_commit(store_t *s);
+void store_rollback(store_t *s);
+
+/* Put a verified record; returns an enum store_put value or -errno. */
+int store_put_record(store_t *s, const store_rec_t *r);
+
+/* The feed of author, or NULL if we hold none; borrowed until next put. */
+const store_feed_t *store_feed(store_t *s, const uint8_t *author);
+/* Number of feeds and the i-th (0 <= i < count); borrowed. Order is stable
+ * between puts. */
+size_t store_feed_count(store_t *s);
+const store_feed_t *store_feed_at(store_t *s, size_t i);
+
+/*
+ * Call fn for records of author with seq >= from, in seq order, at most
+ * max records and until the total bytes would pass max_bytes (at least one
+ * record is always given). fn returns 0 to go on, non-zero to stop.
+ * Returns the number of records given or -errno.
+ */
+typedef int (*store_rec_fn)(void *arg, uint64_t seq, const uint8_t *bytes,
+			    size_t len);
+int store_records(store_t *s, const uint8_t *author, uint64_t from,
+		  size_t max, size_t max_bytes, store_rec_fn fn, void *arg);
+
+/* The bytes of the latest record of each author of this kind. */
+int store_latest_of_kind(store_t *s, int kind, store_rec_fn fn, void *arg);
+
+/* Count of records held; of evidence rows. */
+int64_t store_record_count(store_t *s);
+int64_t store_evidence_count(store_t *s);
+
+/* Requests: put returns 1 when new, 0 when already held, or -errno. */
+int store_put_request(store_t *s, const uint8_t *id, const uint8_t *bytes,
+		      size_t len, int64_t expires_ms);
+bool store_has_request(store_t *s, const uint8_t *id);
+/* Unexpired requests at now_ms, newest first, at most max. */
+typedef int (*store_req_fn)(void *arg, const uint8_t *id, const uint8_t *bytes,
+			    size_t len, int64_t expires_ms);
+int store_requests(store_t *s, int64_t now_ms, size_t max, store_req_fn fn,
+		   void *arg);
+int store_get_request(store_t *s, const uint8_t *id, uint8_t **ret_bytes,
+		      size_t *ret_len);
+/* Drop expired requests. */
+int store_expire_requests(store_t *s, int64_t now_ms);
+
+/* Learned peers, so a restarted node rejoins: id, endpoint, descriptor. */
+int store_put_peer(store_t *s, const uint8_t *id, const char *endpoint,
+		   const uint8_t *desc, size_t desc_len, int64_t seen_ms);
+typedef int (*store_peer_fn)(void *arg, const uint8_t *id, const char *endpoint,
+			     const uint8_t *desc, size_t desc_len);
+int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg);
+
+/* PRAGMA integrity_check: 0 when "ok". */
+int store_check(store_t *s);
+
+#endif
