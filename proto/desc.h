@@ -25,7 +25,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 
 #define DESC_VERSION 1
 #define DESC_SIG_PREFIX "labmesh-node-v1"
@@ -53,5 +53,7 @@ int desc_sign(const node_desc_t *d, const key_pair_t *key,
 /* Full strict decode + re-encode check + signature + id. */
 int desc_decode(const void *data, size_t len, node_desc_t **ret_desc);
 void desc_destroy(node_desc_t **p);
+/* The bytes of a decoded descriptor again (node_id, sig as decoded). */
+int desc_encode(const node_desc_t *d, uint8_t **ret_data, size_t *ret_len);
 
 #endif

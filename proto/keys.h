@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/limits.h"
+#include "proto/caps.h"
 
 #define KEY_SECRET_MAGIC "labmesh-ed25519-secret-v1"
 #define KEY_PUBLIC_MAGIC "labmesh-ed25519-public-v1"

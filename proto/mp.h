@@ -29,10 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <limits.h> /* msgpack.h needs CHAR_MIN; must precede it */
 #include <msgpack.h>
 
 #include "proto/error.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 
 /* ---- encoder ---- */
 

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "proto/arena.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #define PROTO_VERSION 1 /* node-to-node protocol, sent in hello */

@@ -34,7 +34,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #define RECORD_VERSION 1
@@ -268,6 +268,13 @@ int record_sign(const record_t *rec, const key_pair_t *key,
  */
 int record_decode(const void *data, size_t len, record_t **ret_rec);
 void record_destroy(record_t **p);
+
+/*
+ * The bytes of a decoded record again (head.author and head.sig as
+ * decoded; body as it stands). Equal to the received bytes for any
+ * record record_decode accepted. Caller frees *ret_data.
+ */
+int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len);
 
 /*
  * Fast path: checks the envelope strictly, the body only as canonical

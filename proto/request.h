@@ -35,7 +35,7 @@
 
 #include "proto/arena.h"
 #include "proto/keys.h"
-#include "proto/limits.h"
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #define REQUEST_VERSION 1
@@ -108,6 +108,8 @@ int request_sign(const request_t *req, const key_pair_t *key,
  */
 int request_decode(const void *data, size_t len, request_t **ret_req);
 void request_destroy(request_t **p);
+/* The bytes of a decoded request again (submitter, sig as decoded). */
+int request_encode(const request_t *req, uint8_t **ret_data, size_t *ret_len);
 
 typedef struct {
 	uint32_t version;
@@ -124,5 +126,8 @@ int cancel_sign(const uint8_t request_id[32], uint64_t ts_ms,
 		uint8_t ret_id[32]);
 /* Strict decode + verify; no allocation. */
 int cancel_decode(const void *data, size_t len, request_cancel_t *ret);
+/* The bytes of a decoded cancel again. */
+int cancel_encode(const request_cancel_t *c, uint8_t **ret_data,
+		  size_t *ret_len);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/limits.h"
+#include "proto/caps.h"
 
 /* A borrowed byte range (points into a buffer someone else owns). */
 typedef struct {

@@ -1,11 +1,11 @@
 /*
- * limits: every named cap on a quantity that bytes from outside control.
+ * caps: every named cap on a quantity that bytes from outside control.
  * Decoders check these before allocating; encoders refuse to produce what
  * the decoders would refuse. Changing one changes what peers accept, so
  * raise caps only with a format version bump in mind.
  */
-#ifndef LABMESH_PROTO_LIMITS_H
-#define LABMESH_PROTO_LIMITS_H
+#ifndef LABMESH_PROTO_CAPS_H
+#define LABMESH_PROTO_CAPS_H
 
 /* Whole objects (encoded bytes). */
 #define PROTO_MAX_RECORD (256 * 1024)   /* one signed record */

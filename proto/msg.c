@@ -1,0 +1,350 @@
+/*
+ * msg: node-to-node messages. See msg.h for the forms. One decoder and one
+ * encoder per type, dispatched on the tag; msg_decode re-encodes what it
+ * accepted and compares, like every other decoder here.
+ */
+#include "proto/msg.h"
+#include "proto/codec.h"
+#include "proto/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const s_names[] = {
+	[MSG_HELLO] = "hello", [MSG_PEERS] = "peers",
+	[MSG_REQUEST] = "request", [MSG_REQUEST_IDS] = "request-ids",
+	[MSG_VECTOR] = "vector", [MSG_WANT] = "want",
+	[MSG_RECORDS] = "records", [MSG_CREDIT] = "credit",
+	[MSG_BLOB_GET] = "blob-get", [MSG_BLOB_DATA] = "blob-data",
+	[MSG_PING] = "ping", [MSG_PONG] = "pong", [MSG_CANCEL] = "cancel",
+};
+
+/* Number of fields after the tag, per type. */
+static const uint32_t s_arity[] = {
+	[MSG_HELLO] = 3, [MSG_PEERS] = 1, [MSG_REQUEST] = 1,
+	[MSG_REQUEST_IDS] = 1, [MSG_VECTOR] = 1, [MSG_WANT] = 3,
+	[MSG_RECORDS] = 1, [MSG_CREDIT] = 1, [MSG_BLOB_GET] = 3,
+	[MSG_BLOB_DATA] = 4, [MSG_PING] = 1, [MSG_PONG] = 1,
+	[MSG_CANCEL] = 1,
+};
+
+const char *msg_type_name(int type)
+{
+	if (type < MSG_HELLO || type > MSG_TYPE_MAX)
+		return "?";
+	return s_names[type];
+}
+
+/* ---- lists of nested signed objects (bin each) ---- */
+
+static int s_dec_blobs(mp_reader_t *r, arena_t *a, uint32_t min,
+		       uint32_t max, size_t cap, const proto_bytes_t **ret,
+		       size_t *ret_n)
+{
+	uint32_t n;
+	int e = mp_get_array(r, 2, max, &n);
+
+	if (e < 0)
+		return e;
+	if (n < min)
+		return PROTO_E_EMPTY;
+	proto_bytes_t *b = arena_array(a, n ? n : 1, sizeof(*b));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_bin(r, cap, &b[i].p, &b[i].len)) < 0)
+			return e;
+	}
+	*ret = b;
+	*ret_n = n;
+	return 0;
+}
+
+static void s_enc_blobs(mp_enc_t *e, const proto_bytes_t *b, size_t n)
+{
+	enc_array(e, n);
+	for (size_t i = 0; i < n; i++)
+		mp_put_bin(e, b[i].p, b[i].len);
+}
+
+/* ---- per type ---- */
+
+static int s_dec_hello(mp_reader_t *r, msg_t *m)
+{
+	uint64_t v;
+	int e;
+
+	if ((e = mp_get_uint(r, &v)) < 0)
+		return e;
+	if (v == 0 || v > UINT32_MAX)
+		return PROTO_E_VERSION;
+	m->hello.version = (uint32_t)v;
+	if ((e = mp_get_uint(r, &m->hello.features)) < 0)
+		return e;
+	return mp_get_bin(r, PROTO_MAX_DESC, &m->hello.desc.p,
+			  &m->hello.desc.len);
+}
+
+static int s_dec_ids(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	uint32_t n;
+	int e = mp_get_array(r, 34, PROTO_MAX_IDS, &n);
+
+	if (e < 0)
+		return e;
+	uint8_t *ids = arena_array(a, n ? n : 1, 32);
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_bin_exact(r, 32, ids + 32 * (size_t)i)) < 0)
+			return e;
+	}
+	m->request_ids.ids = ids;
+	m->request_ids.n = n;
+	return 0;
+}
+
+static int s_dec_vector(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	uint32_t n;
+	int e = mp_get_array(r, 36, PROTO_MAX_VECTOR, &n);
+
+	if (e < 0)
+		return e;
+	msg_vec_entry_t *v = arena_array(a, n ? n : 1, sizeof(*v));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_array_exact(r, 2)) < 0 ||
+		    (e = mp_get_bin_exact(r, 32, v[i].author)) < 0 ||
+		    (e = mp_get_uint(r, &v[i].seq)) < 0)
+			return e;
+		if (v[i].seq == 0)
+			return PROTO_E_RANGE;
+		/* one entry per author, in order: no duplicates to process */
+		if (i > 0 && (e = mp_key_order((const char *)v[i - 1].author, 32,
+					       (const char *)v[i].author, 32)) < 0)
+			return e;
+	}
+	m->vector.entries = v;
+	m->vector.n = n;
+	return 0;
+}
+
+static int s_dec_want(mp_reader_t *r, msg_t *m)
+{
+	int e;
+
+	if ((e = mp_get_bin_exact(r, 32, m->want.author)) < 0 ||
+	    (e = mp_get_uint(r, &m->want.from_seq)) < 0)
+		return e;
+	if (m->want.from_seq == 0)
+		return PROTO_E_RANGE;
+	return dec_u32(r, 1, PROTO_MAX_WANT, &m->want.max);
+}
+
+static int s_dec_blob_get(mp_reader_t *r, msg_t *m)
+{
+	int e;
+
+	if ((e = mp_get_bin_exact(r, 32, m->blob_get.blob_id)) < 0 ||
+	    (e = mp_get_uint(r, &m->blob_get.offset)) < 0)
+		return e;
+	return dec_u32(r, 1, PROTO_MAX_BLOB_CHUNK, &m->blob_get.length);
+}
+
+static int s_dec_blob_data(mp_reader_t *r, msg_t *m)
+{
+	int e;
+
+	if ((e = mp_get_bin_exact(r, 32, m->blob_data.blob_id)) < 0 ||
+	    (e = mp_get_uint(r, &m->blob_data.offset)) < 0 ||
+	    (e = mp_get_uint(r, &m->blob_data.total)) < 0 ||
+	    (e = mp_get_bin(r, PROTO_MAX_BLOB_CHUNK, &m->blob_data.data.p,
+			    &m->blob_data.data.len)) < 0)
+		return e;
+	if (m->blob_data.offset > m->blob_data.total ||
+	    m->blob_data.data.len > m->blob_data.total - m->blob_data.offset)
+		return PROTO_E_RANGE;
+	return 0;
+}
+
+static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	switch (m->type) {
+	case MSG_HELLO:
+		return s_dec_hello(r, m);
+	case MSG_PEERS:
+		return s_dec_blobs(r, a, 0, PROTO_MAX_PEERS, PROTO_MAX_DESC,
+				   &m->peers.descs, &m->peers.n);
+	case MSG_REQUEST:
+		return mp_get_bin(r, PROTO_MAX_REQUEST, &m->request.p,
+				  &m->request.len);
+	case MSG_CANCEL:
+		return mp_get_bin(r, PROTO_MAX_CANCEL, &m->cancel.p,
+				  &m->cancel.len);
+	case MSG_REQUEST_IDS:
+		return s_dec_ids(r, a, m);
+	case MSG_VECTOR:
+		return s_dec_vector(r, a, m);
+	case MSG_WANT:
+		return s_dec_want(r, m);
+	case MSG_RECORDS:
+		return s_dec_blobs(r, a, 1, PROTO_MAX_BATCH, PROTO_MAX_RECORD,
+				   &m->records.recs, &m->records.n);
+	case MSG_CREDIT:
+		return dec_u32(r, 1, PROTO_MAX_CREDIT, &m->credit);
+	case MSG_BLOB_GET:
+		return s_dec_blob_get(r, m);
+	case MSG_BLOB_DATA:
+		return s_dec_blob_data(r, m);
+	case MSG_PING:
+	case MSG_PONG:
+		return mp_get_uint(r, &m->nonce);
+	}
+	return PROTO_E_KIND;
+}
+
+static void s_enc_body(mp_enc_t *e, const msg_t *m)
+{
+	switch (m->type) {
+	case MSG_HELLO:
+		mp_put_uint(e, m->hello.version);
+		mp_put_uint(e, m->hello.features);
+		mp_put_bin(e, m->hello.desc.p, m->hello.desc.len);
+		return;
+	case MSG_PEERS:
+		s_enc_blobs(e, m->peers.descs, m->peers.n);
+		return;
+	case MSG_REQUEST:
+		mp_put_bin(e, m->request.p, m->request.len);
+		return;
+	case MSG_CANCEL:
+		mp_put_bin(e, m->cancel.p, m->cancel.len);
+		return;
+	case MSG_REQUEST_IDS:
+		enc_array(e, m->request_ids.n);
+		for (size_t i = 0; i < m->request_ids.n; i++)
+			mp_put_bin(e, m->request_ids.ids + 32 * i, 32);
+		return;
+	case MSG_VECTOR:
+		enc_array(e, m->vector.n);
+		for (size_t i = 0; i < m->vector.n; i++) {
+			mp_put_array(e, 2);
+			mp_put_bin(e, m->vector.entries[i].author, 32);
+			mp_put_uint(e, m->vector.entries[i].seq);
+		}
+		return;
+	case MSG_WANT:
+		mp_put_bin(e, m->want.author, 32);
+		mp_put_uint(e, m->want.from_seq);
+		mp_put_uint(e, m->want.max);
+		return;
+	case MSG_RECORDS:
+		s_enc_blobs(e, m->records.recs, m->records.n);
+		return;
+	case MSG_CREDIT:
+		mp_put_uint(e, m->credit);
+		return;
+	case MSG_BLOB_GET:
+		mp_put_bin(e, m->blob_get.blob_id, 32);
+		mp_put_uint(e, m->blob_get.offset);
+		mp_put_uint(e, m->blob_get.length);
+		return;
+	case MSG_BLOB_DATA:
+		mp_put_bin(e, m->blob_data.blob_id, 32);
+		mp_put_uint(e, m->blob_data.offset);
+		mp_put_uint(e, m->blob_data.total);
+		mp_put_bin(e, m->blob_data.data.p, m->blob_data.data.len);
+		return;
+	case MSG_PING:
+	case MSG_PONG:
+		mp_put_uint(e, m->nonce);
+		return;
+	}
+	mp_enc_fail(e, PROTO_E_KIND);
+}
+
+static void s_encode(mp_enc_t *e, const msg_t *m)
+{
+	if (m->type < MSG_HELLO || m->type > MSG_TYPE_MAX) {
+		mp_enc_fail(e, PROTO_E_KIND);
+		return;
+	}
+	mp_put_array(e, 1 + s_arity[m->type]);
+	mp_put_uint(e, m->type);
+	s_enc_body(e, m);
+}
+
+static int s_decode(const uint8_t *data, size_t len, msg_t *m)
+{
+	mp_reader_t r;
+	mp_enc_t e;
+	uint32_t n;
+	uint64_t t;
+	int err;
+
+	mp_reader_init(&r, data, len);
+	if ((err = mp_get_array(&r, 1, UINT32_MAX, &n)) < 0)
+		return err;
+	if (n == 0)
+		return PROTO_E_ARITY;
+	if ((err = mp_get_uint(&r, &t)) < 0)
+		return err;
+	if (t < MSG_HELLO || t > MSG_TYPE_MAX)
+		return PROTO_E_KIND;
+	if (n != 1 + s_arity[t])
+		return PROTO_E_ARITY;
+	m->type = (enum msg_type)t;
+	if ((err = s_dec_body(&r, m->arena, m)) < 0 ||
+	    (err = mp_reader_end(&r)) < 0)
+		return err;
+	mp_enc_init_compare(&e, data, len);
+	s_encode(&e, m);
+	return mp_enc_compare_result(&e);
+}
+
+int msg_decode(const void *data, size_t len, size_t max_len, msg_t **ret_msg)
+{
+	msg_t *m;
+	int err;
+
+	if (len > max_len || len > PROTO_MAX_MSG)
+		return PROTO_E_TOOBIG;
+	m = xzalloc(sizeof(*m));
+	/* lists hold at most one small struct per few input bytes */
+	m->arena = arena_new(len + 256);
+	err = s_decode(data, len, m);
+	if (err < 0) {
+		msg_destroy(&m);
+		return err;
+	}
+	*ret_msg = m;
+	return 0;
+}
+
+void msg_destroy(msg_t **p)
+{
+	if (!p || !*p)
+		return;
+	arena_destroy(&(*p)->arena);
+	free(*p);
+	*p = NULL;
+}
+
+int msg_encode(const msg_t *m, uint8_t **ret_data, size_t *ret_len)
+{
+	mp_enc_t e;
+	uint8_t *data;
+	size_t len;
+	msg_t *check = NULL;
+	int r;
+
+	mp_enc_init(&e, 256);
+	s_encode(&e, m);
+	if ((r = mp_enc_finish(&e, &data, &len)) < 0)
+		return r;
+	r = msg_decode(data, len, PROTO_MAX_MSG, &check);
+	msg_destroy(&check);
+	if (r < 0) {
+		free(data);
+		return r;
+	}
+	*ret_data = data;
+	*ret_len = len;
+	return 0;
+}

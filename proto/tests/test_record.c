@@ -1,0 +1,328 @@
+/*
+ * Unit tests for signed records: every kind round-trips (decode, re-sign
+ * the decoded struct, same bytes), the envelope rules hold, every single
+ * bit flip of a valid record is refused, and the fast path agrees.
+ */
+#include "proto/codec.h"
+#include "proto/record.h"
+#include "proto/tests/check.h"
+#include "proto/tests/sample.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int check_failures;
+
+static void s_roundtrip(enum record_kind kind, uint64_t seq, size_t n_cases)
+{
+	key_pair_t kp;
+	record_t *rec = NULL;
+	uint8_t *data, *again, id[32];
+	size_t len, len2;
+	record_head_t head;
+
+	sample_key(0, &kp);
+	sample_record_bytes(kind, seq, n_cases, &data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (!rec) {
+		free(data);
+		return;
+	}
+	CHECK(rec->head.kind == kind && rec->head.seq == seq);
+	CHECK(rec->head.has_prev == (seq > 1));
+	CHECK(memcmp(rec->head.author, kp.pk, 32) == 0);
+	uint8_t want_id[32];
+	proto_id(data, len, want_id);
+	CHECK(memcmp(rec->head.id, want_id, 32) == 0);
+	/* the decoded struct signs to the very same bytes */
+	CHECK_ERR(record_sign(rec, &kp, &again, &len2, id), 0);
+	CHECK(len2 == len && memcmp(again, data, len) == 0);
+	CHECK(memcmp(id, want_id, 32) == 0);
+	/* the fast path sees the same head */
+	CHECK_ERR(record_verify(data, len, &head), 0);
+	CHECK(memcmp(head.id, want_id, 32) == 0 && head.seq == seq);
+	free(again);
+	record_destroy(&rec);
+	CHECK(rec == NULL);
+	free(data);
+}
+
+static void test_roundtrip(void)
+{
+	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++) {
+		s_roundtrip(k, 1, 0);
+		s_roundtrip(k, 7, 50);
+	}
+	s_roundtrip(RECORD_RUN, 3, 1000);
+}
+
+static void test_fields(void)
+{
+	record_t *rec = NULL;
+	uint8_t *data;
+	size_t len;
+
+	sample_record_bytes(RECORD_RUN, 2, 50, &data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec) {
+		const record_run_t *run = &rec->run;
+		CHECK(strcmp(run->board, "qemu-a") == 0);
+		CHECK(strcmp(run->kernel.commit,
+			     "0123456789abcdef0123456789abcdef01234567") == 0);
+		CHECK(run->n_suites == 2 && run->suites[0].n_cases == 50);
+		CHECK(strcmp(run->suites[0].cases[7].path,
+			     "timers.posix_timers.test_007") == 0);
+		CHECK(run->suites[0].metrics[1].value == 941.5);
+		CHECK(run->suites[0].metrics[0].better == METRIC_LOWER);
+		CHECK(run->kernel.has_kernel_blob && !run->kernel.has_initrd_blob);
+		record_destroy(&rec);
+	}
+	free(data);
+	sample_record_bytes(RECORD_ADVERT, 1, 0, &data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec) {
+		const record_advert_t *ad = &rec->advert;
+		CHECK(ad->n_boards == 2 && ad->boards[1].queue_len == 3);
+		CHECK(ad->n_info == 2);
+		/* sorted on the wire whatever order the author gave */
+		CHECK(strcmp(ad->info[0].key, "contact") == 0);
+		CHECK(strcmp(ad->description, "Example lab \xc3\xa9t\xc3\xa9") == 0);
+		record_destroy(&rec);
+	}
+	free(data);
+}
+
+/* Every single-bit change of a valid record is refused. */
+static void s_bitflips(enum record_kind kind, size_t n_cases)
+{
+	uint8_t *data;
+	size_t len, accepted = 0, accepted_fast = 0;
+	record_t *rec;
+	record_head_t head;
+
+	sample_record_bytes(kind, 2, n_cases, &data, &len);
+	for (size_t bit = 0; bit < len * 8; bit++) {
+		data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		rec = NULL;
+		if (record_decode(data, len, &rec) == 0) {
+			accepted++;
+			record_destroy(&rec);
+		}
+		if (record_verify(data, len, &head) == 0)
+			accepted_fast++;
+		data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	if (accepted || accepted_fast) {
+		fprintf(stderr, "%s: %zu/%zu bit flips accepted (fast %zu)\n",
+			record_kind_name(kind), accepted, len * 8, accepted_fast);
+		check_failures++;
+	}
+	CHECK(record_decode(data, len, &rec) == 0);
+	record_destroy(&rec);
+	free(data);
+}
+
+static void test_bitflips(void)
+{
+	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++)
+		s_bitflips(k, 3);
+}
+
+/*
+ * Build a record by hand, field by field, with a valid signature, so the
+ * decoder's own checks (not the signature) must refuse it.
+ */
+struct raw {
+	uint64_t version, kind, seq, ts;
+	int prev;           /* 0 nil, 1 bin32, 2 bin31 */
+	const char *body;   /* hex of the body value */
+	const char *extra;  /* hex appended after sig (trailing) */
+	int fields;
+};
+
+static size_t s_unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned v;
+
+	while (hex && *hex) {
+		if (*hex == ' ') {
+			hex++;
+			continue;
+		}
+		sscanf(hex, "%2x", &v);
+		out[n++] = (uint8_t)v;
+		hex += 2;
+	}
+	return n;
+}
+
+static int s_raw(const struct raw *w)
+{
+	key_pair_t kp;
+	mp_enc_t e;
+	uint8_t body[512], prev[32] = {0}, *data;
+	size_t blen = s_unhex(w->body, body), len;
+	record_t *rec = NULL;
+
+	sample_key(0, &kp);
+	mp_enc_init(&e, 0);
+	mp_put_array(&e, (uint32_t)(w->fields ? w->fields : 8));
+	mp_put_uint(&e, w->version);
+	mp_put_uint(&e, w->kind);
+	mp_put_bin(&e, kp.pk, 32);
+	mp_put_uint(&e, w->seq);
+	if (w->prev)
+		mp_put_bin(&e, prev, w->prev == 1 ? 32 : 31);
+	else
+		mp_put_nil(&e);
+	mp_put_uint(&e, w->ts);
+	mp_put_raw(&e, body, blen);
+	if (enc_sign_finish(&e, RECORD_SIG_PREFIX, &kp, &data, &len) < 0)
+		abort();
+	if (w->extra) {
+		uint8_t x[16];
+		size_t xn = s_unhex(w->extra, x);
+		data = realloc(data, len + xn);
+		memcpy(data + len, x, xn);
+		len += xn;
+	}
+	int r = record_decode(data, len, &rec);
+	record_destroy(&rec);
+	free(data);
+	return r;
+}
+
+/* A valid decline body: [request_id, reason 2, "x"]. */
+#define DECLINE_BODY                                                           \
+	"93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a178"
+
+static void test_envelope_rules(void)
+{
+	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL, 0};
+	struct raw w;
+
+	CHECK_ERR(s_raw(&ok), 0);
+	w = ok, w.version = 2;
+	CHECK_ERR(s_raw(&w), PROTO_E_VERSION);
+	w = ok, w.kind = 9;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
+	w = ok, w.kind = 0;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
+	w = ok, w.seq = 0;
+	CHECK_ERR(s_raw(&w), PROTO_E_RANGE);
+	w = ok, w.seq = 2;
+	CHECK_ERR(s_raw(&w), PROTO_E_PREV); /* seq 2 needs a prev_id */
+	w = ok, w.prev = 1;
+	CHECK_ERR(s_raw(&w), PROTO_E_PREV); /* seq 1 has none */
+	w = ok, w.seq = 2, w.prev = 1;
+	CHECK_ERR(s_raw(&w), 0);
+	w = ok, w.seq = 2, w.prev = 2;
+	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
+	w = ok, w.extra = "00";
+	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
+	w = ok, w.fields = 9;
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
+	/* body rules */
+	w = ok, w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 02";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
+	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 08 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_RANGE); /* reason out of range */
+	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 cc02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+	w = ok, w.body = "93 c41f 00000000000000000000000000000000000000000000000000000000000000 02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
+	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 a2c0af";
+	CHECK_ERR(s_raw(&w), PROTO_E_UTF8);
+	w = ok, w.body = "93 c420 0000000000000000000000000000000000000000000000000000000000000000 02 c0";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* nil where not allowed */
+	/* accept: [id, boards] with a bad board name and an empty list */
+	w = ok, w.kind = RECORD_ACCEPT;
+	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 91 a3612f62";
+	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
+	w.body = "92 c420 0000000000000000000000000000000000000000000000000000000000000000 90";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	/* event RUNNING 3 of 2 */
+	w = ok, w.kind = RECORD_EVENT;
+	w.body = "97 c0 a161 05 03 02 a161 a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_RANGE);
+	w.body = "97 c0 a161 05 01 02 a161 a0";
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = "97 c0 a161 05 01 02 a0 a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+}
+
+static void test_signature(void)
+{
+	uint8_t *data;
+	size_t len;
+	record_t *rec = NULL;
+
+	sample_record_bytes(RECORD_EVENT, 2, 0, &data, &len);
+	data[len - 1] ^= 1; /* last byte of sig */
+	CHECK_ERR(record_decode(data, len, &rec), PROTO_E_SIG);
+	data[len - 1] ^= 1;
+	/* another author's key in place of the real one */
+	key_pair_t other;
+	sample_key(2, &other);
+	key_pair_t kp;
+	sample_key(0, &kp);
+	uint8_t *at = memmem(data, len, kp.pk, 32);
+	CHECK(at != NULL);
+	if (at) {
+		memcpy(at, other.pk, 32);
+		CHECK_ERR(record_decode(data, len, &rec), PROTO_E_SIG);
+	}
+	free(data);
+	/* size cap before anything else */
+	data = calloc(1, PROTO_MAX_RECORD + 1);
+	CHECK_ERR(record_decode(data, PROTO_MAX_RECORD + 1, &rec), PROTO_E_TOOBIG);
+	free(data);
+}
+
+/* The signing side refuses what decoders would refuse. */
+static void test_sign_refuses(void)
+{
+	key_pair_t kp;
+	record_t rec;
+	uint8_t *data = NULL, id[32];
+	size_t len;
+
+	sample_key(0, &kp);
+	sample_record(RECORD_EVENT, 1, 0, &rec);
+	rec.event.board = "bad board";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_SYNTAX);
+	CHECK(data == NULL);
+	sample_record(RECORD_RUN, 1, 3, &rec);
+	run_metric_t m = {"x", 0.0 / 0.0, "", METRIC_NEUTRAL};
+	run_suite_t s = rec.run.suites[0];
+	s.metrics = &m;
+	s.n_metrics = 1;
+	rec.run.suites = &s;
+	rec.run.n_suites = 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_NAN);
+	sample_record(RECORD_RUN, 1, 3, &rec);
+	rec.run.kernel.commit = "v6.8";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_SYNTAX);
+	sample_record(RECORD_ADVERT, 1, 0, &rec);
+	proto_kv_t dup[] = {{"a", "1"}, {"a", "2"}};
+	rec.advert.info = dup;
+	rec.advert.n_info = 2;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_DUPKEY);
+	sample_record(RECORD_ACCEPT, 1, 0, &rec);
+	rec.head.kind = 42;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_KIND);
+	CHECK(data == NULL);
+}
+
+int main(void)
+{
+	test_roundtrip();
+	test_fields();
+	test_bitflips();
+	test_envelope_rules();
+	test_signature();
+	test_sign_refuses();
+	sample_free();
+	return CHECK_DONE();
+}

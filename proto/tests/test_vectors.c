@@ -1,0 +1,188 @@
+/*
+ * Golden vectors: the exact bytes and id of every sample object (fixed
+ * seed keys, so signatures are deterministic) are committed under
+ * proto/tests/vectors/NAME.txt as two lines, "id HEX" and "bytes HEX".
+ * Any change to the encoding changes these and fails here, loudly.
+ *   test-proto-vectors DIR          check
+ *   test-proto-vectors --write DIR  regenerate (after a deliberate change)
+ * Each committed vector must also decode (with its real signature) to the
+ * committed id.
+ */
+#include "proto/tests/check.h"
+#include "proto/tests/sample.h"
+#include "proto/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int check_failures;
+
+static const char *s_dir;
+static bool s_write;
+
+enum obj { O_RECORD, O_REQUEST, O_CANCEL, O_DESC, O_MSG };
+
+static int s_decode(enum obj o, const uint8_t *p, size_t n)
+{
+	record_t *rec = NULL;
+	request_t *q = NULL;
+	request_cancel_t c;
+	node_desc_t *d = NULL;
+	msg_t *m = NULL;
+	int r;
+
+	switch (o) {
+	case O_RECORD:
+		r = record_decode(p, n, &rec);
+		record_destroy(&rec);
+		return r;
+	case O_REQUEST:
+		r = request_decode(p, n, &q);
+		request_destroy(&q);
+		return r;
+	case O_CANCEL:
+		return cancel_decode(p, n, &c);
+	case O_DESC:
+		r = desc_decode(p, n, &d);
+		desc_destroy(&d);
+		return r;
+	default:
+		r = msg_decode(p, n, PROTO_MAX_MSG, &m);
+		msg_destroy(&m);
+		return r;
+	}
+}
+
+static char *s_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = xmalloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void s_vector(const char *name, enum obj o, uint8_t *p, size_t n)
+{
+	char *path = xasprintf("%s/%s.txt", s_dir, name);
+	char *hex = xmalloc(2 * n + 1), id_hex[65];
+	uint8_t id[32];
+
+	proto_hex(p, n, hex);
+	proto_id(p, n, id);
+	proto_hex(id, 32, id_hex);
+	char *text = xasprintf("id %s\nbytes %s\n", id_hex, hex);
+	if (s_write) {
+		FILE *f = fopen(path, "w");
+		if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+			check_failures++;
+	} else {
+		char *old = s_read(path);
+		if (!old || strcmp(old, text) != 0) {
+			fprintf(stderr,
+				"%s: ENCODING CHANGED (or vector missing): the "
+				"bytes or id differ from %s\n",
+				name, path);
+			check_failures++;
+		}
+		/* the committed bytes decode, signature and all */
+		uint8_t *committed = xmalloc(n ? n : 1);
+		const char *b = old ? strstr(old, "bytes ") : NULL;
+		if (b && proto_unhex(strndupa(b + 6, 2 * n), committed, n) == 0)
+			CHECK_ERR(s_decode(o, committed, n), 0);
+		free(committed);
+		free(old);
+	}
+	CHECK_ERR(s_decode(o, p, n), 0);
+	free(text);
+	free(hex);
+	free(path);
+}
+
+static void s_records(void)
+{
+	uint8_t *p;
+	size_t n;
+
+	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++) {
+		char *name = xasprintf("record-%s", record_kind_name(k));
+		sample_record_bytes(k, k == RECORD_ADVERT ? 1 : 2, 3, &p, &n);
+		s_vector(name, O_RECORD, p, n);
+		free(p);
+		free(name);
+	}
+}
+
+static void s_requests(void)
+{
+	static const char *const names[] = {"request-none", "request-git",
+					    "request-artifact"};
+	key_pair_t kp;
+	uint8_t *p, rid[32], id[32];
+	size_t n;
+
+	for (int t = REQUEST_KERNEL_NONE; t <= REQUEST_KERNEL_MAX; t++) {
+		sample_request_bytes(t, &p, &n);
+		s_vector(names[t], O_REQUEST, p, n);
+		free(p);
+	}
+	sample_key(1, &kp);
+	memset(rid, 0x5a, sizeof(rid));
+	if (cancel_sign(rid, 1764748860000ull, &kp, &p, &n, id) < 0)
+		abort();
+	s_vector("cancel", O_CANCEL, p, n);
+	free(p);
+}
+
+static void s_others(void)
+{
+	key_pair_t kp;
+	node_desc_t d;
+	msg_t m;
+	uint8_t *p, id[32];
+	size_t n;
+
+	sample_key(0, &kp);
+	sample_desc(&d);
+	if (desc_sign(&d, &kp, &p, &n, id) < 0)
+		abort();
+	s_vector("desc", O_DESC, p, n);
+	free(p);
+	for (int t = MSG_HELLO; t <= MSG_TYPE_MAX; t++) {
+		sample_msg(t, &m);
+		if (msg_encode(&m, &p, &n) < 0)
+			abort();
+		char *name = xasprintf("msg-%s", msg_type_name(t));
+		s_vector(name, O_MSG, p, n);
+		free(name);
+		free(p);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+		s_write = true;
+		s_dir = argv[2];
+	} else if (argc == 2) {
+		s_dir = argv[1];
+	} else {
+		fprintf(stderr, "usage: test-proto-vectors [--write] DIR\n");
+		return 2;
+	}
+	s_records();
+	s_requests();
+	s_others();
+	sample_free();
+	return CHECK_DONE();
+}
