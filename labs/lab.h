@@ -10,6 +10,8 @@
 #ifndef LABMESH_LABS_LAB_H
 #define LABMESH_LABS_LAB_H
 
+#include "proto/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +20,7 @@
 #define LAB_MAX_SEEDS 64
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
+#define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
 
 enum lab_transport_type {
 	LAB_TRANSPORT_LOCAL = 0,
@@ -192,5 +195,72 @@ const lab_board_t *lab_config_board(const lab_config_t *cfg, const char *name);
 
 const char *lab_transport_name(enum lab_transport_type t);
 const char *lab_boot_name(enum lab_boot_method m);
+/* The YAML key that selects it: "device", "pty", "socket", "tcp", "console". */
+const char *lab_serial_kind_name(enum lab_serial_kind k);
+
+/* ---- checks the loader applies, for everyone to reuse ---- */
+
+/* [A-Za-z0-9_.-]{1,64}, not starting with '.' or '-'. */
+bool lab_name_valid(const char *s);
+/* A node or submitter id: 64 hex digits (either case). */
+bool lab_key_valid(const char *s);
+/* One of the architectures we know (uname -m spelling: x86_64, aarch64,
+ * armv7l, riscv64...). */
+bool lab_arch_valid(const char *s);
+/* The QEMU system emulator for an arch ("qemu-system-x86_64"), or NULL. */
+const char *lab_arch_qemu(const char *arch);
+/* A baud rate from the standard termios set (50 ... 4000000). */
+bool lab_baud_valid(long baud);
+/* tcp://HOST:PORT with HOST a name, an IPv4 address, [IPv6] or '*', and
+ * PORT 1..65535. */
+bool lab_endpoint_valid(const char *s);
+
+/*
+ * Criteria (Fuego-like pass rules) from a YAML mapping, as boards write
+ * them in the lab file and suites in suite.yaml:
+ *   {suite: NAME, max_fail: N, min_pass: N, must_pass: [case...],
+ *    fail_ok: [{case: C, reason: R}], metrics: [{name: M, lt|le|gt|ge: X}
+ *    or {name: M, range: [LO, HI]}]}
+ * with_suite: the suite key is required (board overrides); otherwise it
+ * is not allowed (suite.yaml). Unknown keys are errors. Errors are
+ * recorded in map's tree (see labs/yaml.h). Returns 0 and fills *ret (free
+ * with lab_criteria_free), or -EINVAL.
+ */
+typedef struct yaml_val yaml_val_t;
+int lab_criteria_read(yaml_val_t *map, bool with_suite, lab_criteria_t *ret);
+void lab_criteria_free(lab_criteria_t *c);
+
+/* ---- importing other labs' board descriptions ---- */
+
+#define LAB_FUEGO_MAX_BYTES (256 * 1024) /* a larger board file is refused */
+#define LAB_FUEGO_MAX_LINE 4096           /* bytes in one (joined) line */
+#define LAB_FUEGO_MAX_VARS 1024           /* assignments in one file */
+
+typedef struct {
+	const char *name; /* board name; NULL: the file name without .board */
+	const char *arch; /* NULL: from ARCHITECTURE, else TOOLCHAIN */
+} lab_fuego_opts_t;
+
+/*
+ * Turn a Fuego board file (fuego-ro/boards/NAME.board: shell-like
+ * VAR="value" lines, comments; inherit/include/override-func/functions
+ * skipped with a note) into one board entry of a lab file, appended to
+ * out_yaml: comment lines (what was imported from where, and a note for
+ * each thing that was not), then "  - name: ..." ready to go under
+ * "boards:". Read: TRANSPORT (ssh, serial, local, adb), IPADDR, SSH_PORT,
+ * LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD, BOARD_TESTDIR, MACHINE,
+ * ARCHITECTURE / TOOLCHAIN (mapped to our arch names); BOARD_CONTROL is
+ * noted with the commands to add. The entry is checked with the lab
+ * loader before it is returned. Returns 0, or a negative errno code and
+ * *ret_err, one line "FILE:LINE: VAR: what is wrong" (caller frees).
+ */
+int lab_import_fuego(const char *path, buf_t *out_yaml, char **ret_err);
+int lab_import_fuego_file(const char *path, const lab_fuego_opts_t *opts,
+			  buf_t *out_yaml, char **ret_err);
+/* The same from memory; file names the input in messages (and gives the
+ * board name when opts->name is NULL). */
+int lab_import_fuego_text(const char *file, const char *text, size_t len,
+			  const lab_fuego_opts_t *opts, buf_t *out_yaml,
+			  char **ret_err);
 
 #endif

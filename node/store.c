@@ -672,3 +672,29 @@ int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg)
 	sqlite3_finalize(st);
 	return n;
 }
+
+int store_latest_own(store_t *s, const uint8_t *author, int kind,
+		     uint8_t **ret_bytes, size_t *ret_len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT bytes FROM records WHERE"
+				" kind = ?1 AND author = ?2 ORDER BY seq DESC"
+				" LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return s_err(rc);
+	sqlite3_bind_int(st, 1, kind);
+	sqlite3_bind_blob(st, 2, author, STORE_KEY_BYTES, SQLITE_STATIC);
+	rc = -ENOENT;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+
+		*ret_bytes = xmalloc(len ? len : 1);
+		memcpy(*ret_bytes, sqlite3_column_blob(st, 0), len);
+		*ret_len = len;
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

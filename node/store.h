@@ -93,6 +93,10 @@ int store_records(store_t *s, const uint8_t *author, uint64_t from,
 /* The bytes of the latest record of each author of this kind. */
 int store_latest_of_kind(store_t *s, int kind, store_rec_fn fn, void *arg);
 
+/* The bytes of author's latest record of kind (caller frees); -ENOENT. */
+int store_latest_own(store_t *s, const uint8_t *author, int kind,
+		     uint8_t **ret_bytes, size_t *ret_len);
+
 /* Count of records held; of evidence rows. */
 int64_t store_record_count(store_t *s);
 int64_t store_evidence_count(store_t *s);

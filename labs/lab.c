@@ -1,0 +1,497 @@
+/*
+ * lab: load and validate a lab file, and the built-in default lab.
+ * See lab.h for the structs and labs/examples/ for the format.
+ *
+ * Layout: the top-level sections (lab, node, policy, recipes) here; the
+ * boards with their transports, boot methods and criteria in lab_boards.c;
+ * value checks and field readers in lab_check.c. Every reading goes
+ * through labs/yaml, so every error is one line "FILE:LINE: FIELD: what",
+ * and every mapping is checked for keys nobody read (typos).
+ */
+#include "labs/lab_private.h"
+#include "proto/mem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define LAB_DEFAULT_LISTEN "tcp://127.0.0.1:7701"
+#define LAB_DEFAULT_MAX_PEERS 8
+#define LAB_MAX_PEERS_CAP 1024
+#define LAB_MAX_QUOTA 1000000
+#define LAB_RECIPE_TIMEOUT_S 3600
+#define LAB_MAX_TIMEOUT_S 86400
+
+const char *lab_transport_name(enum lab_transport_type t)
+{
+	switch (t) {
+	case LAB_TRANSPORT_LOCAL:
+		return "local";
+	case LAB_TRANSPORT_SSH:
+		return "ssh";
+	case LAB_TRANSPORT_SERIAL:
+		return "serial";
+	case LAB_TRANSPORT_ADB:
+		return "adb";
+	}
+	return "?";
+}
+
+const char *lab_boot_name(enum lab_boot_method m)
+{
+	switch (m) {
+	case LAB_BOOT_NONE:
+		return "none";
+	case LAB_BOOT_QEMU:
+		return "qemu";
+	case LAB_BOOT_COMMAND:
+		return "command";
+	}
+	return "?";
+}
+
+const char *lab_serial_kind_name(enum lab_serial_kind k)
+{
+	switch (k) {
+	case LAB_SERIAL_TTY:
+		return "device";
+	case LAB_SERIAL_PTY:
+		return "pty";
+	case LAB_SERIAL_UNIX:
+		return "socket";
+	case LAB_SERIAL_TCP:
+		return "tcp";
+	case LAB_SERIAL_QEMU:
+		return "console";
+	}
+	return "?";
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+static lab_config_t *s_config_new(const char *path)
+{
+	lab_config_t *cfg = xzalloc(sizeof(*cfg));
+
+	cfg->path = xstrdup(path);
+	cfg->trust_open = true;
+	cfg->max_peers = LAB_DEFAULT_MAX_PEERS;
+	cfg->submitters_any = true;
+	cfg->build_any = true;
+	return cfg;
+}
+
+void lab_config_destroy(lab_config_t **p)
+{
+	lab_config_t *cfg;
+
+	if (!p || !*p)
+		return;
+	cfg = *p;
+	free(cfg->path);
+	free(cfg->name);
+	free(cfg->listen);
+	for (size_t i = 0; i < cfg->n_seeds; i++) {
+		free(cfg->seeds[i].endpoint);
+		free(cfg->seeds[i].key);
+	}
+	free(cfg->seeds);
+	yaml_strlist_free(&cfg->trust_keys, cfg->n_trust_keys);
+	free(cfg->http);
+	yaml_strlist_free(&cfg->submitters, cfg->n_submitters);
+	for (size_t i = 0; i < cfg->n_boards; i++)
+		lab_board_free(&cfg->boards[i]);
+	free(cfg->boards);
+	for (size_t i = 0; i < cfg->n_recipes; i++) {
+		free(cfg->recipes[i].arch);
+		free(cfg->recipes[i].command);
+		free(cfg->recipes[i].cross_compile);
+	}
+	free(cfg->recipes);
+	free(cfg);
+	*p = NULL;
+}
+
+const lab_board_t *lab_config_board(const lab_config_t *cfg, const char *name)
+{
+	if (!cfg || !name)
+		return NULL;
+	for (size_t i = 0; i < cfg->n_boards; i++)
+		if (strcmp(cfg->boards[i].name, name) == 0)
+			return &cfg->boards[i];
+	return NULL;
+}
+
+/* The host name made into a valid lab name ("lab" if nothing is left). */
+static char *s_host_name(void)
+{
+	char host[256] = "";
+	size_t n;
+
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	host[LAB_MAX_NAME] = '\0';
+	for (char *p = host; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+			*p = '-';
+	n = strspn(host, ".-");
+	if (!host[n])
+		return xstrdup("lab");
+	return xstrdup(host + n);
+}
+
+lab_config_t *lab_config_default(void)
+{
+	lab_config_t *cfg = s_config_new("(default)");
+	lab_board_t *b;
+	struct utsname u;
+
+	cfg->name = s_host_name();
+	cfg->listen = xstrdup(LAB_DEFAULT_LISTEN);
+	cfg->boards = xcalloc(1, sizeof(*cfg->boards));
+	cfg->n_boards = 1;
+	b = &cfg->boards[0];
+	b->name = xstrdup("host");
+	if (uname(&u) == 0 && u.machine[0])
+		b->arch = xstrdup(u.machine);
+	else
+		b->arch = xstrdup("x86_64");
+	b->machine = xstrdup("host");
+	b->description = xstrdup("the machine the node runs on");
+	b->transport.type = LAB_TRANSPORT_LOCAL;
+	b->transport.connect_timeout_s = 30;
+	b->boot.method = LAB_BOOT_NONE;
+	b->boot.memory_mb = 512;
+	b->boot.cpus = 1;
+	b->boot.boot_timeout_s = 120;
+	b->boot.command_timeout_s = 300;
+	return cfg;
+}
+
+/* ---- sections -------------------------------------------------------------- */
+
+static int s_load_lab(yaml_val_t *root, lab_config_t *cfg)
+{
+	yaml_val_t *lab = NULL;
+	int r;
+
+	r = yaml_get_map(root, "lab", YAML_OPTIONAL, &lab);
+	if (r < 0)
+		return r;
+	r = lab_get_checked(lab, "name", YAML_OPTIONAL, LAB_MAX_NAME,
+			    lab_name_valid, "lab name ([A-Za-z0-9_.-]{1,64})",
+			    &cfg->name);
+	if (r < 0)
+		return r;
+	if (!cfg->name)
+		cfg->name = s_host_name();
+	return yaml_check_unknown(lab);
+}
+
+static int s_load_seed(yaml_val_t *v, lab_seed_t *seed)
+{
+	int r = yaml_expect(v, YAML_KIND_MAP);
+
+	if (r < 0)
+		return r;
+	seed->line = yaml_line(v);
+	r = lab_get_checked(v, "endpoint", YAML_REQUIRED, 300, lab_endpoint_valid,
+			    "endpoint (tcp://HOST:PORT)", &seed->endpoint);
+	if (r < 0)
+		return r;
+	r = lab_get_checked(v, "key", YAML_REQUIRED, 64, lab_key_valid,
+			    "node key (64 hex digits)", &seed->key);
+	if (r < 0)
+		return r;
+	for (char *p = seed->key; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return yaml_check_unknown(v);
+}
+
+static int s_load_seeds(yaml_val_t *node, lab_config_t *cfg)
+{
+	yaml_val_t *seq = NULL;
+	size_t n;
+	int r = yaml_get_seq(node, "seeds", YAML_OPTIONAL, &seq);
+
+	if (r <= 0)
+		return r;
+	n = yaml_len(seq);
+	if (n > LAB_MAX_SEEDS)
+		return yaml_fail(seq, "too many seeds (%zu, at most %d)", n,
+				 LAB_MAX_SEEDS);
+	if (!n)
+		return 0;
+	cfg->seeds = xcalloc(n, sizeof(*cfg->seeds));
+	cfg->n_seeds = n;
+	for (size_t i = 0; i < n; i++) {
+		r = s_load_seed(yaml_item(seq, i), &cfg->seeds[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void s_lower_all(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (char *p = list[i]; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+}
+
+/*
+ * "any"/"open" or a list of 64-hex keys: *ret_any true for the word, else
+ * the list. The word is given by word, the field by key.
+ */
+static int s_load_keys(yaml_val_t *map, const char *key, const char *word,
+		       bool *ret_any, char ***ret, size_t *ret_n)
+{
+	yaml_val_t *v = lab_field(map, key, YAML_OPTIONAL);
+	int r;
+
+	if (!v)
+		return 0;
+	if (yaml_kind(v) == YAML_KIND_SCALAR) {
+		if (strcmp(yaml_str(v), word) != 0)
+			return yaml_fail(v, "expected '%s' or a list of key ids, not '%.64s'",
+					 word, yaml_str(v));
+		*ret_any = true;
+		return 0;
+	}
+	if (yaml_kind(v) != YAML_KIND_SEQ)
+		return yaml_fail(v, "expected '%s' or a list of key ids", word);
+	r = lab_get_list(map, key, LAB_MAX_LIST, 64, lab_key_valid,
+			 "key id (64 hex digits)", ret, ret_n);
+	if (r < 0)
+		return r;
+	s_lower_all(*ret, *ret_n);
+	*ret_any = false;
+	return 0;
+}
+
+static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
+{
+	yaml_val_t *node = NULL;
+	int r;
+
+	r = yaml_get_map(root, "node", YAML_OPTIONAL, &node);
+	if (r < 0)
+		return r;
+	r = lab_get_checked(node, "listen", YAML_OPTIONAL, 300, lab_endpoint_valid,
+			    "endpoint (tcp://HOST:PORT)", &cfg->listen);
+	if (r < 0)
+		return r;
+	if (!cfg->listen)
+		cfg->listen = xstrdup(LAB_DEFAULT_LISTEN);
+	r = s_load_seeds(node, cfg);
+	if (r < 0)
+		return r;
+	r = s_load_keys(node, "trust", "open", &cfg->trust_open, &cfg->trust_keys,
+			&cfg->n_trust_keys);
+	if (r < 0)
+		return r;
+	r = yaml_get_int(node, "max_peers", YAML_OPTIONAL, 1, LAB_MAX_PEERS_CAP,
+			 &cfg->max_peers);
+	if (r < 0)
+		return r;
+	r = yaml_get_bool(node, "beacon", YAML_OPTIONAL, &cfg->beacon);
+	if (r < 0)
+		return r;
+	r = lab_get_checked(node, "http", YAML_OPTIONAL, 300, lab_hostport_valid,
+			    "address (HOST:PORT)", &cfg->http);
+	if (r < 0)
+		return r;
+	return yaml_check_unknown(node);
+}
+
+static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
+{
+	static const char *const build[] = { "any", "none", NULL };
+	yaml_val_t *pol = NULL;
+	int b = 0, r;
+
+	r = yaml_get_map(root, "policy", YAML_OPTIONAL, &pol);
+	if (r < 0)
+		return r;
+	r = s_load_keys(pol, "submitters", "any", &cfg->submitters_any,
+			&cfg->submitters, &cfg->n_submitters);
+	if (r < 0)
+		return r;
+	r = yaml_get_int(pol, "quota_per_key", YAML_OPTIONAL, 0, LAB_MAX_QUOTA,
+			 &cfg->quota_per_key);
+	if (r < 0)
+		return r;
+	r = yaml_get_enum(pol, "build", YAML_OPTIONAL, "build policy", build, &b);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		cfg->build_any = b == 0;
+	return yaml_check_unknown(pol);
+}
+
+static int s_load_recipe(yaml_val_t *v, lab_recipe_t *rc)
+{
+	int a, r = yaml_expect(v, YAML_KIND_MAP);
+
+	if (r < 0)
+		return r;
+	rc->line = yaml_line(v);
+	rc->timeout_s = LAB_RECIPE_TIMEOUT_S;
+	r = yaml_get_enum(v, "arch", YAML_REQUIRED, "arch", lab_arch_list(), &a);
+	if (r < 0)
+		return r;
+	rc->arch = xstrdup(lab_arch_list()[a]);
+	r = lab_get_text(v, "command", YAML_REQUIRED, LAB_MAX_COMMAND, true,
+			 &rc->command);
+	if (r < 0)
+		return r;
+	r = lab_get_checked(v, "cross_compile", YAML_OPTIONAL, 256, lab_prefix_valid,
+			    "toolchain prefix", &rc->cross_compile);
+	if (r < 0)
+		return r;
+	r = yaml_get_int(v, "timeout", YAML_OPTIONAL, 1, LAB_MAX_TIMEOUT_S,
+			 &rc->timeout_s);
+	if (r < 0)
+		return r;
+	return yaml_check_unknown(v);
+}
+
+static int s_load_recipes(yaml_val_t *root, lab_config_t *cfg)
+{
+	yaml_val_t *seq = NULL;
+	size_t n;
+	int r = yaml_get_seq(root, "recipes", YAML_OPTIONAL, &seq);
+
+	if (r <= 0)
+		return r;
+	n = yaml_len(seq);
+	if (n > LAB_MAX_LIST)
+		return yaml_fail(seq, "too many recipes (%zu, at most %d)", n,
+				 LAB_MAX_LIST);
+	if (!n)
+		return 0;
+	cfg->recipes = xcalloc(n, sizeof(*cfg->recipes));
+	cfg->n_recipes = n;
+	for (size_t i = 0; i < n; i++) {
+		r = s_load_recipe(yaml_item(seq, i), &cfg->recipes[i]);
+		if (r < 0)
+			return r;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(cfg->recipes[k].arch, cfg->recipes[i].arch) == 0)
+				return yaml_fail(yaml_map_peek(yaml_item(seq, i), "arch"),
+						 "a recipe for %s is already given at line %d",
+						 cfg->recipes[i].arch,
+						 cfg->recipes[k].line);
+	}
+	return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+/* The directory relative paths are resolved against: the config file's,
+ * absolute when it exists. */
+static char *s_config_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	char *real;
+
+	if (!dir[0]) {
+		free(dir);
+		dir = xstrdup("/");
+	}
+	real = realpath(dir, NULL);
+	if (real) {
+		free(dir);
+		return real;
+	}
+	return dir;
+}
+
+static int s_load_tree(yaml_tree_t *t, lab_config_t *cfg)
+{
+	yaml_val_t *root = yaml_tree_root(t);
+	yaml_val_t *boards = NULL;
+	char *dir;
+	int r;
+
+	if (!root)
+		return -ENODATA;
+	r = yaml_expect(root, YAML_KIND_MAP);
+	if (r < 0)
+		return r;
+	dir = s_config_dir(cfg->path);
+	r = s_load_lab(root, cfg);
+	if (r == 0)
+		r = s_load_node(root, cfg);
+	if (r == 0)
+		r = s_load_policy(root, cfg);
+	if (r == 0)
+		r = s_load_recipes(root, cfg);
+	if (r == 0)
+		r = yaml_get_seq(root, "boards", YAML_OPTIONAL, &boards);
+	if (r >= 0 && boards)
+		r = lab_load_boards(boards, dir, cfg);
+	if (r >= 0)
+		r = yaml_check_unknown(root);
+	free(dir);
+	return r < 0 ? r : 0;
+}
+
+static int s_parse_tree(yaml_tree_t *t, const char *name,
+			lab_config_t **ret_cfg, char **ret_err)
+{
+	lab_config_t *cfg = s_config_new(name);
+	int r = s_load_tree(t, cfg);
+
+	if (r == -ENODATA) {
+		*ret_err = xasprintf("%s:1: the file is empty (expected lab, node, "
+				     "policy, recipes and boards)", name);
+		lab_config_destroy(&cfg);
+		return -EINVAL;
+	}
+	if (r < 0 || yaml_tree_error(t)) {
+		*ret_err = yaml_tree_take_error(t);
+		if (!*ret_err)
+			*ret_err = xasprintf("%s:1: invalid lab configuration", name);
+		lab_config_destroy(&cfg);
+		return -EINVAL;
+	}
+	*ret_cfg = cfg;
+	return 0;
+}
+
+int lab_config_parse(const char *name, const char *text, size_t len,
+		     lab_config_t **ret_cfg, char **ret_err)
+{
+	yaml_limits_t lim = { .max_bytes = LAB_MAX_CONFIG_BYTES };
+	yaml_tree_t *t = NULL;
+	int r;
+
+	if (!name)
+		name = "(config)";
+	r = yaml_tree_parse(name, text, len, &lim, &t, ret_err);
+	if (r < 0)
+		return r;
+	r = s_parse_tree(t, name, ret_cfg, ret_err);
+	yaml_tree_destroy(&t);
+	return r;
+}
+
+int lab_config_load(const char *path, lab_config_t **ret_cfg, char **ret_err)
+{
+	yaml_limits_t lim = { .max_bytes = LAB_MAX_CONFIG_BYTES };
+	yaml_tree_t *t = NULL;
+	int r;
+
+	r = yaml_tree_load(path, &lim, &t, ret_err);
+	if (r < 0)
+		return r;
+	r = s_parse_tree(t, path, ret_cfg, ret_err);
+	yaml_tree_destroy(&t);
+	return r;
+}

@@ -1,0 +1,220 @@
+/*
+ * cmd_node: `labmesh node`, the daemon in the foreground; and the small
+ * commands that ask a running node over the control socket: `peers`,
+ * `boards` (which reads the store itself when no node runs) and `debug`.
+ */
+#include "node/cli.h"
+#include "node/ctl.h"
+#include "node/node.h"
+#include "node/node_int.h"
+
+#include "proto/log.h"
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void s_node_usage(FILE *f)
+{
+	fprintf(f, "usage: labmesh node [--config FILE] [--home DIR]"
+		   " [--log-level L]\n"
+		   "Run this lab's node in the foreground; logs go to stderr.\n"
+		   "  --config FILE    the lab file (default: a lab with one"
+		   " local board)\n"
+		   "  --log-level L    error, warn, info (default) or debug\n"
+		   "Stops cleanly on SIGINT or SIGTERM.\n");
+}
+
+int cmd_node(cli_t *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ 0 },
+	};
+	node_opts_t o = { 0 };
+	enum log_level lvl;
+	node_t *node = NULL;
+	char *err = NULL;
+	int c, rc;
+
+	while ((c = cli_getopt(cli, argc, argv, "c:l:", opts)) != -1) {
+		if (c == 'h') {
+			s_node_usage(stdout);
+			return CLI_EXIT_OK;
+		} else if (c == 'c') {
+			o.config = optarg;
+		} else if (c == 'l') {
+			if (log_parse_level(optarg, &lvl) < 0)
+				return cli_usage_error("node", "bad log level"
+						       " '%s'", optarg);
+			log_set_level(lvl);
+		} else {
+			return cli_usage_error("node", "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("node", "unexpected argument '%s'",
+				       argv[optind]);
+	rc = cli_make_home(cli);
+	if (rc < 0)
+		return cli_fail("node", "cannot make %s: %s", cli->home,
+				strerror(-rc));
+	o.home = cli->home;
+	rc = node_new(&o, &node, &err);
+	if (rc < 0) {
+		rc = cli_fail("node", "%s", err ? err : strerror(-rc));
+		free(err);
+		return rc;
+	}
+	rc = node_run(node);
+	node_destroy(&node);
+	return rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static int s_no_args(cli_t *cli, int argc, char **argv, const char *name,
+		     const char *help)
+{
+	int c;
+
+	while ((c = cli_getopt(cli, argc, argv, "", NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			return CLI_EXIT_OK;
+		}
+		return cli_usage_error(name, "bad option");
+	}
+	if (optind < argc)
+		return cli_usage_error(name, "unexpected argument '%s'",
+				       argv[optind]);
+	return -1;
+}
+
+int cmd_peers(cli_t *cli, int argc, char **argv)
+{
+	int rc = s_no_args(cli, argc, argv, "peers",
+			   "usage: labmesh peers [--home DIR] [--json]\n"
+			   "The peers of the running node: id, lab, endpoint,"
+			   " state, last seen,\nround-trip time, records"
+			   " received, equivocation flag.\n");
+
+	if (rc >= 0)
+		return rc;
+	return ctl_run_command("peers", cli->home, "peers", cli->json, 0, NULL);
+}
+
+static int s_boards_offline(cli_t *cli)
+{
+	char *path = cli_path(cli, "store.db"), *text = NULL;
+	store_t *store = NULL;
+	int rc;
+
+	if (access(path, R_OK) != 0) {
+		free(path);
+		fputs(cli->json ? "[]\n" : "", stdout);
+		return CLI_EXIT_OK;
+	}
+	rc = store_open(path, &store);
+	free(path);
+	if (rc == 0)
+		rc = render_boards(store, cli->json, &text);
+	store_destroy(&store);
+	if (rc < 0)
+		return cli_fail("boards", "cannot read the store: %s",
+				strerror(-rc));
+	fputs(text, stdout);
+	free(text);
+	return CLI_EXIT_OK;
+}
+
+int cmd_boards(cli_t *cli, int argc, char **argv)
+{
+	int rc = s_no_args(cli, argc, argv, "boards",
+			   "usage: labmesh boards [--home DIR] [--json]\n"
+			   "Every board in the network, from the latest advert"
+			   " of each lab:\nlab, board, arch, tags, state, queue."
+			   " Reads the store when no node runs.\n");
+
+	if (rc >= 0)
+		return rc;
+	if (!ctl_running(cli->home))
+		return s_boards_offline(cli);
+	return ctl_run_command("boards", cli->home, "boards", cli->json, 0,
+			       NULL);
+}
+
+static void s_debug_usage(FILE *f)
+{
+	fprintf(f, "usage: labmesh debug SUBCOMMAND [--home DIR]\n"
+		   "Testing aids that talk to the running node:\n"
+		   "  append-records N   append N synthetic event records to"
+		   " the node's own feed\n"
+		   "  feeds              every feed held: author, seq,"
+		   " flagged (JSON)\n"
+		   "  status             the node's id, counts and peers"
+		   " (JSON)\n"
+		   "  submit-raw FILE    hand a signed request (raw bytes) to"
+		   " the node\n"
+		   "  stop               stop the node\n");
+}
+
+static int s_debug_submit(cli_t *cli, const char *file)
+{
+	const char *args[1];
+	size_t lens[1];
+	char *body = NULL;
+	bool ok = false;
+	uint8_t buf[CTL_MAX_ARG];
+	FILE *f = fopen(file, "rb");
+	size_t n;
+	int rc;
+
+	if (!f)
+		return cli_fail("debug", "%s: %s", file, strerror(errno));
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	args[0] = (const char *)buf;
+	lens[0] = n;
+	rc = ctl_call(cli->home, "submit-raw", false, 1, args, lens,
+		      CTL_TIMEOUT_MS, &ok, &body);
+	if (rc < 0)
+		return cli_fail("debug", "no node answers in %s", cli->home);
+	if (!ok) {
+		rc = cli_fail("debug", "%s", body);
+		free(body);
+		return rc;
+	}
+	fputs(body, stdout);
+	free(body);
+	return CLI_EXIT_OK;
+}
+
+int cmd_debug(cli_t *cli, int argc, char **argv)
+{
+	const char *sub;
+	int c;
+
+	while ((c = cli_getopt(cli, argc, argv, "", NULL)) != -1) {
+		if (c == 'h') {
+			s_debug_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		return cli_usage_error("debug", "bad option");
+	}
+	if (optind >= argc)
+		return cli_usage_error("debug", "need a subcommand");
+	sub = argv[optind];
+	if (strcmp(sub, "append-records") == 0 && optind + 1 < argc) {
+		const char *args[1] = { argv[optind + 1] };
+
+		return ctl_run_command("debug", cli->home, sub, true, 1, args);
+	}
+	if (strcmp(sub, "submit-raw") == 0 && optind + 1 < argc)
+		return s_debug_submit(cli, argv[optind + 1]);
+	if (strcmp(sub, "feeds") == 0 || strcmp(sub, "status") == 0 ||
+	    strcmp(sub, "stop") == 0)
+		return ctl_run_command("debug", cli->home, sub, true, 0, NULL);
+	return cli_usage_error("debug", "unknown subcommand '%s'", sub);
+}

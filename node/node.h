@@ -1,0 +1,61 @@
+/*
+ * node: the lab daemon. One thread, one zloop: the CURVE ROUTER (inbox
+ * from peers), one CURVE DEALER per peer (outbox to it), the ZAP handler
+ * (who may connect), the control socket, and timers. Modules:
+ *   node.c     setup, loop, ZAP, shutdown, own records (adverts)
+ *   node_peer.c   peers: hello, descriptors, exchange, liveness, backoff,
+ *                 garbage counting and bans
+ *   node_repl.c   feed replication (vector, want, records, credit) and
+ *                 request flooding
+ *   node_ctl.c    control socket commands and their rendering
+ */
+#ifndef LABMESH_NODE_NODE_H
+#define LABMESH_NODE_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct node node_t;
+
+typedef struct {
+	const char *home;   /* state home; must exist */
+	const char *config; /* lab YAML; NULL: the default lab */
+} node_opts_t;
+
+/* Build a node (keys, store, sockets). 0 and *ret_node, or -errno with a
+ * one-line *ret_err (caller frees). */
+int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err);
+void node_destroy(node_t **p);
+/* Run until SIGINT/SIGTERM or a `stop` control command. 0 or -errno. */
+int node_run(node_t *node);
+
+/*
+ * Append a record to this node's own feed: tmpl has head.kind and the
+ * body for that kind filled (proto/record.h; pointers borrowed); seq,
+ * prev_id and ts are set here. The record is signed, stored durably, then
+ * pushed to peers that follow us. The jobs code uses this for
+ * accept/decline/event/run. 0 or -errno / a PROTO_E_* code.
+ */
+struct record;
+int node_append_record(node_t *node, const struct record *tmpl);
+
+/*
+ * A signed request from a local submitter (the control socket's
+ * submit-raw): verified, stored, flooded to every peer, handed to the
+ * request hook. Returns 1 when new, 0 when already known, or -errno.
+ */
+int node_submit_request(node_t *node, const uint8_t *bytes, size_t len);
+
+/* Called once for every new valid request (local or from a peer). */
+typedef void (*node_request_fn)(void *arg, const uint8_t *id,
+				const uint8_t *bytes, size_t len);
+void node_set_request_hook(node_t *node, node_request_fn fn, void *arg);
+
+/*
+ * Testing aid: flip one byte of every record this node serves to peers
+ * (a relay that tampers in transit). Only the test programs set this.
+ */
+void node_set_tamper(node_t *node, bool on);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * wire: the node's view of the proto library — keys, signed records, node
+ * descriptors, requests, advert bodies and node-to-node messages, reduced
+ * to what the daemon needs. wire.c is the only node file that calls
+ * proto's codecs, so the daemon's logic reads in its own terms.
+ *
+ * Everything decoded here comes from outside: every function checks the
+ * bytes strictly (proto's decoders) and verifies signatures over the
+ * received bytes. Pointers in decoded structs borrow from the input bytes
+ * unless said otherwise.
+ */
+#ifndef LABMESH_NODE_WIRE_H
+#define LABMESH_NODE_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "labs/lab.h"
+#include "proto/caps.h"
+#include "proto/keys.h"
+#include "proto/record.h"
+#include "proto/types.h"
+#include "proto/msg.h"
+
+#define WIRE_KEY_BYTES 32
+#define WIRE_ID_BYTES 32
+#define WIRE_Z85_LEN 40
+
+/* Caps of the daemon (peer-controllable quantities). */
+#define WIRE_MAX_MSG PROTO_MAX_MSG           /* one message, any type */
+#define WIRE_MAX_HELLO PROTO_MAX_MSG_PREAUTH /* a message before hello */
+#define WIRE_MAX_BATCH_RECORDS PROTO_MAX_BATCH /* records per message */
+#define WIRE_MAX_BATCH_BYTES (PROTO_MAX_MSG - 4096)
+#define WIRE_MAX_VECTOR PROTO_MAX_VECTOR     /* entries per vector message */
+#define WIRE_MAX_DESCS 32                    /* descriptors we send/take */
+#define WIRE_MAX_REQUEST_IDS PROTO_MAX_IDS   /* ids per request-ids */
+
+typedef struct {
+	key_pair_t kp;
+	uint8_t pk[WIRE_KEY_BYTES];      /* Ed25519 public key: the id */
+	char curve_pk[WIRE_Z85_LEN + 1]; /* CURVE key pair, Z85 */
+	char curve_sk[WIRE_Z85_LEN + 1];
+} wire_key_t;
+
+/* Load the key at path, or make and save one when missing (mode 0600).
+ * 0 or -errno; *ret_err gets a one-line reason on failure (caller frees). */
+int wire_key_load_or_make(const char *path, wire_key_t *ret_key,
+			  char **ret_err);
+/* Make a fresh key pair and write path and path.pub; 0 or -errno. */
+int wire_key_generate(const char *path, bool force, wire_key_t *ret_key,
+		      char **ret_err);
+void wire_key_wipe(wire_key_t *key);
+/* Ed25519 public key -> Z85 CURVE public key (41 bytes with NUL). */
+int wire_curve_public(const uint8_t *pk, char *ret_z85);
+
+void wire_hex(const uint8_t *p, size_t n, char *out); /* out: 2n + 1 */
+int wire_unhex(const char *hex, uint8_t *out, size_t n);
+
+/* Record kinds the daemon authors or displays. */
+enum wire_kind {
+	WIRE_KIND_ADVERT = 1,
+	WIRE_KIND_ACCEPT,
+	WIRE_KIND_DECLINE,
+	WIRE_KIND_EVENT,
+	WIRE_KIND_RUN,
+};
+
+/* A decoded and verified record; body borrows from the bytes. */
+typedef struct {
+	uint8_t id[WIRE_ID_BYTES];
+	uint8_t author[WIRE_KEY_BYTES];
+	uint8_t prev_id[WIRE_ID_BYTES];
+	uint64_t seq;
+	int kind;
+	int64_t ts_ms;
+} wire_record_t;
+
+/* Decode strictly and verify the signature over bytes. 0 or -errno. */
+int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret);
+/* Sign the next record of our feed: tmpl has head.kind and the body
+ * filled; seq, prev and ts are set here. The returned bytes are the
+ * caller's. 0 or a negative code. */
+int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
+		     uint64_t seq, const uint8_t *prev_id, int64_t ts_ms,
+		     uint8_t **ret_bytes, size_t *ret_len,
+		     wire_record_t *ret_rec);
+/* Whether signing tmpl at the head of the verified record bytes (same
+ * seq, prev, ts) gives those very bytes: the body is unchanged. */
+bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
+			   const uint8_t *bytes, size_t len);
+/* A synthetic event record for tests (labmesh debug append-records). */
+void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz);
+
+/* Advert: encode the lab's boards; decode one for display. */
+typedef struct {
+	char *name, *arch, *machine, *tags, *transport, *boot, *state;
+	int64_t queue;
+} wire_board_t;
+
+typedef struct {
+	char *lab;
+	wire_board_t *boards;
+	size_t n_boards;
+} wire_advert_t;
+
+/* Fill tmpl with the advert of cfg; free with wire_advert_tmpl_free. */
+void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
+		      record_t *tmpl);
+void wire_advert_tmpl_free(record_t *tmpl);
+/* Decode a verified advert record's bytes; owned strings; 0 or -errno. */
+int wire_advert_decode(const uint8_t *bytes, size_t len, wire_advert_t *ret);
+void wire_advert_free(wire_advert_t *a);
+
+/* Signed node descriptor. */
+typedef struct {
+	uint8_t id[WIRE_KEY_BYTES];
+	char lab[LAB_MAX_NAME + 1];
+	char endpoint[256];
+	int64_t ts_ms;
+} wire_desc_t;
+
+int wire_desc_make(const wire_key_t *key, const char *lab,
+		   const char *endpoint, uint8_t **ret_bytes, size_t *ret_len);
+int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret);
+
+/* A signed test request: verify, its id and expiry. */
+int wire_request_verify(const uint8_t *bytes, size_t len,
+			uint8_t *ret_id, int64_t *ret_expires_ms);
+
+/* A short description of a wire_* or proto error code; borrowed. */
+const char *wire_strerror(int err);
+
+/* Messages */
+enum wire_type {
+	WIRE_HELLO = 1,
+	WIRE_PEERS,
+	WIRE_REQUEST,
+	WIRE_REQUEST_IDS,
+	WIRE_VECTOR,
+	WIRE_WANT,
+	WIRE_RECORDS,
+	WIRE_CREDIT,
+	WIRE_PING,
+	WIRE_OTHER, /* valid but not handled here (blobs) */
+};
+
+typedef proto_bytes_t wire_bytes_t;
+typedef msg_vec_entry_t wire_vec_t;
+
+/* A decoded message: the arrays are owned (wire_msg_free); byte views
+ * borrow from the message bytes. */
+typedef struct {
+	enum wire_type type;
+	wire_bytes_t desc;          /* hello */
+	const wire_bytes_t *items;        /* peers: descriptors; records: records;
+				     * request: one request; request-ids: ids */
+	size_t n_items;
+	const wire_vec_t *vec;            /* vector */
+	size_t n_vec;
+	uint8_t author[WIRE_KEY_BYTES]; /* want */
+	uint64_t from;
+	uint64_t max;               /* want: records; credit: bytes */
+	uint64_t nonce;             /* ping */
+	bool pong;                  /* ping: a reply */
+	msg_t *msg;                 /* private */
+	wire_bytes_t *owned;        /* private */
+} wire_msg_t;
+
+int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
+void wire_msg_free(wire_msg_t *m);
+
+/* Encoders: the returned bytes are the caller's. 0 or -errno. */
+int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
+	       size_t *ret_len);
+int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
+	       size_t *ret_len);
+int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
+		 size_t *ret_len);
+int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
+		     uint8_t **ret, size_t *ret_len);
+int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len);
+int wire_want(const uint8_t *author, uint64_t from, uint64_t max,
+	      uint8_t **ret, size_t *ret_len);
+int wire_records(const wire_bytes_t *recs, size_t n, uint8_t **ret,
+		 size_t *ret_len);
+int wire_credit(uint64_t bytes, uint8_t **ret, size_t *ret_len);
+int wire_ping(uint64_t nonce, bool pong, uint8_t **ret, size_t *ret_len);
+
+#endif
