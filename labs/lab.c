@@ -192,6 +192,12 @@ static int s_load_lab(yaml_val_t *root, lab_config_t *cfg)
 	return yaml_check_unknown(lab);
 }
 
+/* A peer to connect to: an endpoint, but not the bind-all '*'. */
+static bool s_seed_endpoint_ok(const char *s)
+{
+	return lab_endpoint_valid(s) && strncmp(s, "tcp://*:", 8) != 0;
+}
+
 static int s_load_seed(yaml_val_t *v, lab_seed_t *seed)
 {
 	int r = yaml_expect(v, YAML_KIND_MAP);
@@ -199,8 +205,8 @@ static int s_load_seed(yaml_val_t *v, lab_seed_t *seed)
 	if (r < 0)
 		return r;
 	seed->line = yaml_line(v);
-	r = lab_get_checked(v, "endpoint", YAML_REQUIRED, 300, lab_endpoint_valid,
-			    "endpoint (tcp://HOST:PORT)", &seed->endpoint);
+	r = lab_get_checked(v, "endpoint", YAML_REQUIRED, 300, s_seed_endpoint_ok,
+			    "peer endpoint (tcp://HOST:PORT)", &seed->endpoint);
 	if (r < 0)
 		return r;
 	r = lab_get_checked(v, "key", YAML_REQUIRED, 64, lab_key_valid,

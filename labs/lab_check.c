@@ -289,7 +289,25 @@ int lab_get_path(yaml_val_t *map, const char *key, int flags,
 
 	if (r <= 0)
 		return r;
-	if (s[0] != '/' && dir) {
+	if (s[0] == '~') {
+		/* ~/ is the home of the user running the node, as in a shell */
+		const char *home = getenv("HOME");
+		char *abs;
+
+		if (s[1] != '/' && s[1] != '\0') {
+			free(s);
+			return yaml_fail(yaml_map_peek(map, key),
+					 "~user paths are not supported");
+		}
+		if (!home || home[0] != '/') {
+			free(s);
+			return yaml_fail(yaml_map_peek(map, key),
+					 "~ is used but HOME is not set");
+		}
+		abs = xasprintf("%s%s", home, s + 1);
+		free(s);
+		s = abs;
+	} else if (s[0] != '/' && dir) {
 		char *abs = xasprintf("%s/%s", dir, s);
 
 		free(s);

@@ -209,6 +209,10 @@ static void test_errors(void)
 	    "      key: 3b6a27bcZZb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29\n",
 	    "lab.yaml:5: node.seeds[0].key: '3b6a27bcZZb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29' "
 	    "is not a valid node key (64 hex digits)");
+	ERR("node:\n  seeds: [{endpoint: 'tcp://*:7702', key: 3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29}]\n",
+	    "lab.yaml:2: node.seeds[0].endpoint: 'tcp://*:7702' is not a valid peer endpoint (tcp://HOST:PORT)");
+	ERR(HEAD "  - name: a\n    arch: x86_64\n    transport: {type: ssh, host: h, identity: ~bob/k}\n",
+	    "lab.yaml:5: boards[0].transport.identity: ~user paths are not supported");
 	ERR("node:\n  trust: [abcd]\n",
 	    "lab.yaml:2: node.trust[0]: 'abcd' is not a valid key id (64 hex digits)");
 	ERR("node:\n  trust: closed\n",
@@ -398,6 +402,18 @@ static void test_default(void)
 	char *err = NULL;
 	CHECK(lab_config_parse("x.yaml", "boards: []\n", 11, &c2, &err) == 0);
 	CHECK(c2 && lab_name_valid(c2->name) && c2->n_boards == 0);
+	lab_config_destroy(&c2);
+	free(err);
+
+	/* ~/ is the user's home */
+	const char *t = "boards:\n  - {name: a, arch: x86_64, transport: {type: ssh, host: h, identity: ~/.ssh/id}}\n";
+	char want[4200];
+
+	setenv("HOME", "/home/tester", 1);
+	err = NULL;
+	CHECK(lab_config_parse("x.yaml", t, strlen(t), &c2, &err) == 0);
+	snprintf(want, sizeof(want), "%s/.ssh/id", getenv("HOME"));
+	CHECK_STR(c2 ? c2->boards[0].transport.identity : NULL, want);
 	lab_config_destroy(&c2);
 	free(err);
 }
