@@ -188,6 +188,8 @@ static void s_suite(s_ju_t *u, const qrun_t *r, const export_suite_t *s)
 		fail += st == PROTO_FAIL, err += st == PROTO_ERROR;
 		skip += st == PROTO_SKIP || st == PROTO_MISS;
 	}
+	if (n == 0 && query_case_filtered(u->f))
+		goto out; /* nothing of this suite passes the filters */
 	query_time_rfc3339(s->start_ms, when);
 	when[19] = '\0'; /* JUnit wants a plain ISO 8601 local-less time */
 	proto_hex(r->rec, 32, hex);
@@ -214,6 +216,7 @@ static void s_suite(s_ju_t *u, const qrun_t *r, const export_suite_t *s)
 		if (!strcmp(u->paths.suite[u->c[i].path], s->name))
 			s_case(u, cls, &u->c[i]);
 	buf_puts(u->b, "  </testsuite>\n");
+out:
 	free(name);
 	free(cls);
 }
