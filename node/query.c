@@ -537,7 +537,28 @@ static int s_matrix_run(sqlite3 *db, sqlite3_stmt *st, s_matrix_t *m,
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-/* Recount cells from the cases when cases are filtered. */
+/* Only statuses are filtered: the per-suite counts answer exactly. */
+static void s_matrix_mask(s_matrix_t *m, const query_filter_t *f)
+{
+	for (size_t i = 0; i < m->n_cells; i++)
+		for (int s = PROTO_PASS; s <= PROTO_DONE; s++)
+			if (!query_status_ok(f, s))
+				m->cells[i].n[s] = 0;
+}
+
+/* The cell of run ri for the suite of path id, or NULL. Cells of one run
+ * are contiguous from first (they were added run by run). */
+static s_cell_t *s_run_cell(s_matrix_t *m, size_t first, size_t ri,
+			    const char *suite)
+{
+	for (size_t i = first; i < m->n_cells && m->cells[i].run == ri; i++)
+		if (!strcmp(m->cells[i].suite, suite))
+			return &m->cells[i];
+	return NULL;
+}
+
+/* Recount cells from the cases when paths are filtered: each chosen run's
+ * cases are read once through the (run, path) key. */
 static int s_matrix_recount(sqlite3 *db, s_matrix_t *m,
 			    const query_filter_t *f)
 {
@@ -549,20 +570,25 @@ static int s_matrix_recount(sqlite3 *db, s_matrix_t *m,
 			       " run = ?1", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	qpaths_load(db, f, &p);
+	for (size_t i = 0; i < m->n_cells; i++)
+		memset(m->cells[i].n, 0, sizeof(m->cells[i].n));
 	for (size_t i = 0; i < m->n_cells && rc == 0; i++) {
-		s_cell_t *c = &m->cells[i];
+		size_t ri = m->cells[i].run;
 
-		memset(c->n, 0, sizeof(c->n));
-		sqlite3_bind_int64(st, 1, m->runs.r[c->run].id);
+		if (i > 0 && m->cells[i - 1].run == ri)
+			continue; /* this run was read already */
+		sqlite3_bind_int64(st, 1, m->runs.r[ri].id);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t id = sqlite3_column_int64(st, 0);
 			int s = sqlite3_column_int(st, 1);
+			s_cell_t *c;
 
 			if (id <= 0 || id > p.max || !p.match[id] ||
-			    strcmp(p.suite[id], c->suite) ||
 			    !query_status_ok(f, s) || s < 1 || s >= N_ST)
 				continue;
-			c->n[s]++;
+			c = s_run_cell(m, i, ri, p.suite[id]);
+			if (c)
+				c->n[s]++;
 		}
 		sqlite3_reset(st);
 		rc = rc == SQLITE_DONE ? 0 : -EIO;
@@ -616,8 +642,10 @@ static int s_matrix_build(sqlite3 *db, s_matrix_t *m, const query_filter_t *f)
 		rc = s_matrix_run(db, st, m, i, m->n_rows - 1, row_cells, f);
 	}
 	sqlite3_finalize(st);
-	if (rc == 0 && query_case_filtered(f))
+	if (rc == 0 && f->path)
 		rc = s_matrix_recount(db, m, f);
+	else if (rc == 0 && f->status_mask)
+		s_matrix_mask(m, f);
 	s_matrix_suites(m);
 	return rc;
 }
