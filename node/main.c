@@ -4,6 +4,7 @@
  * subcommand or among its own options.
  */
 #include "node/cli.h"
+#include "node/results_cli.h"
 
 #include "proto/mem.h"
 
@@ -15,6 +16,54 @@
 #define LABMESH_VERSION "0.0.0"
 #endif
 
+/*
+ * The result commands (node/results_cli.h) take plain argc/argv: hand
+ * them the resolved home, and --json when it came before the command,
+ * ahead of their own options (which may override both).
+ */
+static int s_results(cli_t *cli, int argc, char **argv,
+		     int (*fn)(int, char **))
+{
+	char **av = xcalloc((size_t)argc + 4, sizeof(*av));
+	int n = 0, rc;
+
+	av[n++] = argv[0];
+	av[n++] = (char *)"--home";
+	av[n++] = cli->home;
+	if (cli->json)
+		av[n++] = (char *)"--json";
+	for (int i = 1; i < argc; i++)
+		av[n++] = argv[i];
+	rc = fn(n, av);
+	free(av);
+	return rc;
+}
+
+static int s_query(cli_t *cli, int argc, char **argv)
+{
+	return s_results(cli, argc, argv, cmd_query);
+}
+
+static int s_compare(cli_t *cli, int argc, char **argv)
+{
+	return s_results(cli, argc, argv, cmd_compare);
+}
+
+static int s_history(cli_t *cli, int argc, char **argv)
+{
+	return s_results(cli, argc, argv, cmd_history);
+}
+
+static int s_export(cli_t *cli, int argc, char **argv)
+{
+	return s_results(cli, argc, argv, cmd_export);
+}
+
+static int s_store(cli_t *cli, int argc, char **argv)
+{
+	return s_results(cli, argc, argv, cmd_store);
+}
+
 static const cli_cmd_t s_cmds[] = {
 	{ "keygen", "make an Ed25519 key pair (a submitter key by default)",
 	  cmd_keygen },
@@ -25,6 +74,13 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
+	{ "query", "results across labs: matrix, list, --json", s_query },
+	{ "compare", "regressions and fixes between two commits, per board",
+	  s_compare },
+	{ "history", "one test's results across commits and boards",
+	  s_history },
+	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", s_export },
+	{ "store", "check, reindex the results, gc blobs", s_store },
 };
 
 static void s_usage(FILE *f)

@@ -559,6 +559,7 @@ int cmd_store(int argc, char **argv)
 		{ "home", required_argument, NULL, O_HOME },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "json", no_argument, NULL, O_JSON }, /* accepted, no data */
 		{ NULL, 0, NULL, 0 },
 	};
 	s_opts_t o = { .cmd = "store" };
@@ -571,6 +572,8 @@ int cmd_store(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == O_HOME) {
 			s_home(&o, optarg);
+		} else if (c == O_JSON) {
+			continue;
 		} else if (c == O_HELP) {
 			s_store_help();
 			free(o.home);
