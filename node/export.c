@@ -425,7 +425,8 @@ static int64_t *s_rows(s_kc_t *k, sqlite3_stmt *st, int64_t run, int ncol,
 	}
 	sqlite3_reset(st);
 	s_sort_p = &k->paths;
-	qsort(rows, n, 4 * sizeof(*rows), s_cmp_pair);
+	if (n)
+		qsort(rows, n, 4 * sizeof(*rows), s_cmp_pair);
 	*ret_n = n;
 	return rows;
 }

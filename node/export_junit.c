@@ -139,7 +139,8 @@ static int s_load_cases(s_ju_t *u, int64_t run)
 	}
 	sqlite3_reset(u->cases);
 	s_sort_p = &u->paths;
-	qsort(u->c, u->n, sizeof(*u->c), s_cmp_case);
+	if (u->n)
+		qsort(u->c, u->n, sizeof(*u->c), s_cmp_case);
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 

@@ -862,7 +862,8 @@ static int s_run_cases(sqlite3_stmt *st, const qrun_t *r, const qpaths_t *p,
 	}
 	sqlite3_reset(st);
 	s_sort_cases = p;
-	qsort(*cases, *n, sizeof(**cases), s_cmp_case);
+	if (*n)
+		qsort(*cases, *n, sizeof(**cases), s_cmp_case);
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 

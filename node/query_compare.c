@@ -182,8 +182,10 @@ static int s_group(s_cmp_t *c, s_side_t *s)
 	while (s->pos < s->runs.n && rc == 0 &&
 	       s_same_board(first, &s->runs.r[s->pos]))
 		rc = s_read_run(c, s, &s->runs.r[s->pos++]);
-	qsort(s->cases.e, s->cases.n, sizeof(s_ent_t), s_cmp_rank);
-	qsort(s->metrics.e, s->metrics.n, sizeof(s_ent_t), s_cmp_rank);
+	if (s->cases.n)
+		qsort(s->cases.e, s->cases.n, sizeof(s_ent_t), s_cmp_rank);
+	if (s->metrics.n)
+		qsort(s->metrics.e, s->metrics.n, sizeof(s_ent_t), s_cmp_rank);
 	return rc;
 }
 

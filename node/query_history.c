@@ -217,7 +217,8 @@ int query_history(sqlite3 *db, const char *path, const query_filter_t *f,
 	}
 	if (rc == 0) {
 		s_runs = &runs, s_paths = &p;
-		qsort(rows.r, rows.n, sizeof(*rows.r), s_cmp_row);
+		if (rows.n)
+			qsort(rows.r, rows.n, sizeof(*rows.r), s_cmp_row);
 		rc = s_print(db, &runs, &p, &rows, json, out);
 	}
 	free(rows.r);

@@ -126,7 +126,8 @@ int results_gc(const char *home, uint64_t budget,
 
 	if (rc < 0)
 		goto out;
-	qsort(l.b, l.n, sizeof(*l.b), s_cmp_lru);
+	if (l.n)
+		qsort(l.b, l.n, sizeof(*l.b), s_cmp_lru);
 	for (size_t i = 0; i < l.n; i++) {
 		st.files++;
 		st.bytes += l.b[i].size;

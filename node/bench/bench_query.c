@@ -238,7 +238,11 @@ int main(int argc, char **argv)
 		 0, 0, false);
 	fclose(null);
 	sqlite3_close(db);
-	if (!keep)
-		(void)!system(xasprintf("rm -rf '%s'", tmpl));
+	if (!keep) {
+		char *cmd = xasprintf("rm -rf '%s'", tmpl);
+
+		(void)!system(cmd);
+		free(cmd);
+	}
 	return 0;
 }

@@ -660,8 +660,12 @@ int main(void)
 	sqlite3_close(db);
 	s_test_gc();
 	s_test_check();
-	if (!getenv("LM_KEEP"))
-		(void)!system(xasprintf("rm -rf '%s'", s_home));
+	if (!getenv("LM_KEEP")) {
+		char *cmd = xasprintf("rm -rf '%s'", s_home);
+
+		(void)!system(cmd);
+		free(cmd);
+	}
 	printf("test-results: %d failed\n", s_failed);
 	return s_failed ? 1 : 0;
 }
