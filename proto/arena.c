@@ -16,7 +16,11 @@ struct chunk {
 
 struct arena {
 	struct chunk *head;
+	struct chunk *first; /* allocated with the arena itself */
 	size_t next_size;
+	const char *orig;    /* arena_mirror: the input ... */
+	char *mirror;        /* ... and its copy, one byte longer */
+	size_t mirror_len;
 };
 
 static struct chunk *s_chunk_new(size_t size)
@@ -31,10 +35,26 @@ static struct chunk *s_chunk_new(size_t size)
 
 arena_t *arena_new(size_t hint)
 {
-	arena_t *a = xzalloc(sizeof(*a));
+	size_t size = hint < 256 ? 256 : hint;
+	/* the arena and its first chunk in one allocation */
+	struct {
+		arena_t a;
+		struct chunk c;
+	} *both;
+	size_t total;
 
-	a->next_size = hint < 256 ? 256 : hint;
-	return a;
+	if (__builtin_add_overflow(sizeof(*both), size, &total))
+		abort();
+	both = xmalloc(total);
+	both->c.next = NULL;
+	both->c.size = size;
+	both->c.used = 0;
+	both->a.head = &both->c;
+	both->a.next_size = size * 2;
+	both->a.first = &both->c;
+	both->a.orig = both->a.mirror = NULL;
+	both->a.mirror_len = 0;
+	return &both->a;
 }
 
 void arena_destroy(arena_t **p)
@@ -44,19 +64,31 @@ void arena_destroy(arena_t **p)
 	struct chunk *c = (*p)->head;
 	while (c) {
 		struct chunk *next = c->next;
-		free(c);
+		if (c != (*p)->first)
+			free(c);
 		c = next;
 	}
 	free(*p);
 	*p = NULL;
 }
 
+/* n bytes, 8-aligned, NOT zeroed. */
+static void *s_alloc(arena_t *a, size_t n);
+
 void *arena_alloc(arena_t *a, size_t n)
+{
+	void *p = s_alloc(a, n);
+
+	memset(p, 0, n);
+	return p;
+}
+
+static void *s_alloc(arena_t *a, size_t n)
 {
 	struct chunk *c = a->head;
 	size_t need;
 
-	if (!size_add_ok(n, 7, &need))
+	if (__builtin_add_overflow(n, 7, &need))
 		abort(); /* our own size arithmetic overflowed */
 	need &= ~(size_t)7;
 	if (need == 0)
@@ -71,7 +103,6 @@ void *arena_alloc(arena_t *a, size_t n)
 	}
 	void *p = c->data + c->used;
 	c->used += need;
-	memset(p, 0, n);
 	return p;
 }
 
@@ -84,13 +115,27 @@ void *arena_array(arena_t *a, size_t n, size_t size)
 	return arena_alloc(a, total);
 }
 
+void arena_mirror(arena_t *a, const void *data, size_t len)
+{
+	a->mirror = arena_strndup(a, data, len);
+	a->orig = data;
+	a->mirror_len = len;
+}
+
 char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
 	size_t total;
 
-	if (!size_add_ok(n, 1, &total))
+	if (a->orig && s >= a->orig && (size_t)(s - a->orig) <= a->mirror_len &&
+	    n <= a->mirror_len - (size_t)(s - a->orig)) {
+		char *m = a->mirror + (s - a->orig);
+		m[n] = '\0';
+		return m;
+	}
+
+	if (__builtin_add_overflow(n, 1, &total))
 		abort();
-	char *d = arena_alloc(a, total);
+	char *d = s_alloc(a, total);
 	memcpy(d, s, n);
 	d[n] = '\0';
 	return d;

@@ -21,5 +21,14 @@ void *arena_alloc(arena_t *a, size_t n);
 void *arena_array(arena_t *a, size_t n, size_t size);
 /* A NUL-terminated copy of the n bytes at s. */
 char *arena_strndup(arena_t *a, const char *s, size_t n);
+/*
+ * Decoders: keep one copy of the input data[0..len) (plus a spare byte).
+ * From then on arena_strndup of a range inside data returns the same
+ * range of the copy, NUL-terminated in place, instead of a new copy. That
+ * is safe for msgpack strings: the byte after a string is the next
+ * value's head (or the spare byte), which no string ever includes. Each
+ * range may be asked for once; data must outlive the decoding.
+ */
+void arena_mirror(arena_t *a, const void *data, size_t len);
 
 #endif

@@ -23,47 +23,52 @@ int dec_text(mp_reader_t *r, arena_t *a, size_t max, const char **ret)
 	return 0;
 }
 
+/*
+ * An ASCII-syntax string (name, path, hex): the syntax check refuses every
+ * byte the UTF-8/NUL check would, so the raw getter is enough.
+ */
 static int s_dec_checked(mp_reader_t *r, arena_t *a, size_t max,
-			 bool (*ok)(const char *), bool allow_empty,
+			 bool (*okn)(const char *, size_t), bool allow_empty,
 			 const char **ret)
 {
 	mp_reader_t save = *r;
 	const char *s;
-	int e = dec_text(r, a, max, &s);
+	size_t n;
+	int e = mp_get_str_raw(r, max, &s, &n);
 
 	if (e < 0)
 		return e;
-	if (s[0] == '\0' && allow_empty) {
-		*ret = s;
-		return 0;
-	}
-	if (!ok(s)) {
+	if (n == 0 && !allow_empty) {
 		*r = save;
-		return s[0] ? PROTO_E_SYNTAX : PROTO_E_EMPTY;
+		return PROTO_E_EMPTY;
 	}
-	*ret = s;
+	if (n > 0 && !okn(s, n)) {
+		*r = save;
+		return PROTO_E_SYNTAX;
+	}
+	*ret = arena_strndup(a, s, n);
 	return 0;
 }
 
 int dec_name(mp_reader_t *r, arena_t *a, const char **ret)
 {
-	return s_dec_checked(r, a, PROTO_MAX_NAME, proto_name_ok, false, ret);
+	return s_dec_checked(r, a, PROTO_MAX_NAME, proto_name_okn, false, ret);
 }
 
 int dec_name_opt(mp_reader_t *r, arena_t *a, const char **ret)
 {
-	return s_dec_checked(r, a, PROTO_MAX_NAME, proto_name_ok, true, ret);
+	return s_dec_checked(r, a, PROTO_MAX_NAME, proto_name_okn, true, ret);
 }
 
 int dec_path(mp_reader_t *r, arena_t *a, const char **ret)
 {
-	return s_dec_checked(r, a, PROTO_MAX_PATH, proto_path_ok, false, ret);
+	return s_dec_checked(r, a, PROTO_MAX_PATH, proto_path_okn, false, ret);
 }
 
 int dec_commit(mp_reader_t *r, arena_t *a, bool allow_empty,
 	       const char **ret)
 {
-	return s_dec_checked(r, a, PROTO_COMMIT_LEN, proto_commit_ok,
+	return s_dec_checked(r, a, PROTO_COMMIT_LEN, proto_commit_okn,
 			     allow_empty, ret);
 }
 
@@ -134,15 +139,17 @@ void enc_strs(mp_enc_t *e, const char *const *list, size_t n)
 		mp_put_str(e, list[i]);
 }
 
-/* prefix || data in one buffer (what Ed25519 signs); caller frees. */
+/* prefix || data in one buffer (what Ed25519 signs): in stack when small. */
+#define SIGNED_STACK 8192
+
 static uint8_t *s_signed_msg(const char *prefix, const uint8_t *data,
-			     size_t len, size_t *ret_len)
+			     size_t len, uint8_t *stack, size_t *ret_len)
 {
 	size_t plen = strlen(prefix) + 1, total;
 
 	if (!size_add_ok(plen, len, &total))
 		abort(); /* our callers cap len far below this */
-	uint8_t *m = xmalloc(total ? total : 1);
+	uint8_t *m = total <= SIGNED_STACK ? stack : xmalloc(total);
 	memcpy(m, prefix, plen);
 	memcpy(m + plen, data, len);
 	*ret_len = total;
@@ -152,11 +159,13 @@ static uint8_t *s_signed_msg(const char *prefix, const uint8_t *data,
 void sig_make(const char *prefix, const uint8_t *data, size_t len,
 	      const key_pair_t *key, uint8_t ret_sig[64])
 {
+	uint8_t stack[SIGNED_STACK];
 	size_t mlen;
-	uint8_t *m = s_signed_msg(prefix, data, len, &mlen);
+	uint8_t *m = s_signed_msg(prefix, data, len, stack, &mlen);
 
 	crypto_sign_detached(ret_sig, NULL, m, mlen, key->sk);
-	free(m);
+	if (m != stack)
+		free(m);
 }
 
 #ifdef PROTO_FUZZING
@@ -183,11 +192,13 @@ static int s_verify(const uint8_t sig[64], const uint8_t *m, size_t mlen,
 int sig_check(const char *prefix, const uint8_t *data, size_t len,
 	      const uint8_t sig[64], const uint8_t pk[32])
 {
+	uint8_t stack[SIGNED_STACK];
 	size_t mlen;
-	uint8_t *m = s_signed_msg(prefix, data, len, &mlen);
+	uint8_t *m = s_signed_msg(prefix, data, len, stack, &mlen);
 	int r = s_verify(sig, m, mlen, pk);
 
-	free(m);
+	if (m != stack)
+		free(m);
 	return r == 0 ? 0 : PROTO_E_SIG;
 }
 

@@ -83,19 +83,37 @@ bool mp_utf8_ok(const void *s, size_t n)
 
 /* ---- encoder ---- */
 
+/* Compare mode: check the bytes the packer would write, store nothing. */
+static int s_compare(void *data, const char *buf, size_t len)
+{
+	mp_enc_t *e = data;
+	const uint8_t *x = e->expect + e->off, *y = (const uint8_t *)buf;
+	bool same = true;
+
+	if (len > e->expect_len - e->off) {
+		e->mismatch = true;
+		return 0;
+	}
+	/* most writes are a head of 1..9 bytes: compare in line */
+	if (len <= 9) {
+		for (size_t i = 0; i < len; i++)
+			same &= x[i] == y[i];
+	} else {
+		same = memcmp(x, y, len) == 0;
+	}
+	if (same)
+		e->off += len;
+	else
+		e->mismatch = true;
+	return 0;
+}
+
+/* Build mode: append to the buffer (aborting on out-of-memory). */
 static int s_write(void *data, const char *buf, size_t len)
 {
 	mp_enc_t *e = data;
-
-	if (e->compare) {
-		if (len > e->expect_len - e->off ||
-		    memcmp(e->expect + e->off, buf, len) != 0)
-			e->mismatch = true;
-		else
-			e->off += len;
-		return 0;
-	}
 	msgpack_sbuffer *sb = &e->sbuf;
+
 	if (len > sb->alloc - sb->size) {
 		size_t need, n = sb->alloc ? sb->alloc : 256;
 		if (!size_add_ok(sb->size, len, &need))
@@ -126,7 +144,7 @@ void mp_enc_init_compare(mp_enc_t *e, const void *expect, size_t len)
 	e->compare = true;
 	e->expect = expect;
 	e->expect_len = len;
-	msgpack_packer_init(&e->pk, e, s_write);
+	msgpack_packer_init(&e->pk, e, s_compare);
 }
 
 void mp_enc_free(mp_enc_t *e)
@@ -217,7 +235,10 @@ void mp_put_strn(mp_enc_t *e, const char *s, size_t n)
 		return;
 	}
 	msgpack_pack_str(&e->pk, n);
-	if (n)
+	/* the body goes out as is: compare it in place when comparing */
+	if (n && e->compare)
+		s_compare(e, s, n);
+	else if (n)
 		msgpack_pack_str_body(&e->pk, s, n);
 }
 
@@ -259,7 +280,7 @@ void mp_put_map(mp_enc_t *e, uint32_t n)
 
 void mp_put_raw(mp_enc_t *e, const void *p, size_t n)
 {
-	s_write(e, p, n);
+	e->pk.callback(e, p, n);
 }
 
 /* ---- reader: heads ---- */
@@ -462,6 +483,16 @@ static void s_consume(mp_reader_t *r, size_t n)
 /* The head of the next value, which must be of type t. */
 static int s_expect(const mp_reader_t *r, struct head *h, enum mp_type t)
 {
+	/* the common one-byte heads first: no general parse needed */
+	if (r->left > 0) {
+		uint8_t c = r->p[0];
+		if (t == MP_UINT && c <= 0x7f)
+			return s_head_fix(r, h, MP_UINT, c);
+		if (t == MP_STR && c >= 0xa0 && c <= 0xbf)
+			return s_head_fix(r, h, MP_STR, c & 0x1f);
+		if (t == MP_ARRAY && c >= 0x90 && c <= 0x9f)
+			return s_head_fix(r, h, MP_ARRAY, c & 0x0f);
+	}
 	int e = s_head(r, h);
 
 	if (e < 0)
@@ -510,7 +541,7 @@ int mp_get_bool(mp_reader_t *r, bool *ret_v)
 	return 0;
 }
 
-int mp_get_uint(mp_reader_t *r, uint64_t *ret_v)
+int mp_get_uint_full(mp_reader_t *r, uint64_t *ret_v)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_UINT);
@@ -522,7 +553,7 @@ int mp_get_uint(mp_reader_t *r, uint64_t *ret_v)
 	return 0;
 }
 
-int mp_get_uint_max(mp_reader_t *r, uint64_t max, uint64_t *ret_v)
+int mp_get_uint_max_full(mp_reader_t *r, uint64_t max, uint64_t *ret_v)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_UINT);
@@ -586,6 +617,22 @@ int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s,
 	return 0;
 }
 
+int mp_get_str_raw(mp_reader_t *r, size_t max, const char **ret_s,
+		   size_t *ret_len)
+{
+	struct head h;
+	int e = s_expect(r, &h, MP_STR);
+
+	if (e < 0)
+		return e;
+	if (h.u > max)
+		return PROTO_E_TOOBIG;
+	*ret_s = (const char *)r->p + h.hlen;
+	*ret_len = h.u;
+	s_consume(r, h.hlen + h.u);
+	return 0;
+}
+
 int mp_get_bin(mp_reader_t *r, size_t max, const uint8_t **ret_p,
 	       size_t *ret_len)
 {
@@ -642,7 +689,7 @@ int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max,
 	return 0;
 }
 
-int mp_get_array_exact(mp_reader_t *r, uint32_t n)
+int mp_get_array_exact_full(mp_reader_t *r, uint32_t n)
 {
 	struct head h;
 	int e = s_expect(r, &h, MP_ARRAY);

@@ -126,9 +126,38 @@ bool mp_peek_nil(const mp_reader_t *r);
 
 int mp_get_nil(mp_reader_t *r);
 int mp_get_bool(mp_reader_t *r, bool *ret_v);
-int mp_get_uint(mp_reader_t *r, uint64_t *ret_v);
+/* The full getters behind the in-line fast paths below. */
+int mp_get_uint_full(mp_reader_t *r, uint64_t *ret_v);
+int mp_get_uint_max_full(mp_reader_t *r, uint64_t max, uint64_t *ret_v);
+int mp_get_array_exact_full(mp_reader_t *r, uint32_t n);
+
+/*
+ * Records are mostly small arrays and small integers: their one-byte
+ * forms are decoded in line, everything else by the full getters.
+ */
+static inline int mp_get_uint(mp_reader_t *r, uint64_t *ret_v)
+{
+	if (r->left > 0 && r->p[0] <= 0x7f) {
+		*ret_v = r->p[0];
+		r->p++;
+		r->left--;
+		return 0;
+	}
+	return mp_get_uint_full(r, ret_v);
+}
+
 /* A uint no larger than max, else PROTO_E_RANGE. */
-int mp_get_uint_max(mp_reader_t *r, uint64_t max, uint64_t *ret_v);
+static inline int mp_get_uint_max(mp_reader_t *r, uint64_t max,
+				  uint64_t *ret_v)
+{
+	if (r->left > 0 && r->p[0] <= 0x7f && r->p[0] <= max) {
+		*ret_v = r->p[0];
+		r->p++;
+		r->left--;
+		return 0;
+	}
+	return mp_get_uint_max_full(r, max, ret_v);
+}
 /* Any integer that fits in int64_t (else PROTO_E_RANGE). */
 int mp_get_int(mp_reader_t *r, int64_t *ret_v);
 int mp_get_f64(mp_reader_t *r, double *ret_v);
@@ -138,6 +167,13 @@ int mp_get_f64(mp_reader_t *r, double *ret_v);
  */
 int mp_get_str(mp_reader_t *r, size_t max, const char **ret_s,
 	       size_t *ret_len);
+/*
+ * A str of at most max bytes WITHOUT the UTF-8/NUL check: only for
+ * callers that then check a stricter ASCII syntax themselves (names,
+ * paths, hex), which refuses every byte that check would.
+ */
+int mp_get_str_raw(mp_reader_t *r, size_t max, const char **ret_s,
+		   size_t *ret_len);
 /* A bin of at most max bytes; *ret_p points into the input. */
 int mp_get_bin(mp_reader_t *r, size_t max, const uint8_t **ret_p,
 	       size_t *ret_len);
@@ -151,7 +187,16 @@ int mp_get_bin_exact(mp_reader_t *r, size_t n, void *out);
 int mp_get_array(mp_reader_t *r, size_t min_elem, uint32_t max,
 		 uint32_t *ret_n);
 /* An array header of exactly n elements, else PROTO_E_ARITY. */
-int mp_get_array_exact(mp_reader_t *r, uint32_t n);
+static inline int mp_get_array_exact(mp_reader_t *r, uint32_t n)
+{
+	/* fixarray of n, with at least n bytes after it */
+	if (n <= 15 && r->left > n && r->p[0] == 0x90 + n) {
+		r->p++;
+		r->left--;
+		return 0;
+	}
+	return mp_get_array_exact_full(r, n);
+}
 /* A map header (checks 2 * count bytes remain, and count <= max). */
 int mp_get_map(mp_reader_t *r, uint32_t max, uint32_t *ret_n);
 /*

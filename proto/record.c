@@ -192,9 +192,12 @@ int record_decode(const void *data, size_t len, record_t **ret_rec)
 
 	if (len > PROTO_MAX_RECORD)
 		return PROTO_E_TOOBIG;
-	rec = xzalloc(sizeof(*rec));
-	/* strings and lists never need more than a few times the input */
-	rec->arena = arena_new(len * 2 + 256);
+	/* strings and lists never need more than a few times the input; the
+	 * record itself lives in its arena too */
+	arena_t *arena = arena_new(len * 2 + sizeof(*rec) + 256);
+	rec = arena_alloc(arena, sizeof(*rec));
+	rec->arena = arena;
+	arena_mirror(arena, data, len);
 	err = s_decode(data, len, rec);
 	if (err < 0) {
 		record_destroy(&rec);
@@ -209,9 +212,9 @@ void record_destroy(record_t **p)
 {
 	if (!p || !*p)
 		return;
-	arena_destroy(&(*p)->arena);
-	free(*p);
+	arena_t *arena = (*p)->arena;
 	*p = NULL;
+	arena_destroy(&arena); /* frees the record as well */
 }
 
 int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len)

@@ -66,10 +66,11 @@ static int s_dec_info(mp_reader_t *r, arena_t *a, record_advert_t *ad)
 	for (uint32_t i = 0; i < n; i++) {
 		if ((e = dec_name(r, a, &kv[i].key)) < 0)
 			return e;
-		if (strlen(kv[i].key) > PROTO_MAX_INFO_KEY)
+		size_t klen = strlen(kv[i].key);
+		if (klen > PROTO_MAX_INFO_KEY)
 			return PROTO_E_TOOBIG;
 		if (prev && (e = mp_key_order(prev, strlen(prev), kv[i].key,
-					      strlen(kv[i].key))) < 0)
+					      klen)) < 0)
 			return e;
 		if ((e = dec_text(r, a, PROTO_MAX_SHORT, &kv[i].value)) < 0)
 			return e;

@@ -32,61 +32,80 @@ int proto_status_parse(const char *s, enum proto_status *ret_status)
 	return -EINVAL;
 }
 
+/* Character classes for names and paths, by table: decoders call these
+ * for every name and test path they read. */
+#define C_ALNUM 1
+#define C_NAME 2 /* alnum . _ - */
+#define C_SEG 4  /* alnum _ - */
+#define C_DOT 8
+
+static const uint8_t s_class[256] = {
+	['0' ... '9'] = C_ALNUM | C_NAME | C_SEG,
+	['a' ... 'z'] = C_ALNUM | C_NAME | C_SEG,
+	['A' ... 'Z'] = C_ALNUM | C_NAME | C_SEG,
+	['_'] = C_NAME | C_SEG,
+	['-'] = C_NAME | C_SEG,
+	['.'] = C_NAME | C_DOT,
+};
+
 static bool s_alnum(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
+	return s_class[(uint8_t)c] & C_ALNUM;
 }
 
-bool proto_name_ok(const char *s)
+bool proto_name_okn(const char *s, size_t n)
 {
-	size_t i;
-
-	if (!s || !s_alnum(s[0]))
+	if (n == 0 || n > PROTO_MAX_NAME || !s_alnum(s[0]))
 		return false;
-	for (i = 1; s[i]; i++) {
-		if (i >= PROTO_MAX_NAME)
-			return false;
-		if (!s_alnum(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+	for (size_t i = 1; i < n; i++) {
+		if (!(s_class[(uint8_t)s[i]] & C_NAME))
 			return false;
 	}
 	return true;
 }
 
-bool proto_path_ok(const char *s)
+bool proto_path_okn(const char *s, size_t n)
 {
-	size_t i, seg = 0;
+	/* one pass: k is 0 (bad), C_SEG or C_DOT; a dot may follow neither
+	 * the start nor another dot, nor end the path */
+	unsigned bad = 0, prev = C_DOT;
 
-	if (!s)
+	if (n == 0 || n > PROTO_MAX_PATH)
 		return false;
-	for (i = 0; s[i]; i++) {
-		if (i >= PROTO_MAX_PATH)
-			return false;
-		if (s[i] == '.') {
-			if (seg == 0)
-				return false;
-			seg = 0;
-		} else if (s_alnum(s[i]) || s[i] == '_' || s[i] == '-') {
-			seg++;
-		} else {
-			return false;
-		}
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = s_class[(uint8_t)s[i]] & (C_SEG | C_DOT);
+		bad |= (k == 0) | (k & prev & C_DOT);
+		prev = k;
 	}
-	return seg > 0;
+	return !bad && prev != C_DOT;
 }
 
-bool proto_commit_ok(const char *s)
+bool proto_commit_okn(const char *s, size_t n)
 {
-	size_t i;
-
-	if (!s)
+	if (n != PROTO_COMMIT_LEN)
 		return false;
-	for (i = 0; i < PROTO_COMMIT_LEN; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
 			return false;
 	}
-	return s[i] == '\0';
+	return true;
+}
+
+/* NUL-terminated forms: look one byte past the cap, never further. */
+bool proto_name_ok(const char *s)
+{
+	return s && proto_name_okn(s, strnlen(s, PROTO_MAX_NAME + 1));
+}
+
+bool proto_path_ok(const char *s)
+{
+	return s && proto_path_okn(s, strnlen(s, PROTO_MAX_PATH + 1));
+}
+
+bool proto_commit_ok(const char *s)
+{
+	return s && proto_commit_okn(s, strnlen(s, PROTO_COMMIT_LEN + 1));
 }
 
 static bool s_port_ok(const char *s)

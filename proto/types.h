@@ -41,6 +41,10 @@ bool proto_name_ok(const char *s);
 bool proto_path_ok(const char *s);
 /* Exactly 40 lowercase hex digits. */
 bool proto_commit_ok(const char *s);
+/* The same three checks on n bytes (not NUL-terminated). */
+bool proto_name_okn(const char *s, size_t n);
+bool proto_path_okn(const char *s, size_t n);
+bool proto_commit_okn(const char *s, size_t n);
 /* tcp://HOST:PORT (HOST a name, IPv4 or [IPv6], PORT 1..65535). */
 bool proto_endpoint_ok(const char *s);
 /* Printable UTF-8 text (tab, newline allowed; no other controls). */
