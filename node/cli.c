@@ -28,7 +28,7 @@ void cli_set_home(cli_t *cli, const char *dir)
 				      home && *home ? home : ".");
 }
 
-static int s_mkdir_p(const char *path, mode_t mode)
+int cli_mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);
 	int rc = 0;
@@ -37,7 +37,7 @@ static int s_mkdir_p(const char *path, mode_t mode)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
 			rc = -errno;
 			break;
 		}
@@ -51,7 +51,7 @@ static int s_mkdir_p(const char *path, mode_t mode)
 
 int cli_make_home(const cli_t *cli)
 {
-	return s_mkdir_p(cli->home, 0700);
+	return cli_mkdir_p(cli->home, 0700);
 }
 
 char *cli_path(const cli_t *cli, const char *name)

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
@@ -45,6 +46,8 @@ int cli_getopt(cli_t *cli, int argc, char **argv, const char *shortopts,
 void cli_set_home(cli_t *cli, const char *dir);
 /* Create the home (mode 0700) if missing. 0 or -errno. */
 int cli_make_home(const cli_t *cli);
+/* mkdir -p, the last part with mode (parents 0700). 0 or -errno. */
+int cli_mkdir_p(const char *path, mode_t mode);
 /* A path inside the home; the caller frees it. */
 char *cli_path(const cli_t *cli, const char *name);
 

@@ -37,14 +37,7 @@ static char *s_default_key_path(void)
 		dir = xasprintf("%s/labmesh", xdg);
 	else
 		dir = xasprintf("%s/.config/labmesh", home && *home ? home : ".");
-	mkdir(dir, 0700); /* the parent is made by the desktop or by us */
-	if (!(xdg && *xdg)) {
-		char *parent = xasprintf("%s/.config", home && *home ? home : ".");
-
-		mkdir(parent, 0700);
-		free(parent);
-		mkdir(dir, 0700);
-	}
+	cli_mkdir_p(dir, 0700); /* a failure shows when the key is written */
 	free(dir);
 	if (xdg && *xdg)
 		return xasprintf("%s/labmesh/key", xdg);

@@ -153,11 +153,97 @@ static void s_debug_usage(FILE *f)
 		   " the node's own feed\n"
 		   "  feeds              every feed held: author, seq,"
 		   " flagged (JSON)\n"
+		   "  requests           unexpired requests held (JSON)\n"
 		   "  status             the node's id, counts and peers"
 		   " (JSON)\n"
 		   "  submit-raw FILE    hand a signed request (raw bytes) to"
 		   " the node\n"
-		   "  stop               stop the node\n");
+		   "  set-board B S [Q]  set board B's state (idle, busy,"
+		   " offline, maintenance)\n"
+		   "                     and queue length; republishes the"
+		   " advert\n"
+		   "  stop               stop the node\n"
+		   "  check-store        verify every stored record (signature,"
+		   " hash chain,\n"
+		   "                     contiguous seq) and SQLite integrity;"
+		   " the node must be stopped\n");
+}
+
+typedef struct {
+	uint8_t prev[WIRE_ID_BYTES];
+	uint64_t expect;
+	uint64_t records, bad_sig, bad_chain, bad_seq;
+	const uint8_t *author;
+} s_check_t;
+
+static int s_check_one(void *arg, uint64_t seq, const uint8_t *b, size_t len)
+{
+	s_check_t *c = arg;
+	wire_record_t r;
+
+	c->records++;
+	if (wire_record_verify(b, len, &r) < 0) {
+		c->bad_sig++;
+	} else {
+		if (memcmp(r.author, c->author, WIRE_KEY_BYTES) != 0 ||
+		    r.seq != seq)
+			c->bad_sig++;
+		if (memcmp(r.prev_id, c->prev, WIRE_ID_BYTES) != 0)
+			c->bad_chain++;
+		memcpy(c->prev, r.id, WIRE_ID_BYTES);
+	}
+	if (seq != c->expect)
+		c->bad_seq++;
+	c->expect = seq + 1;
+	return 0;
+}
+
+static int s_check_store(cli_t *cli)
+{
+	char *path = cli_path(cli, "store.db");
+	store_t *s = NULL;
+	s_check_t c = { 0 };
+	int64_t rows;
+	bool integrity;
+	int rc;
+
+	if (ctl_running(cli->home)) {
+		free(path);
+		return cli_fail("debug", "stop the node first");
+	}
+	rc = access(path, R_OK) == 0 ? store_open(path, &s) : -ENOENT;
+	free(path);
+	if (rc < 0)
+		return cli_fail("debug", "cannot open the store: %s",
+				strerror(-rc));
+	for (size_t i = 0; i < store_feed_count(s); i++) {
+		const store_feed_t *f = store_feed_at(s, i);
+		uint64_t before;
+
+		memset(c.prev, 0, sizeof(c.prev));
+		c.expect = 1;
+		c.author = f->author;
+		do {
+			before = c.records;
+			rc = store_records(s, f->author, c.expect, 4096,
+					   (size_t)1 << 30, s_check_one, &c);
+		} while (rc > 0 && c.records > before);
+		if (c.expect != f->seq + 1)
+			c.bad_seq++;
+	}
+	rows = store_record_count(s);
+	integrity = store_check(s) == 0;
+	printf("{\"records\": %llu, \"rows\": %lld, \"feeds\": %zu,"
+	       " \"bad_signature\": %llu, \"bad_chain\": %llu, \"bad_seq\":"
+	       " %llu, \"integrity\": %s}\n", (unsigned long long)c.records,
+	       (long long)rows, store_feed_count(s),
+	       (unsigned long long)c.bad_sig, (unsigned long long)c.bad_chain,
+	       (unsigned long long)c.bad_seq, integrity ? "true" : "false");
+	store_destroy(&s);
+	return c.bad_sig || c.bad_chain || c.bad_seq || !integrity ||
+			       (int64_t)c.records != rows ?
+		       CLI_EXIT_FAIL :
+		       CLI_EXIT_OK;
 }
 
 static int s_debug_submit(cli_t *cli, const char *file)
@@ -211,9 +297,18 @@ int cmd_debug(cli_t *cli, int argc, char **argv)
 
 		return ctl_run_command("debug", cli->home, sub, true, 1, args);
 	}
+	if (strcmp(sub, "set-board") == 0 && optind + 2 < argc) {
+		const char *args[3] = { argv[optind + 1], argv[optind + 2],
+					optind + 3 < argc ? argv[optind + 3] :
+							    "0" };
+
+		return ctl_run_command("debug", cli->home, sub, true, 3, args);
+	}
+	if (strcmp(sub, "check-store") == 0)
+		return s_check_store(cli);
 	if (strcmp(sub, "submit-raw") == 0 && optind + 1 < argc)
 		return s_debug_submit(cli, argv[optind + 1]);
-	if (strcmp(sub, "feeds") == 0 || strcmp(sub, "status") == 0 ||
+	if (strcmp(sub, "feeds") == 0 || strcmp(sub, "requests") == 0 || strcmp(sub, "status") == 0 ||
 	    strcmp(sub, "stop") == 0)
 		return ctl_run_command("debug", cli->home, sub, true, 0, NULL);
 	return cli_usage_error("debug", "unknown subcommand '%s'", sub);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,7 @@ int64_t node_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t s_wall_ms(void)
+int64_t node_wall_ms(void)
 {
 	struct timespec ts;
 
@@ -70,7 +71,7 @@ static int s_append(node_t *node, const record_t *tmpl, uint8_t **ret_bytes,
 	if (f && f->flagged)
 		return -EPERM;
 	rc = wire_record_sign(&node->key, tmpl, seq, f ? f->head : zero,
-			      s_wall_ms(), &bytes, &blen, &rec);
+			      node_wall_ms(), &bytes, &blen, &rec);
 	if (rc < 0)
 		return rc;
 	sr = (store_rec_t){ .id = rec.id, .author = rec.author,
@@ -142,7 +143,8 @@ static int s_publish_advert(node_t *node)
 	record_t tmpl;
 	int rc;
 
-	wire_advert_tmpl(node->cfg, node->key.pk, &tmpl);
+	wire_advert_tmpl(node->cfg, node->key.pk, node->board_state,
+			 node->board_queue, &tmpl);
 	rc = store_latest_own(node->store, node->key.pk, RECORD_ADVERT, &last,
 			      &last_len);
 	if (rc == 0 &&
@@ -157,6 +159,21 @@ static int s_publish_advert(node_t *node)
 	free(last);
 	wire_advert_tmpl_free(&tmpl);
 	return rc;
+}
+
+int node_set_board(node_t *node, const char *board, int state,
+		   uint32_t queue)
+{
+	for (size_t i = 0; i < node->cfg->n_boards; i++) {
+		if (strcmp(node->cfg->boards[i].name, board) != 0)
+			continue;
+		if (state < BOARD_IDLE || state > BOARD_STATE_MAX)
+			return -EINVAL;
+		node->board_state[i] = state;
+		node->board_queue[i] = queue;
+		return s_publish_advert(node);
+	}
+	return -ENOENT;
 }
 
 /* ---- garbage, bans, strangers --------------------------------------- */
@@ -199,6 +216,7 @@ void node_garbage(node_t *node, const char *curve, const char *what)
 	stranger_t *s = node_stranger(node, curve);
 	int64_t now = node_now();
 
+	node->garbage_total++;
 	if (!s)
 		return;
 	s->garbage++;
@@ -214,6 +232,7 @@ void node_garbage(node_t *node, const char *curve, const char *what)
 		peer_t *p = zhashx_lookup(node->by_curve, curve);
 
 		s->banned_until_ms = now + NODE_BAN_MS;
+		node->bans_total++;
 		s->garbage = 0;
 		log_warn("peer %.12s banned for %d s after repeated bad"
 			 " messages", curve, NODE_BAN_MS / 1000);
@@ -271,6 +290,8 @@ static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 	why = s_zap_decide(node, mech ? mech : "", cred, z85);
 	if (why) {
 		stranger_t *s = node_stranger(node, z85);
+
+		node->refused_total++;
 		int64_t now = node_now();
 
 		if (!s || now - s->last_log_ms >= NODE_LOG_EVERY_MS) {
@@ -468,6 +489,11 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 
 	peer_tick(node);
 	repl_tick(node);
+	if (node_now() - node->last_trim_ms > NODE_TRIM_MS) {
+		/* give freed buffers (bursts, attacks) back to the system */
+		malloc_trim(0);
+		node->last_trim_ms = node_now();
+	}
 	if (node->peers_changed) {
 		node->peers_changed = false;
 		peer_send_peers(node, NULL);
@@ -569,7 +595,7 @@ static int s_setup_ctl(node_t *node, char **ret_err)
 			    node->home);
 	if (rc == 0) {
 		unlink(path); /* stale, from a node that was killed */
-		old = umask(077);
+		old = umask(0177); /* the socket is made 0600 */
 		node->ctl = zsock_new(ZMQ_REP);
 		if (!node->ctl || zsock_bind(node->ctl, "%s", ep) < 0)
 			rc = s_fail(ret_err, -EIO, "cannot bind %s", ep);
@@ -590,6 +616,8 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	rc = s_load_config(node, opts->config, ret_err);
 	if (rc < 0)
 		return rc;
+	node->board_state = xcalloc(node->cfg->n_boards + 1, sizeof(int));
+	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
 	node->max_peers = node->cfg->max_peers > 0 ? node->cfg->max_peers : 8;
 	if (node->max_peers > NODE_MAX_PEERS_HARD)
 		node->max_peers = NODE_MAX_PEERS_HARD;
@@ -722,6 +750,8 @@ void node_destroy(node_t **p)
 	lab_config_destroy(&node->cfg);
 	wire_key_wipe(&node->key);
 	free(node->desc);
+	free(node->board_state);
+	free(node->board_queue);
 	free(node->home);
 	free(node);
 	*p = NULL;

@@ -47,6 +47,14 @@ int node_append_record(node_t *node, const struct record *tmpl);
  */
 int node_submit_request(node_t *node, const uint8_t *bytes, size_t len);
 
+/*
+ * Change a board's state (enum board_state of proto/record.h) and queue
+ * length; the advert is republished when that changes anything.
+ * 0, -ENOENT (no such board) or -errno.
+ */
+int node_set_board(node_t *node, const char *board, int state,
+		   uint32_t queue);
+
 /* Called once for every new valid request (local or from a peer). */
 typedef void (*node_request_fn)(void *arg, const uint8_t *id,
 				const uint8_t *bytes, size_t len);

@@ -256,6 +256,33 @@ static void s_cmd_feeds(ctl_ctx_t *c)
 	json_finish(&j);
 }
 
+static int s_req_json(void *arg, const uint8_t *id, const uint8_t *bytes,
+		      size_t len, int64_t expires_ms)
+{
+	json_t *j = arg;
+	char hex[2 * WIRE_ID_BYTES + 1];
+
+	wire_hex(id, WIRE_ID_BYTES, hex);
+	json_obj_open(j);
+	json_key_str(j, "id", hex);
+	json_key_int(j, "expires_ms", expires_ms);
+	json_key_uint(j, "bytes", len);
+	json_obj_close(j);
+	return 0;
+}
+
+static void s_cmd_requests(ctl_ctx_t *c)
+{
+	json_t j;
+
+	json_init(&j, &c->out, JSON_PRETTY);
+	json_arr_open(&j);
+	store_requests(c->node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_req_json, &j);
+	json_arr_close(&j);
+	json_finish(&j);
+}
+
 static void s_cmd_status(ctl_ctx_t *c)
 {
 	node_t *node = c->node;
@@ -276,6 +303,9 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "peers", node->n_peers);
 	json_key_uint(&j, "peers_up", up);
 	json_key_uint(&j, "appending", node->debug_append_left);
+	json_key_uint(&j, "bad_messages", node->garbage_total);
+	json_key_uint(&j, "bans", node->bans_total);
+	json_key_uint(&j, "refused_connections", node->refused_total);
 	json_obj_close(&j);
 	json_finish(&j);
 }
@@ -328,6 +358,38 @@ static void s_cmd_submit_raw(ctl_ctx_t *c)
 	buf_puts(&c->out, rc == 1 ? "new\n" : "known\n");
 }
 
+static void s_cmd_set_board(ctl_ctx_t *c)
+{
+	static const char *const names[] = { "", "idle", "busy", "offline",
+					     "maintenance" };
+	char board[LAB_MAX_NAME + 1], state[16];
+	uint64_t queue = 0;
+	int st = 0, rc;
+
+	if (c->n_args < 2 || zframe_size(c->args[0]) > LAB_MAX_NAME ||
+	    zframe_size(c->args[1]) >= sizeof(state) ||
+	    (c->n_args > 2 && !s_arg_u64(c, 2, UINT32_MAX, &queue))) {
+		c->failed = true;
+		buf_puts(&c->out, "set-board: need BOARD STATE [QUEUE]");
+		return;
+	}
+	snprintf(board, sizeof(board), "%.*s", (int)zframe_size(c->args[0]),
+		 (const char *)zframe_data(c->args[0]));
+	snprintf(state, sizeof(state), "%.*s", (int)zframe_size(c->args[1]),
+		 (const char *)zframe_data(c->args[1]));
+	for (int i = 1; i <= BOARD_STATE_MAX; i++)
+		if (strcmp(state, names[i]) == 0)
+			st = i;
+	rc = st ? node_set_board(c->node, board, st, (uint32_t)queue) : -EINVAL;
+	if (rc < 0) {
+		c->failed = true;
+		buf_printf(&c->out, "set-board: %s", rc == -ENOENT ?
+			   "no such board" : "bad state");
+		return;
+	}
+	buf_puts(&c->out, "ok\n");
+}
+
 static void s_cmd_stop(ctl_ctx_t *c)
 {
 	node_stop(c->node);
@@ -344,6 +406,8 @@ static const struct {
 	{ "status", s_cmd_status },
 	{ "append-records", s_cmd_append },
 	{ "submit-raw", s_cmd_submit_raw },
+	{ "set-board", s_cmd_set_board },
+	{ "requests", s_cmd_requests },
 	{ "stop", s_cmd_stop },
 };
 

@@ -41,6 +41,7 @@
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
+#define NODE_TRIM_MS 5000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
 
 enum peer_state {
@@ -123,17 +124,22 @@ struct node {
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms;
 	bool vec_dirty, pull_dirty;
+	int64_t last_trim_ms;
+	uint64_t garbage_total, bans_total, refused_total;
 	bool peers_changed;
 	bool stopping;
 	bool tamper;
 	uint64_t debug_append_left;
 	int debug_timer;
+	int *board_state;     /* enum board_state per config board */
+	uint32_t *board_queue;
 	node_request_fn req_hook;
 	void *req_hook_arg;
 	zactor_t *beacon;
 };
 
 int64_t node_now(void);
+int64_t node_wall_ms(void);
 
 /* A sliding one-minute counter: true while under max. */
 static inline bool node_rate_ok(int64_t *window, int *count, int max)

@@ -37,6 +37,27 @@ static bool s_endpoint_ok(const char *ep)
 	       !strpbrk(ep, " \t\r\n");
 }
 
+/* Full table: drop a peer we learned of that is not up (never a seed), so
+ * unreachable or made-up peers cannot keep real ones out. */
+static bool s_evict_one(node_t *node)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->seed || p->state == PEER_ACTIVE)
+			continue;
+		log_debug("peer %.12s dropped from a full table", p->hex);
+		repl_forget_peer(node, p);
+		zhashx_delete(node->by_curve, p->curve);
+		peer_free(&node->peers[i]);
+		memmove(&node->peers[i], &node->peers[i + 1],
+			(node->n_peers - i - 1) * sizeof(*node->peers));
+		node->n_peers--;
+		return true;
+	}
+	return false;
+}
+
 peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 		 bool seed)
 {
@@ -48,7 +69,8 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p = peer_find(node, id);
 	if (p)
 		return p;
-	if (!seed && node->n_peers >= (size_t)node->max_peers)
+	if (!seed && node->n_peers >= (size_t)node->max_peers &&
+	    !s_evict_one(node))
 		return NULL;
 	p = xzalloc(sizeof(*p));
 	memcpy(p->id, id, WIRE_KEY_BYTES);

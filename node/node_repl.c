@@ -28,14 +28,6 @@
 #include <string.h>
 #include <time.h>
 
-static int64_t s_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void s_vec_set(zhashx_t *h, const char *hex, uint64_t seq)
 {
 	uint64_t *box = zhashx_lookup(h, hex);
@@ -127,7 +119,7 @@ static void s_send_request_ids(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	store_requests(node->store, s_wall_ms(), WIRE_MAX_REQUEST_IDS,
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
 		       s_send_id, args);
 	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
 			     &len) == 0)
@@ -535,7 +527,7 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 
 	if (rc < 0)
 		return rc;
-	if (expires <= s_wall_ms())
+	if (expires <= node_wall_ms())
 		return -ETIME;
 	if (store_has_request(node->store, id))
 		return 0;
@@ -597,7 +589,7 @@ void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 	s_lack_t l = { node, p, m };
 
 	/* it told us what it has: send it what it lacks */
-	store_requests(node->store, s_wall_ms(), WIRE_MAX_REQUEST_IDS,
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
 		       s_send_if_lacking, &l);
 }
 
@@ -626,7 +618,7 @@ void repl_tick(node_t *node)
 				zhashx_purge(node->peers[i]->sent_vec);
 		node->vec_dirty = true;
 		node->pull_dirty = true;
-		store_expire_requests(node->store, s_wall_ms());
+		store_expire_requests(node->store, node_wall_ms());
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}

@@ -135,11 +135,14 @@ int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
 	if (seq > 1)
 		memcpy(r.head.prev_id, prev_id, WIRE_ID_BYTES);
 	r.head.ts_ms = (uint64_t)ts_ms;
+	/* record_sign already runs its output through the strict decoder
+	 * and verifier, so the head is known good without a second pass */
 	rc = record_sign(&r, &key->kp, ret_bytes, ret_len, id);
-	if (rc < 0)
+	if (rc < 0 || !ret_rec)
 		return rc;
-	if (ret_rec)
-		return wire_record_verify(*ret_bytes, *ret_len, ret_rec);
+	memcpy(r.head.id, id, WIRE_ID_BYTES);
+	memcpy(r.head.author, key->kp.pk, WIRE_KEY_BYTES);
+	s_head(&r.head, ret_rec);
 	return 0;
 }
 
@@ -184,6 +187,7 @@ static const char *s_or(const char *s, const char *dflt)
 }
 
 void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
+		      const int *states, const uint32_t *queues,
 		      record_t *tmpl)
 {
 	size_t n = cfg->n_boards < PROTO_MAX_BOARDS ? cfg->n_boards :
@@ -207,8 +211,9 @@ void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
 							    PROTO_MAX_TAGS;
 		b[i].transport = lab_transport_name(lb->transport.type);
 		b[i].boot = lab_boot_name(lb->boot.method);
-		b[i].state = BOARD_IDLE;
-		b[i].queue_len = 0;
+		b[i].state = states && states[i] ? (enum board_state)states[i] :
+						   BOARD_IDLE;
+		b[i].queue_len = queues ? queues[i] : 0;
 	}
 	tmpl->advert.boards = b;
 	tmpl->advert.n_boards = n;

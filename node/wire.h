@@ -106,6 +106,7 @@ typedef struct {
 
 /* Fill tmpl with the advert of cfg; free with wire_advert_tmpl_free. */
 void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
+		      const int *states, const uint32_t *queues,
 		      record_t *tmpl);
 void wire_advert_tmpl_free(record_t *tmpl);
 /* Decode a verified advert record's bytes; owned strings; 0 or -errno. */

@@ -76,6 +76,8 @@ int board_open(const lab_board_t *board, const board_kernel_t *kernel,
 /* Borrowed: the board's transport. */
 transport_t *board_transport(board_t *b);
 int board_power(board_t *b, enum transport_power op);
+/* Borrowed: the text of the last board_power() error. */
+const char *board_error(const board_t *b);
 void board_close(board_t **p);
 
 #endif

@@ -1,0 +1,347 @@
+/*
+ * hostile: a test peer that attacks a node's ROUTER. Modes:
+ *
+ *   hostile plain ENDPOINT
+ *       a plaintext (NULL mechanism) DEALER: sends a frame, then waits 2 s
+ *       for anything at all; exit 0 when it got nothing.
+ *   hostile make-request FILE TTL_MS
+ *       write a validly signed test request (a fresh submitter key)
+ *       expiring in TTL_MS; print its id. For the flooding test.
+ *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT]
+ *       as CURVE clients with fresh keys: GARBAGE_COUNT random frames
+ *       before hello (default 10000), multi-part messages, oversized
+ *       frames, then after a valid hello: non-canonical encodings, a
+ *       container declaring 2^32 elements, records with forged
+ *       signatures and records signed by us but claiming another author.
+ *       Prints what it sent; exit 0 when all was sent.
+ *
+ * It uses proto only to build the few valid things (hello, descriptor,
+ * records) that get it past the first checks.
+ */
+#include "proto/desc.h"
+#include "proto/error.h"
+#include "proto/keys.h"
+#include "proto/msg.h"
+#include "proto/record.h"
+#include "proto/request.h"
+
+#include <czmq.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOSTILE_KEY_EVERY 40 /* fresh key after this many bad messages */
+
+typedef struct {
+	zsock_t *sock;
+	key_pair_t kp;
+	char pub[KEY_Z85_LEN + 1], sec[KEY_Z85_LEN + 1];
+} client_t;
+
+static unsigned long s_sent;
+
+static void s_client_close(client_t *c)
+{
+	zsock_destroy(&c->sock);
+	key_wipe(&c->kp);
+}
+
+static int s_client_open(client_t *c, const char *ep, const char *server)
+{
+	memset(c, 0, sizeof(*c));
+	if (key_generate(&c->kp) < 0 || key_curve(&c->kp, c->pub, c->sec) < 0)
+		return -1;
+	c->sock = zsock_new(ZMQ_DEALER);
+	zsock_set_curve_serverkey(c->sock, server);
+	zsock_set_curve_publickey(c->sock, c->pub);
+	zsock_set_curve_secretkey(c->sock, c->sec);
+	zsock_set_linger(c->sock, 5000);
+	zsock_set_sndhwm(c->sock, 100000);
+	zsock_set_sndtimeo(c->sock, 2000);
+	return zsock_connect(c->sock, "%s", ep);
+}
+
+static void s_send(client_t *c, const void *p, size_t n)
+{
+	if (zmq_send(zsock_resolve(c->sock), p, n, 0) >= 0)
+		s_sent++;
+}
+
+static void s_hello(client_t *c, int port)
+{
+	const char *eps[1];
+	char ep[64];
+	node_desc_t d = { 0 };
+	msg_t m = { .type = MSG_HELLO };
+	uint8_t *desc = NULL, *b = NULL, id[32];
+	size_t dlen = 0, blen = 0;
+
+	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
+	eps[0] = ep;
+	d.lab = "hostile";
+	d.endpoints = eps;
+	d.n_endpoints = 1;
+	d.software = "hostile";
+	d.ts_ms = 1;
+	d.epoch = 1;
+	if (desc_sign(&d, &c->kp, &desc, &dlen, id) < 0)
+		return;
+	m.hello.version = PROTO_VERSION;
+	m.hello.desc = (proto_bytes_t){ desc, dlen };
+	if (msg_encode(&m, &b, &blen) == 0)
+		s_send(c, b, blen);
+	free(desc);
+	free(b);
+}
+
+static void s_rotate(client_t *c, const char *ep, const char *server,
+		     int *count, bool hello)
+{
+	if (++*count % HOSTILE_KEY_EVERY)
+		return;
+	s_client_close(c);
+	s_client_open(c, ep, server);
+	if (hello)
+		s_hello(c, 1);
+}
+
+static void s_garbage(const char *ep, const char *server, int n)
+{
+	client_t c;
+	uint8_t buf[2048];
+	int count = 0;
+
+	s_client_open(&c, ep, server);
+	for (int i = 0; i < n; i++) {
+		size_t len = 1 + randombytes_uniform(sizeof(buf));
+
+		randombytes_buf(buf, len);
+		if (i % 10 == 0)
+			buf[0] = 0x9c; /* looks like an array: goes deeper */
+		s_send(&c, buf, len);
+		s_rotate(&c, ep, server, &count, false);
+	}
+	/* multi-part messages */
+	for (int i = 0; i < 100; i++) {
+		zmq_send(zsock_resolve(c.sock), "a", 1, ZMQ_SNDMORE);
+		s_send(&c, "b", 1);
+	}
+	s_client_close(&c);
+	printf("garbage: %d random frames, 100 multi-part\n", n);
+}
+
+static void s_oversized(const char *ep, const char *server)
+{
+	size_t len = 3 * 1024 * 1024;
+	uint8_t *big = malloc(len);
+	client_t c;
+
+	memset(big, 0x91, len);
+	for (int i = 0; i < 8; i++) {
+		s_client_open(&c, ep, server);
+		s_send(&c, big, len);
+		zclock_sleep(50);
+		s_client_close(&c);
+	}
+	/* just over the pre-hello cap, from a key that said no hello */
+	s_client_open(&c, ep, server);
+	for (int i = 0; i < 20; i++)
+		s_send(&c, big, 20 * 1024);
+	s_client_close(&c);
+	free(big);
+	printf("oversized: 8 x 3 MiB, 20 x 20 KiB before hello\n");
+}
+
+/* Hand-made encodings the strict decoder must refuse. */
+static const struct {
+	const char *what;
+	size_t len;
+	uint8_t b[16];
+} s_noncanon[] = {
+	{ "ping type as uint8", 4, { 0x92, 0xcc, 0x0b, 0x05 } },
+	{ "nonce as uint64", 11, { 0x92, 0x0b, 0xcf, 0, 0, 0, 0, 0, 0, 0, 5 } },
+	{ "array16 header", 5, { 0xdc, 0x00, 0x02, 0x0b, 0x05 } },
+	{ "trailing byte", 4, { 0x92, 0x0b, 0x05, 0x00 } },
+	{ "truncated", 2, { 0x92, 0x0b } },
+	{ "2^32 elements", 5, { 0xdd, 0xff, 0xff, 0xff, 0xff } },
+	{ "ext type", 4, { 0x92, 0xd4, 0x01, 0x02 } },
+	{ "credit 0", 3, { 0x92, 0x08, 0x00 } },
+	{ "unknown type", 3, { 0x92, 0x7f, 0x00 } },
+	{ "float32", 7, { 0x92, 0x0b, 0xca, 0, 0, 0, 0 } },
+};
+
+static void s_noncanonical(const char *ep, const char *server, int rounds)
+{
+	size_t n = sizeof(s_noncanon) / sizeof(s_noncanon[0]);
+	client_t c;
+	int count = 0;
+
+	s_client_open(&c, ep, server);
+	s_hello(&c, 1);
+	for (int r = 0; r < rounds; r++) {
+		for (size_t i = 0; i < n; i++) {
+			s_send(&c, s_noncanon[i].b, s_noncanon[i].len);
+			s_rotate(&c, ep, server, &count, true);
+		}
+	}
+	s_client_close(&c);
+	printf("non-canonical: %zu kinds x %d\n", n, rounds);
+}
+
+/* A records message of 64 records: forged signatures, stolen authors. */
+static int s_forged_batch(const key_pair_t *kp, const uint8_t *victim,
+			  uint8_t **ret, size_t *ret_len)
+{
+	proto_bytes_t recs[PROTO_MAX_BATCH];
+	uint8_t *bytes[PROTO_MAX_BATCH] = { 0 };
+	msg_t m = { .type = MSG_RECORDS };
+	record_t r;
+	int rc = 0;
+
+	for (int i = 0; i < PROTO_MAX_BATCH; i++) {
+		uint8_t id[32];
+		size_t len = 0;
+
+		memset(&r, 0, sizeof(r));
+		r.head.kind = RECORD_EVENT;
+		r.head.seq = 1;
+		r.head.ts_ms = 1;
+		r.event.board = "x";
+		r.event.state = JOB_QUEUED;
+		r.event.suite = "";
+		r.event.text = "forged";
+		rc = record_sign(&r, kp, &bytes[i], &len, id);
+		if (rc < 0)
+			break;
+		if (i % 2 == 0) {
+			bytes[i][len - 1 - randombytes_uniform(64)] ^= 0x20;
+		} else {
+			/* the author field: 4 bytes in, after [ver, kind, bin8 hdr] */
+			memcpy(bytes[i] + 5, victim, 32);
+		}
+		recs[i] = (proto_bytes_t){ bytes[i], len };
+	}
+	if (rc == 0) {
+		m.records.recs = recs;
+		m.records.n = PROTO_MAX_BATCH;
+		rc = msg_encode(&m, ret, ret_len);
+	}
+	for (int i = 0; i < PROTO_MAX_BATCH; i++)
+		free(bytes[i]);
+	return rc;
+}
+
+static void s_forged(const char *ep, const char *server,
+		     const uint8_t *victim, int n)
+{
+	client_t c;
+	int count = 0, sent = 0;
+
+	s_client_open(&c, ep, server);
+	s_hello(&c, 1);
+	for (int i = 0; i < n; i++) {
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (s_forged_batch(&c.kp, victim, &b, &len) == 0) {
+			s_send(&c, b, len);
+			sent++;
+		}
+		free(b);
+		s_rotate(&c, ep, server, &count, true);
+	}
+	s_client_close(&c);
+	printf("forged: %d records messages of %d records\n", sent,
+	       PROTO_MAX_BATCH);
+}
+
+static int s_plain(const char *ep)
+{
+	zsock_t *s = zsock_new(ZMQ_DEALER);
+	zmsg_t *m;
+
+	zsock_set_rcvtimeo(s, 2000);
+	zsock_set_linger(s, 0);
+	zsock_connect(s, "%s", ep);
+	zstr_send(s, "hello?");
+	m = zmsg_recv(s);
+	zsock_destroy(&s);
+	if (m) {
+		zmsg_destroy(&m);
+		printf("plain: got an answer\n");
+		return 1;
+	}
+	printf("plain: nothing received\n");
+	return 0;
+}
+
+/* Write a signed request (kernel none, suite "smoke") expiring in ttl. */
+static int s_make_request(const char *path, long ttl_ms)
+{
+	static const char *const suites[] = { "smoke" };
+	request_t r = { 0 };
+	key_pair_t kp;
+	uint8_t *b = NULL, id[32];
+	size_t len = 0;
+	int64_t now = zclock_time();
+	FILE *f;
+	int rc;
+
+	key_generate(&kp);
+	r.created_ms = (uint64_t)now - 1000;
+	r.expires_ms = (uint64_t)(now + ttl_ms);
+	randombytes_buf(r.nonce, sizeof(r.nonce));
+	r.priority = 50;
+	r.kernel.type = REQUEST_KERNEL_NONE;
+	r.suites = suites;
+	r.n_suites = 1;
+	r.select.arch = "";
+	rc = request_sign(&r, &kp, &b, &len, id);
+	key_wipe(&kp);
+	if (rc < 0) {
+		fprintf(stderr, "hostile: request_sign: %s\n", proto_strerror(rc));
+		return 1;
+	}
+	f = fopen(path, "wb");
+	if (!f || fwrite(b, 1, len, f) != len) {
+		free(b);
+		return 1;
+	}
+	fclose(f);
+	free(b);
+	for (int i = 0; i < 32; i++)
+		printf("%02x", id[i]);
+	printf("\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t victim[32];
+	char server[KEY_Z85_LEN + 1];
+	int n = 10000;
+
+	zsys_handler_set(NULL);
+	if (sodium_init() < 0)
+		return 2;
+	if (argc == 3 && strcmp(argv[1], "plain") == 0)
+		return s_plain(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
+		return s_make_request(argv[2], atol(argv[3]));
+	if (argc < 4 || strcmp(argv[1], "attack") != 0 ||
+	    key_parse_hex(argv[3], victim) < 0 ||
+	    key_curve_public(victim, server) < 0) {
+		fprintf(stderr, "usage: hostile plain ENDPOINT | hostile attack"
+				" ENDPOINT NODE_ID [N]\n");
+		return 2;
+	}
+	if (argc > 4)
+		n = atoi(argv[4]);
+	s_garbage(argv[2], server, n);
+	s_oversized(argv[2], server);
+	s_noncanonical(argv[2], server, 50);
+	s_forged(argv[2], server, victim, 200);
+	printf("sent %lu messages\n", s_sent);
+	return 0;
+}

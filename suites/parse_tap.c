@@ -1,0 +1,830 @@
+/*
+ * parse_tap: TAP 13/14 (and KTAP) output, and kselftest output, which is TAP
+ * whose tests carry their own TAP as "# "-prefixed comment lines.
+ *
+ * Subtests (indented streams) report their results before the parent's
+ * test line names them, so each nesting level keeps its results pending
+ * until its parent line arrives; they then become "parent.child" paths.
+ * See parse.h for the contract.
+ */
+#include "suites/parse.h"
+#include "proto/buf.h"
+#include "proto/mem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEEN_BITS SUITE_MAX_CASES
+#define PLAN_MAX 1000000000L
+
+struct pend {
+	char *rel;
+	enum suite_status status;
+	int64_t dur;
+	char *msg;
+};
+
+struct plist {
+	struct pend *v;
+	size_t n;
+};
+
+struct level {
+	int indent;
+	long plan; /* -1: none seen */
+	bool plan_skip;
+	char plan_reason[SUITE_MAX_MESSAGE + 1];
+	long last_num;
+	long n_tests;
+	long extra; /* tests numbered past the plan */
+	char name[SUITE_MAX_PATH + 1]; /* from "# Subtest: NAME" */
+	char next_name[SUITE_MAX_PATH + 1]; /* for the next child level */
+	struct plist res;
+	/* a finished child level waiting for this level's next test line */
+	bool has_closed;
+	struct plist closed;
+	char closed_name[SUITE_MAX_PATH + 1];
+	unsigned char seen[SEEN_BITS / 8 + 1];
+};
+
+struct tap {
+	suite_result_t *res; /* for the case cap and notes */
+	bool ksft;
+	struct level *lv[SUITE_MAX_TAP_DEPTH];
+	int depth;
+	bool in_yaml;
+	int yaml_indent;
+	int last_level; /* where the last result went, for YAML diagnostics */
+	size_t last_idx;
+	bool bailed;
+	char bail_reason[SUITE_MAX_MESSAGE + 1];
+	bool saw_version;
+	size_t pending; /* results held, across levels */
+	long too_deep;
+	long dup_metrics;
+	/* kselftest: the current test's nested output */
+	buf_t capture;
+	char ksft_name[SUITE_MAX_PATH + 1];
+};
+
+static void s_plist_free(struct plist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].rel);
+		free(l->v[i].msg);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static struct pend *s_plist_add(struct tap *t, struct plist *l, const char *rel,
+				enum suite_status st, int64_t dur,
+				const char *msg)
+{
+	struct pend *p;
+
+	if (t->pending >= SUITE_MAX_CASES) {
+		t->res->dropped_cases++;
+		return NULL;
+	}
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	p = &l->v[l->n++];
+	p->rel = xstrndup(rel, SUITE_MAX_PATH);
+	p->status = st;
+	p->dur = dur;
+	p->msg = msg && msg[0] ? xstrndup(msg, SUITE_MAX_MESSAGE) : NULL;
+	t->pending++;
+	return p;
+}
+
+/* Move every result of src into dst below "prefix.". */
+static void s_plist_move(struct tap *t, struct plist *dst, struct plist *src,
+			 const char *prefix)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		char rel[SUITE_MAX_PATH + 1];
+		struct pend *p = &src->v[i];
+		snprintf(rel, sizeof(rel), "%s.%s", prefix, p->rel);
+		t->pending--; /* s_plist_add counts it again */
+		s_plist_add(t, dst, rel, p->status, p->dur, p->msg);
+	}
+	s_plist_free(src);
+}
+
+static bool s_failing(enum suite_status s)
+{
+	return s == SUITE_FAIL || s == SUITE_ERROR || s == SUITE_MISS;
+}
+
+static bool s_any_failing(const struct plist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (s_failing(l->v[i].status))
+			return true;
+	}
+	return false;
+}
+
+static void s_seen_set(struct level *l, long n)
+{
+	if (n >= 1 && n <= SEEN_BITS)
+		l->seen[n / 8] |= (unsigned char)(1u << (n % 8));
+}
+
+static bool s_seen(const struct level *l, long n)
+{
+	return n >= 1 && n <= SEEN_BITS && (l->seen[n / 8] & (1u << (n % 8)));
+}
+
+static struct level *s_level_new(int indent)
+{
+	struct level *l = xzalloc(sizeof(*l));
+
+	l->indent = indent;
+	l->plan = -1;
+	return l;
+}
+
+static void s_level_free(struct level **p)
+{
+	if (!*p)
+		return;
+	s_plist_free(&(*p)->res);
+	s_plist_free(&(*p)->closed);
+	free(*p);
+	*p = NULL;
+}
+
+/* A finished child that never got its parent's line: keep its results
+ * under its own name and say the parent line is missing. */
+static void s_flush_closed(struct tap *t, struct level *l)
+{
+	char name[SUITE_MAX_PATH + 1];
+
+	if (!l->has_closed)
+		return;
+	l->has_closed = false;
+	if (l->closed_name[0])
+		snprintf(name, sizeof(name), "%s", l->closed_name);
+	else
+		snprintf(name, sizeof(name), "subtest%ld", l->last_num + 1);
+	s_plist_move(t, &l->res, &l->closed, name);
+	s_plist_add(t, &l->res, name, SUITE_MISS, -1,
+		    "subtest ended without its result line");
+}
+
+/* Planned tests that never reported become MISS. */
+static void s_level_finish(struct tap *t, struct level *l)
+{
+	long top;
+
+	s_flush_closed(t, l);
+	if (l->plan <= 0 || l->plan_skip)
+		return;
+	top = l->plan < SEEN_BITS ? l->plan : SEEN_BITS;
+	for (long n = 1; n <= top; n++) {
+		char rel[32];
+		if (s_seen(l, n))
+			continue;
+		snprintf(rel, sizeof(rel), "test%ld", n);
+		if (!s_plist_add(t, &l->res, rel, SUITE_MISS, -1,
+				 t->bailed ? "planned, not run: bail out"
+					   : "planned, not reported"))
+			break;
+	}
+}
+
+/* Close the deepest level into its parent's "closed" slot. */
+static void s_pop(struct tap *t)
+{
+	struct level *child = t->lv[t->depth - 1];
+	struct level *parent = t->lv[t->depth - 2];
+
+	s_level_finish(t, child);
+	s_flush_closed(t, parent);
+	parent->has_closed = true;
+	parent->closed = child->res;
+	child->res.v = NULL;
+	child->res.n = 0;
+	snprintf(parent->closed_name, sizeof(parent->closed_name), "%s", child->name);
+	s_level_free(&t->lv[t->depth - 1]);
+	t->depth--;
+	if (t->last_level >= t->depth)
+		t->last_level = -1;
+}
+
+static void s_pop_to(struct tap *t, int indent)
+{
+	while (t->depth > 1 && t->lv[t->depth - 1]->indent > indent)
+		s_pop(t);
+}
+
+/* The level a structural line at this indent belongs to (pushing one when
+ * it is deeper); NULL when too deep. */
+static struct level *s_level_for(struct tap *t, int indent)
+{
+	struct level *cur;
+
+	s_pop_to(t, indent);
+	cur = t->lv[t->depth - 1];
+	if (indent <= cur->indent)
+		return cur;
+	if (t->depth == SUITE_MAX_TAP_DEPTH) {
+		t->too_deep++;
+		return NULL;
+	}
+	s_flush_closed(t, cur);
+	t->lv[t->depth++] = s_level_new(indent);
+	if (cur->next_name[0]) {
+		snprintf(t->lv[t->depth - 1]->name, sizeof(cur->name), "%s", cur->next_name);
+		cur->next_name[0] = '\0';
+	}
+	return t->lv[t->depth - 1];
+}
+
+static bool s_prefix_ci(const char *s, const char *p)
+{
+	return strncasecmp(s, p, strlen(p)) == 0;
+}
+
+static char *s_trim(char *s)
+{
+	size_t n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+	return s;
+}
+
+/* Strict decimal number of at most 10 digits; *pp advanced. */
+static bool s_number(const char **pp, long *ret)
+{
+	const char *p = *pp;
+	long v = 0;
+	int n = 0;
+
+	while (isdigit((unsigned char)*p)) {
+		if (n++ < 10)
+			v = v * 10 + (*p - '0');
+		p++;
+	}
+	if (!n)
+		return false;
+	*ret = v > PLAN_MAX ? PLAN_MAX : v;
+	*pp = p;
+	return true;
+}
+
+/* "1..N [# reason]" */
+static bool s_plan_line(struct tap *t, int indent, const char *p)
+{
+	struct level *l;
+	long n;
+
+	if (strncmp(p, "1..", 3) != 0)
+		return false;
+	p += 3;
+	if (!s_number(&p, &n))
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p && *p != '#')
+		return false;
+	l = s_level_for(t, indent);
+	if (!l)
+		return true;
+	if (l->plan >= 0) {
+		if (l == t->lv[0])
+			suite_result_add_note(t->res, "second plan ignored");
+		return true;
+	}
+	l->plan = n;
+	if (*p == '#') {
+		char buf[SUITE_MAX_LINE + 1];
+		char *d;
+		snprintf(buf, sizeof(buf), "%s", p + 1);
+		d = s_trim(buf);
+		if (s_prefix_ci(d, "skip")) {
+			d += 4;
+			while (isalpha((unsigned char)*d))
+				d++; /* SKIPPED, Skipping */
+			while (*d == ':' || *d == ' ')
+				d++;
+			l->plan_skip = true;
+		}
+		snprintf(l->plan_reason, sizeof(l->plan_reason), "%s", d);
+	}
+	if (n == 0)
+		l->plan_skip = true;
+	return true;
+}
+
+/* "selftests: dir: name" -> "dir.name" */
+static void s_ksft_name(char *out, size_t outsz, const char *desc)
+{
+	size_t o = 0;
+
+	if (s_prefix_ci(desc, "selftests:"))
+		desc += 10;
+	while (*desc == ' ')
+		desc++;
+	for (; *desc && o + 1 < outsz; desc++) {
+		if (*desc == ':') {
+			out[o++] = '.';
+			while (desc[1] == ' ')
+				desc++;
+		} else {
+			out[o++] = *desc;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void s_parse_lines(struct tap *t, const char *out, size_t len);
+
+/* Parse one kselftest test's nested output into child results. */
+static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
+			 size_t notesz)
+{
+	struct tap inner;
+
+	memset(&inner, 0, sizeof(inner));
+	inner.res = t->res;
+	inner.pending = t->pending;
+	inner.last_level = -1;
+	inner.lv[0] = s_level_new(0);
+	inner.depth = 1;
+	s_parse_lines(&inner, (const char *)t->capture.data, t->capture.len);
+	while (inner.depth > 1)
+		s_pop(&inner);
+	s_level_finish(&inner, inner.lv[0]);
+	*ret = inner.lv[0]->res;
+	inner.lv[0]->res.v = NULL;
+	inner.lv[0]->res.n = 0;
+	ret_note[0] = '\0';
+	if (inner.bailed)
+		snprintf(ret_note, notesz, "bail out: %.140s", inner.bail_reason);
+	else if (inner.lv[0]->plan_skip && inner.lv[0]->plan_reason[0])
+		snprintf(ret_note, notesz, "%s", inner.lv[0]->plan_reason);
+	else if (t->capture.truncated)
+		snprintf(ret_note, notesz, "nested output truncated");
+	t->pending = inner.pending;
+	s_level_free(&inner.lv[0]);
+	buf_free(&inner.capture);
+}
+
+static void s_add_result(struct tap *t, struct level *l, const char *name,
+			 enum suite_status st, const char *msg)
+{
+	struct pend *p = s_plist_add(t, &l->res, name, st, -1, msg);
+
+	if (p) {
+		t->last_level = t->depth - 1;
+		t->last_idx = l->res.n - 1;
+	} else {
+		t->last_level = -1;
+	}
+}
+
+/* "ok N - desc # directive" / "not ok ..." */
+static bool s_test_line(struct tap *t, int indent, const char *p)
+{
+	char desc[SUITE_MAX_LINE + 1], dir[SUITE_MAX_LINE + 1];
+	char name[SUITE_MAX_PATH + 1], msg[SUITE_MAX_MESSAGE + 1];
+	bool ok;
+	long num;
+	size_t d = 0;
+	struct level *l;
+	enum suite_status st;
+	const char *nstart;
+	char *dr;
+
+	if (strncmp(p, "ok", 2) == 0 && (p[2] == ' ' || p[2] == '\t' || !p[2])) {
+		ok = true;
+		p += 2;
+	} else if (strncmp(p, "not ok", 6) == 0 &&
+		   (p[6] == ' ' || p[6] == '\t' || !p[6])) {
+		ok = false;
+		p += 6;
+	} else {
+		return false;
+	}
+	l = s_level_for(t, indent);
+	if (!l)
+		return true;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	nstart = p;
+	if (s_number(&p, &num)) {
+		if (*p && *p != ' ' && *p != '\t') {
+			/* "ok 1a": the digits belong to the description */
+			num = l->last_num + 1;
+			p = nstart;
+		}
+	} else {
+		num = l->last_num + 1;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '-' && (p[1] == ' ' || p[1] == '\t' || !p[1]))
+		p++;
+	/* description up to an unescaped '#' */
+	dir[0] = '\0';
+	for (; *p; p++) {
+		if (*p == '\\' && (p[1] == '#' || p[1] == '\\')) {
+			desc[d++] = *++p;
+			continue;
+		}
+		if (*p == '#') {
+			snprintf(dir, sizeof(dir), "%s", p + 1);
+			break;
+		}
+		desc[d++] = *p;
+	}
+	desc[d] = '\0';
+	dr = s_trim(dir);
+
+	l->n_tests++;
+	l->last_num = num;
+	if (l->plan >= 0 && num > l->plan)
+		l->extra++;
+	s_seen_set(l, num);
+
+	st = ok ? SUITE_PASS : SUITE_FAIL;
+	msg[0] = '\0';
+	if (s_prefix_ci(dr, "skip")) {
+		const char *r = dr + 4;
+		while (isalpha((unsigned char)*r))
+			r++;
+		while (*r == ':' || *r == ' ')
+			r++;
+		st = SUITE_SKIP;
+		snprintf(msg, sizeof(msg), "%s", r);
+	} else if (s_prefix_ci(dr, "todo")) {
+		if (ok)
+			snprintf(msg, sizeof(msg), "TODO passed: %s", s_trim(dr + 4));
+		else
+			snprintf(msg, sizeof(msg), "TODO: %s", s_trim(dr + 4));
+		st = ok ? SUITE_PASS : SUITE_SKIP;
+	} else if (s_prefix_ci(dr, "timeout")) {
+		st = ok ? SUITE_PASS : SUITE_ERROR;
+		snprintf(msg, sizeof(msg), "timeout %s", s_trim(dr + 7));
+	} else if (*dr) {
+		snprintf(msg, sizeof(msg), "%s", dr);
+	}
+
+	if (t->ksft && t->depth == 1) {
+		char ksname[SUITE_MAX_PATH + 1];
+		s_ksft_name(ksname, sizeof(ksname), s_trim(desc));
+		snprintf(desc, sizeof(desc), "%s", ksname);
+	}
+	suite_path_sanitize(name, sizeof(name), desc, strlen(desc), SUITE_MAX_DEPTH);
+	if (strcmp(name, "unnamed") == 0)
+		snprintf(name, sizeof(name), "test%ld", num);
+
+	/* kselftest: this test's nested output is its child */
+	if (t->ksft && t->depth == 1 && t->capture.len) {
+		struct plist inner = { 0 };
+		char note[SUITE_MAX_MESSAGE + 1];
+		s_ksft_inner(t, &inner, note, sizeof(note));
+		s_flush_closed(t, l);
+		l->has_closed = true;
+		l->closed = inner;
+		if (note[0] && !msg[0])
+			snprintf(msg, sizeof(msg), "%s", note);
+		buf_reset(&t->capture);
+		t->ksft_name[0] = '\0';
+	}
+
+	if (l->has_closed && l->closed.n) {
+		bool child_fails = s_any_failing(&l->closed);
+		l->has_closed = false;
+		s_plist_move(t, &l->res, &l->closed, name);
+		t->last_level = -1;
+		if (s_failing(st) && !child_fails)
+			s_add_result(t, l, name, st,
+				     msg[0] ? msg : "failed; no failing subtest");
+		else if (st == SUITE_SKIP)
+			s_add_result(t, l, name, st, msg);
+	} else {
+		l->has_closed = false;
+		s_plist_free(&l->closed);
+		s_add_result(t, l, name, st, msg);
+	}
+	return true;
+}
+
+/* kselftest's older format: "selftests: dir: name [PASS]" */
+static bool s_ksft_old_line(struct tap *t, const char *p)
+{
+	static const struct {
+		const char *tag;
+		enum suite_status st;
+	} tags[] = {
+		{ "[PASS]", SUITE_PASS }, { "[FAIL]", SUITE_FAIL },
+		{ "[SKIP]", SUITE_SKIP }, { "[TIMEOUT]", SUITE_ERROR },
+	};
+	char desc[SUITE_MAX_LINE + 1], name[SUITE_MAX_PATH + 1], ks[SUITE_MAX_PATH + 1];
+	const char *br;
+
+	if (!s_prefix_ci(p, "selftests:"))
+		return false;
+	br = strrchr(p, '[');
+	if (!br)
+		return false;
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		if (strncmp(br, tags[i].tag, strlen(tags[i].tag)) != 0)
+			continue;
+		snprintf(desc, sizeof(desc), "%.*s", (int)(br - p), p);
+		s_ksft_name(ks, sizeof(ks), s_trim(desc));
+		suite_path_sanitize(name, sizeof(name), ks, strlen(ks), SUITE_MAX_DEPTH);
+		t->lv[0]->n_tests++;
+		t->lv[0]->last_num++;
+		s_seen_set(t->lv[0], t->lv[0]->last_num);
+		buf_reset(&t->capture);
+		s_add_result(t, t->lv[0], name, tags[i].st, NULL);
+		return true;
+	}
+	return false;
+}
+
+static void s_yaml_line(struct tap *t, const char *p)
+{
+	struct pend *last;
+	const char *v;
+
+	if (t->last_level < 0 || t->last_level >= t->depth)
+		return;
+	if (t->last_idx >= t->lv[t->last_level]->res.n)
+		return;
+	last = &t->lv[t->last_level]->res.v[t->last_idx];
+	if (strncmp(p, "duration_ms:", 12) == 0) {
+		char *end;
+		double ms;
+		v = p + 12;
+		ms = strtod(v, &end);
+		if (end != v && ms >= 0 && ms < 1e12)
+			last->dur = (int64_t)ms;
+	} else if (strncmp(p, "message:", 8) == 0 && !last->msg) {
+		char buf[SUITE_MAX_MESSAGE + 1];
+		v = p + 8;
+		while (*v == ' ')
+			v++;
+		snprintf(buf, sizeof(buf), "%s", v);
+		if (buf[0] == '"' || buf[0] == '\'') {
+			size_t n = strlen(buf);
+			if (n >= 2 && buf[n - 1] == buf[0])
+				buf[n - 1] = '\0';
+			memmove(buf, buf + 1, strlen(buf));
+		}
+		if (buf[0])
+			last->msg = xstrdup(buf);
+	}
+}
+
+/* A comment right after a failing test is its message, when it has none. */
+static void s_diag(struct tap *t, const char *c)
+{
+	struct pend *last;
+
+	if (t->last_level < 0 || t->last_level >= t->depth || !*c)
+		return;
+	if (t->last_idx >= t->lv[t->last_level]->res.n)
+		return;
+	last = &t->lv[t->last_level]->res.v[t->last_idx];
+	if ((last->status == SUITE_FAIL || last->status == SUITE_ERROR) && !last->msg)
+		last->msg = xstrndup(c, SUITE_MAX_MESSAGE);
+}
+
+static void s_line(struct tap *t, char *line)
+{
+	int indent = 0;
+	char *p = line;
+
+	while (*p == ' ' || *p == '\t') {
+		indent += *p == '\t' ? 8 : 1;
+		p++;
+		if (indent > 1000)
+			break;
+	}
+
+	if (t->in_yaml) {
+		if (strcmp(s_trim(p), "...") == 0 || indent < t->yaml_indent) {
+			t->in_yaml = false;
+			if (indent >= t->yaml_indent)
+				return;
+		} else {
+			s_yaml_line(t, p);
+			return;
+		}
+	}
+	if (strncmp(p, "Bail out!", 9) == 0) {
+		snprintf(t->bail_reason, sizeof(t->bail_reason), "%s", s_trim(p + 9));
+		t->bailed = true;
+		return;
+	}
+	if (strcmp(s_trim(p), "---") == 0 && indent > t->lv[t->depth - 1]->indent) {
+		t->in_yaml = true;
+		t->yaml_indent = indent;
+		return;
+	}
+	if (*p == '#') {
+		const char *c = p + 1;
+		if (t->ksft && t->depth == 1 && indent == 0) {
+			if (*c == ' ')
+				c++;
+			if (s_prefix_ci(c, "selftests:") && !t->ksft_name[0]) {
+				char ks[SUITE_MAX_PATH + 1];
+				s_ksft_name(ks, sizeof(ks), c);
+				snprintf(t->ksft_name, sizeof(t->ksft_name), "%s", s_trim(ks));
+			}
+			if (t->capture.len < SUITE_MAX_KSFT_CAPTURE) {
+				buf_puts(&t->capture, c);
+				buf_putc(&t->capture, '\n');
+			} else {
+				t->capture.truncated = true;
+			}
+			return;
+		}
+		while (*c == ' ')
+			c++;
+		if (strncmp(c, "metric ", 7) == 0) {
+			char m[SUITE_MAX_LINE + 1];
+			snprintf(m, sizeof(m), "%s", c + 7);
+			if (suite_metric_line(t->res, m) == -EEXIST)
+				t->dup_metrics++;
+			return;
+		}
+		if (!s_prefix_ci(c, "Subtest:"))
+			s_diag(t, c);
+		if (s_prefix_ci(c, "Subtest:")) {
+			/* TAP 14 writes it at the parent's indent, others at
+			 * the child's: either names the next child level */
+			char *n = s_trim((char *)c + 8);
+			struct level *cur = t->lv[t->depth - 1];
+			struct level *l = indent > cur->indent ? s_level_for(t, indent) : NULL;
+			if (!l) {
+				s_pop_to(t, indent);
+				l = t->lv[t->depth - 1];
+				suite_path_sanitize(l->next_name, sizeof(l->next_name), n,
+						    strlen(n), SUITE_MAX_DEPTH);
+			} else {
+				suite_path_sanitize(l->name, sizeof(l->name), n,
+						    strlen(n), SUITE_MAX_DEPTH);
+			}
+		}
+		return;
+	}
+	if (strncmp(p, "TAP version", 11) == 0 || strncmp(p, "KTAP version", 12) == 0) {
+		if (indent == 0)
+			t->saw_version = true;
+		else
+			s_level_for(t, indent);
+		return;
+	}
+	if (s_plan_line(t, indent, p))
+		return;
+	if (s_test_line(t, indent, p))
+		return;
+	if (t->ksft && indent == 0)
+		s_ksft_old_line(t, p);
+}
+
+bool suite_next_line(const char *out, size_t len, size_t *pos, char *line,
+		     size_t *ret_len)
+{
+	const char *start, *nl;
+	size_t n, copy;
+
+	if (*pos >= len)
+		return false;
+	start = out + *pos;
+	nl = memchr(start, '\n', len - *pos);
+	n = nl ? (size_t)(nl - start) : len - *pos;
+	*pos += n + (nl ? 1 : 0);
+	copy = n > SUITE_MAX_LINE ? SUITE_MAX_LINE : n;
+	for (size_t i = 0; i < copy; i++)
+		line[i] = start[i] ? start[i] : '?';
+	while (copy && line[copy - 1] == '\r')
+		copy--;
+	line[copy] = '\0';
+	if (ret_len)
+		*ret_len = copy;
+	return true;
+}
+
+static void s_parse_lines(struct tap *t, const char *out, size_t len)
+{
+	char line[SUITE_MAX_LINE + 1];
+	size_t pos = 0;
+
+	while (!t->bailed && suite_next_line(out, len, &pos, line, NULL))
+		s_line(t, line);
+}
+
+static void s_emit(struct tap *t, struct plist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct pend *p = &l->v[i];
+		suite_result_add_case(t->res, p->rel, strlen(p->rel), p->status,
+				      p->dur, p->msg, p->msg ? strlen(p->msg) : 0);
+	}
+}
+
+static void s_parse(const char *out, size_t len, int exit_status,
+		    suite_result_t *res, bool ksft)
+{
+	struct tap *t = xzalloc(sizeof(*t));
+	struct level *top;
+	bool failing;
+
+	t->res = res;
+	t->ksft = ksft;
+	t->last_level = -1;
+	t->lv[0] = s_level_new(0);
+	t->depth = 1;
+	s_parse_lines(t, out, len);
+	while (t->depth > 1)
+		s_pop(t);
+	top = t->lv[0];
+
+	/* kselftest: a test that started and never reported */
+	if (ksft && t->capture.len && t->ksft_name[0]) {
+		struct plist inner = { 0 };
+		char note[SUITE_MAX_MESSAGE + 1];
+		char name[SUITE_MAX_PATH + 1];
+		suite_path_sanitize(name, sizeof(name), t->ksft_name,
+				    strlen(t->ksft_name), SUITE_MAX_DEPTH);
+		s_ksft_inner(t, &inner, note, sizeof(note));
+		s_plist_move(t, &top->res, &inner, name);
+		top->last_num++;
+		s_seen_set(top, top->last_num);
+		s_plist_add(t, &top->res, name, SUITE_ERROR, -1,
+			    "started, no result: output truncated or run timed out");
+	}
+	s_level_finish(t, top);
+	s_emit(t, &top->res);
+	failing = s_any_failing(&top->res);
+
+	if (top->plan_skip && top->n_tests == 0) {
+		res->status = SUITE_SKIP;
+		suite_result_set_reason(res, "%s", top->plan_reason[0] ? top->plan_reason
+									 : "no tests planned (1..0)");
+	} else if (t->bailed) {
+		res->status = SUITE_ERROR;
+		suite_result_set_reason(res, "bail out: %s (%ld of %ld planned tests reported)",
+					t->bail_reason[0] ? t->bail_reason : "(no reason)",
+					top->n_tests, top->plan > 0 ? top->plan : top->n_tests);
+	} else if (top->n_tests == 0 && res->n_cases == 0) {
+		res->status = SUITE_ERROR;
+		if (exit_status >= 0)
+			suite_result_set_reason(res, "no TAP results in the output (exit status %d)",
+						exit_status);
+		else
+			suite_result_set_reason(res, "no TAP results in the output");
+	} else {
+		if (top->plan < 0)
+			suite_result_add_note(res, "no TAP plan: the output may be truncated");
+		if (top->extra)
+			suite_result_add_note(res, "%ld tests numbered past the plan 1..%ld",
+					      top->extra, top->plan);
+		if (top->plan > SEEN_BITS)
+			suite_result_add_note(res, "plan of %ld tests checked up to %d",
+					      top->plan, SEEN_BITS);
+		if (exit_status > 0 && !failing) {
+			res->status = SUITE_ERROR;
+			suite_result_set_reason(res, "run.sh exited with status %d and no failing case",
+						exit_status);
+		}
+	}
+	if (t->dup_metrics)
+		suite_result_add_note(res, "%ld repeated metrics ignored", t->dup_metrics);
+	if (t->too_deep)
+		suite_result_add_note(res, "%ld lines nested deeper than %d levels ignored",
+				      t->too_deep, SUITE_MAX_TAP_DEPTH);
+	if (res->dropped_cases)
+		suite_result_add_note(res, "%zu cases past the cap of %d dropped",
+				      res->dropped_cases, SUITE_MAX_CASES);
+	s_level_free(&t->lv[0]);
+	buf_free(&t->capture);
+	free(t);
+}
+
+void suite_parse_tap(const char *out, size_t len, int exit_status,
+		     suite_result_t *res)
+{
+	s_parse(out, len, exit_status, res, false);
+}
+
+void suite_parse_kselftest(const char *out, size_t len, int exit_status,
+			   suite_result_t *res)
+{
+	s_parse(out, len, exit_status, res, true);
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# Integration test: the runner and `run` command on the local board with
+# the fixture suites. A suite made to fail is reported FAIL naming the
+# failing case and the command exits non-zero; a board's fail_ok override
+# for that case makes it pass and the report says why. Also: a missing
+# need is SKIP with the reason, a built benchmark reports numbers with
+# units, --json is valid JSON, bad usage exits 2.
+# usage: run_fixtures.sh LABMESH_SUITES_EXE SUITES_SOURCE_DIR
+set -u
+exe=$1
+fixtures=$2/tests/fixtures
+work=$(mktemp -d "${TMPDIR:-/tmp}/labmesh-suites-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fails=0
+
+check() { # description, command...
+	desc=$1
+	shift
+	if "$@"; then
+		echo "ok - $desc"
+	else
+		echo "not ok - $desc"
+		fails=$((fails + 1))
+	fi
+}
+
+has() { grep -qF -- "$1" "$2"; }
+
+run() { # out-file, args...
+	out=$1
+	shift
+	"$exe" run --home "$work/home" --suites "$fixtures" "$@" >"$out" 2>"$out.err"
+	echo $? >"$out.rc"
+}
+
+# 1. the failing fixture on the default lab's host board
+run "$work/fail" --board host --suite fixture-fails
+cat "$work/fail" "$work/fail.err"
+check "fixture-fails exits 1" test "$(cat "$work/fail.rc")" = 1
+check "the report names the failing case" \
+	has "FAIL  fixture-fails: 1 case failed (max_fail 0): fixture-fails.files.rename" "$work/fail"
+check "the failing case carries its diagnostic" \
+	has "expected 'b', found 'a'" "$work/fail"
+check "progress on stderr" has "[1/1] fixture-fails: running" "$work/fail.err"
+check "logs kept and named" has "logs kept in $work/home/work/runs/host-" "$work/fail.err"
+check "the log has the output" sh -c "cat '$work'/home/work/runs/host-*/fixture-fails.log | grep -q 'not ok 3 - files.rename'"
+
+# 2. the same with a board override accepting the failure
+arch=$(uname -m)
+cat >"$work/lab.yaml" <<LAB
+lab:
+  name: fixture-lab
+boards:
+  - name: host
+    arch: $arch
+    transport: {type: local}
+    boot: {method: none}
+    criteria:
+      - suite: fixture-fails
+        fail_ok:
+          - {case: files.rename, reason: "rename is known broken on this board"}
+LAB
+run "$work/ok" --config "$work/lab.yaml" --board host --suite fixture-fails
+cat "$work/ok" "$work/ok.err"
+check "with fail_ok it exits 0" test "$(cat "$work/ok.rc")" = 0
+check "the suite passes" has "PASS  fixture-fails: 2 passed, 1 skipped; 1 known failure accepted" "$work/ok"
+check "the report says why" has "known failure: rename is known broken on this board" "$work/ok"
+check "the case is shown as a known failure" has "KNOWN fixture-fails.files.rename" "$work/ok"
+
+# 3. needs, build, metrics, JSON
+run "$work/all" --board host --suite fixture-needs,fixture-build --json
+cat "$work/all" "$work/all.err"
+check "needs and build exit 0" test "$(cat "$work/all.rc")" = 0
+check "--json is JSON with the results" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in d["suites"]}
+assert d["board"] == "host" and d["kernel"]["release"]
+assert s["fixture-needs"]["status"] == "SKIP"
+assert "missing commands: labmesh-no-such-command" in s["fixture-needs"]["reason"]
+b = s["fixture-build"]
+assert b["status"] == "PASS", b
+m = {x["name"]: x for x in b["metrics"]}
+assert m["loops"]["value"] == 100000 and m["loops"]["unit"] == "iterations"
+assert m["ratio"]["unit"] == "%" and m["ratio"]["better"] == "lower"
+' "$work/all"
+# a second run builds nothing (the cache)
+run "$work/again" --board host --suite fixture-build
+check "the second build comes from the cache" sh -c "grep -q '# build (cached)' '$work'/home/work/runs/host-*/fixture-build.log"
+
+# 4. errors
+run "$work/nob" --board nosuch --suite fixture-fails
+check "an unknown board exits 2" test "$(cat "$work/nob.rc")" = 2
+check "and names the boards" has "no board 'nosuch'" "$work/nob.err"
+run "$work/nos" --board host --suite nosuch
+check "an unknown suite exits 2" test "$(cat "$work/nos.rc")" = 2
+"$exe" run --help >"$work/help" 2>&1
+check "run --help" has "usage: labmesh run --board B" "$work/help"
+"$exe" suites --suites "$fixtures" >"$work/list"
+check "suites lists the fixtures" has "fixture-needs        functional 1       commands: sh,labmesh-no-such-command; kconfig: CONFIG_LABMESH_NO_SUCH_OPTION" "$work/list"
+
+echo "$fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,189 @@
+/*
+ * Unit tests of the pass criteria: max_fail, min_pass, must_pass, fail_ok,
+ * metric thresholds, and a board's override winning over the suite's
+ * defaults field by field.
+ */
+#include "suites/criteria.h"
+#include "suites/parse.h"
+#include "suites/tests/check.h"
+
+static suite_result_t *s_fs(void)
+{
+	const char *out = "1..5\nok 1 create\nnot ok 2 rename\nok 3 write\n"
+			  "not ok 4 fsync\nok 5 unlink # SKIP read-only\n";
+	suite_result_t *res = suite_result_new("fs-tmpfs", 1);
+
+	suite_parse_tap(out, strlen(out), 1, res);
+	return res;
+}
+
+static void test_defaults(void)
+{
+	suite_result_t *res = s_fs();
+
+	suite_criteria_apply(res, NULL, NULL);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "FAIL: 2 cases failed (max_fail 0): fs-tmpfs.rename, fs-tmpfs.fsync");
+	suite_result_destroy(&res);
+}
+
+static void test_override(void)
+{
+	lab_criteria_t suite, board;
+	char *must[] = { "create", "write" };
+	lab_fail_ok_t ok_suite[] = { { "rename", "rename over busybox mv is racy" } };
+	lab_fail_ok_t ok_board[] = { { "fs-tmpfs.fsync", "no fsync on this board's tmpfs" } };
+	suite_result_t *res;
+
+	/* the suite allows one failure: still FAIL with two */
+	suite_criteria_init(&suite);
+	suite.max_fail = 1;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, NULL);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "2 cases failed (max_fail 1)");
+	suite_result_destroy(&res);
+
+	/* the board says max_fail 2: its value wins */
+	suite_criteria_init(&board);
+	board.max_fail = 2;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+
+	/* the board sets max_fail 0 over the suite's 1 */
+	board.max_fail = 0;
+	suite.fail_ok = ok_suite;
+	suite.n_fail_ok = 1;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "1 case failed (max_fail 0): fs-tmpfs.fsync");
+	CHECK_CASE(res, "rename", SUITE_FAIL, "known failure: rename over busybox mv is racy");
+	suite_result_destroy(&res);
+
+	/* fail_ok from the suite and from the board together: PASS, and says why */
+	board.fail_ok = ok_board;
+	board.n_fail_ok = 1;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_PASS);
+	CHECK_REASON(res, "2 known failures accepted: fs-tmpfs.rename (FAIL: rename over busybox mv "
+			  "is racy), fs-tmpfs.fsync (FAIL: no fsync on this board's tmpfs)");
+	CHECK(suite_result_find_case(res, "fsync")->known);
+	suite_result_destroy(&res);
+
+	/* must_pass: a fail_ok case listed in must_pass still fails */
+	suite.must_pass = must;
+	suite.n_must_pass = 2;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+	char *must_board[] = { "rename", "mkdir" };
+	board.must_pass = must_board;
+	board.n_must_pass = 2;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "must_pass fs-tmpfs.rename: FAIL");
+	CHECK_REASON(res, "must_pass fs-tmpfs.mkdir absent");
+	suite_result_destroy(&res);
+	board.must_pass = NULL;
+	board.n_must_pass = 0;
+
+	/* min_pass counts known failures as passed */
+	suite.min_pass = 4;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+	board.min_pass = 5;
+	res = s_fs();
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "4 cases passed (min_pass 5)");
+	suite_result_destroy(&res);
+}
+
+static void test_metrics(void)
+{
+	const char *out = "copy 8000 MB/s\nlatency 95.5 ns\n";
+	lab_metric_rule_t srules[] = {
+		{ "copy", LAB_OP_GT, 10000, 0 },
+		{ "latency", LAB_OP_RANGE, 50, 100 },
+		{ "triad", LAB_OP_GE, 1, 0 },
+	};
+	lab_metric_rule_t brules[] = { { "copy", LAB_OP_GE, 5000, 0 } };
+	lab_criteria_t suite, board;
+	suite_result_t *res;
+
+	suite_criteria_init(&suite);
+	suite.metrics = srules;
+	suite.n_metrics = 3;
+	res = suite_result_new("membw", 1);
+	suite_parse_metrics(out, strlen(out), 0, res);
+	suite_criteria_apply(res, &suite, NULL);
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric copy 8000 MB/s not > 10000");
+	CHECK_REASON(res, "metric triad missing");
+	CHECK(!strstr(res->reason, "latency"));
+	suite_result_destroy(&res);
+
+	/* the board's rule for copy replaces the suite's */
+	suite.n_metrics = 2;
+	suite_criteria_init(&board);
+	board.metrics = brules;
+	board.n_metrics = 1;
+	res = suite_result_new("membw", 1);
+	suite_parse_metrics(out, strlen(out), 0, res);
+	suite_criteria_apply(res, &suite, &board);
+	CHECK(res->status == SUITE_PASS);
+	CHECK_REASON(res, "PASS: 2 metrics");
+	suite_result_destroy(&res);
+
+	srules[1].hi = 90;
+	res = suite_result_new("membw", 1);
+	suite_parse_metrics(out, strlen(out), 0, res);
+	suite_criteria_apply(res, &suite, &board);
+	CHECK_REASON(res, "metric latency 95.5 ns not in [50, 90]");
+	suite_result_destroy(&res);
+}
+
+static void test_skip(void)
+{
+	suite_result_t *res = suite_result_new("x", 1);
+	const char *out = "1..2\nok 1 a # SKIP no rtc\nok 2 b # SKIP no rtc\n";
+
+	suite_parse_tap(out, strlen(out), 0, res);
+	suite_criteria_apply(res, NULL, NULL);
+	CHECK(res->status == SUITE_SKIP);
+	CHECK_REASON(res, "all 2 cases skipped: no rtc");
+	suite_result_destroy(&res);
+
+	/* a skipped suite stays skipped whatever the criteria */
+	lab_criteria_t c;
+	suite_criteria_init(&c);
+	c.min_pass = 3;
+	res = suite_result_new("x", 1);
+	suite_parse_tap("1..0 # SKIP no network\n", 23, 0, res);
+	suite_criteria_apply(res, &c, NULL);
+	CHECK(res->status == SUITE_SKIP);
+	CHECK_REASON(res, "no network");
+	suite_result_destroy(&res);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_override();
+	test_metrics();
+	test_skip();
+	if (s_failures) {
+		fprintf(stderr, "%d checks failed\n", s_failures);
+		return 1;
+	}
+	printf("criteria: all checks passed\n");
+	return 0;
+}

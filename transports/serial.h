@@ -1,0 +1,79 @@
+/*
+ * serial: internals shared by the serial transport's sources.
+ *
+ *   serial.c       connecting (tty, pty, unix socket, TCP, an open fd),
+ *                  login, prompt synchronisation, per-command framing, run
+ *   serial_scan.c  the console scanner: separates kernel console records
+ *                  from the shell's output (pure code, fuzzed)
+ *   serial_file.c  put/get as base64 blocks with a checksum on both ends
+ *
+ * The console is hostile text: the kernel prints to it at any moment, in
+ * the middle of our output. Once the session is set up the shell's output
+ * is not post-processed (stty -opost: bare "\n"), while the kernel console
+ * driver always ends its records with "\r\n" and (printk time, which the
+ * session turns on) starts them with "[ssss.uuuuuu] ". A record is written
+ * atomically between two bytes of ours, so it is the segment from the last
+ * timestamp before a "\r\n" to that "\r\n", and is cut out.
+ */
+#ifndef LABMESH_TRANSPORTS_SERIAL_H
+#define LABMESH_TRANSPORTS_SERIAL_H
+
+#include "transports/backend.h"
+
+#include "proto/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SERIAL_MAX_LINE 4096        /* a held kernel record candidate */
+#define SERIAL_MAX_INPUT_LINE 3000  /* one line we type (tty canon: 4095) */
+#define SERIAL_MAX_CMD (64 * 1024)  /* a whole command */
+#define SERIAL_READ_CHUNK 16384
+#define SERIAL_NONCE_LEN 16
+#define SERIAL_MAX_FILE (1024LL * 1024 * 1024) /* put/get */
+
+/* The scanner: raw console bytes in, the shell's own bytes out. */
+typedef void(serial_emit_fn)(void *arg, const char *data, size_t len);
+
+typedef struct {
+	buf_t hold;   /* undecided bytes (capped) */
+	bool crlf;    /* the tty still turns "\n" into "\r\n": undo it */
+	uint64_t kernel_records; /* records cut out, for tests and logs */
+} serial_scan_t;
+
+void serial_scan_init(serial_scan_t *sc, bool crlf);
+void serial_scan_free(serial_scan_t *sc);
+/* Feed raw bytes; emit() gets the clean bytes that are decided. */
+void serial_scan_feed(serial_scan_t *sc, const char *data, size_t len,
+		      serial_emit_fn *emit, void *arg);
+/* Length of a complete printk timestamp "[ sss.uuuuuu]" at p, 0 if p
+ * could still become one with more bytes, -1 if it cannot. */
+int serial_scan_ts(const char *p, size_t n);
+
+/* A serial session (t->priv). */
+typedef struct serial serial_t;
+
+/* Run cmd framed; output to fn; stdin_console: the command reads the
+ * console (put) instead of /dev/null; data/len then follow the command
+ * line. Returns 0 with *ret_status, -ETIMEDOUT (interrupted and
+ * resynchronised) or another -errno. */
+int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
+		  transport_output_fn *fn, void *arg, bool stdin_console,
+		  const char *data, size_t len, int *ret_status);
+/* The target's tools, probed once: a space-separated list. */
+int serial_tools(transport_t *t, bool *ret_base64, bool *ret_sha256,
+		 bool *ret_cksum);
+/* Single-quote s for the target shell; the caller frees. */
+char *serial_quote(const char *s);
+
+/* serial_open_fd with a deadline for the shell to answer (a booting
+ * board); own_fd: close fd with the transport. */
+int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms);
+/* Tests and benchmarks: behave as if the target had no base64 applet. */
+void serial_no_base64(transport_t *t);
+
+int serial_put(transport_t *t, const char *local, const char *remote);
+int serial_get(transport_t *t, const char *remote, const char *local);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * The serial transport against real far ends on this machine: the
+ * transport contract on a shell behind a pty (dash and busybox sh), on a
+ * pty path, on a ser2net-like TCP relay and on a unix socket (both socat);
+ * a login prompt; console noise in the middle of output; the fallback
+ * without base64.
+ */
+#include "transports/tests/contract.h"
+#include "transports/tests/serial_fixture.h"
+#include "transports/backend.h"
+#include "transports/serial.h"
+
+#include "proto/buf.h"
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TEST_TCP_PORT 23001
+#define TEST_NOISY_COMMANDS 100
+
+static int s_failures;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+			s_failures++;                                          \
+		}                                                              \
+	} while (0)
+
+static void s_collect(void *arg, enum transport_stream st, const char *data,
+		      size_t len)
+{
+	buf_append(arg, data, len);
+}
+
+static int s_run(transport_t *t, const char *cmd, buf_t *out, int *status)
+{
+	buf_reset(out);
+	*status = -1;
+	return transport_run(t, cmd, 30000, s_collect, out, status);
+}
+
+static void s_board(lab_board_t *b, enum lab_serial_kind kind, char *device)
+{
+	memset(b, 0, sizeof(*b));
+	b->name = "serial-test";
+	b->transport.type = LAB_TRANSPORT_SERIAL;
+	b->transport.serial_kind = kind;
+	b->transport.device = device;
+	b->transport.connect_timeout_s = 10;
+}
+
+/* The contract on a shell behind a pty we hold the master of. */
+static void test_pty_fd(const char *label, char *const argv[], bool extra)
+{
+	lab_board_t b;
+	transport_t *t = NULL;
+	pid_t pid;
+	int m, r;
+
+	s_board(&b, LAB_SERIAL_PTY, NULL);
+	r = fixture_pty_shell(argv, &m, &pid);
+	CHECK(r == 0);
+	if (r < 0)
+		return;
+	r = fixture_transport_fd(&b, m, &t);
+	CHECK(r == 0);
+	if (r == 0) {
+		CHECK(contract_run(t, label) == 0);
+		if (extra) {
+			buf_t out;
+			int st;
+
+			buf_init(&out, 1 << 20);
+			/* markers typed on the line cannot end a command */
+			r = s_run(t, "echo 'lm-e' 'lm-s'; printf 'lm-%s\\n' e", &out, &st);
+			CHECK(r == 0 && st == 0 &&
+			      strcmp(buf_str(&out), "lm-e lm-s\nlm-e\n") == 0);
+			r = s_run(t, "printf '[ 1.000000] not kernel\\n'; exit 7", &out, &st);
+			CHECK(r == 0 && st == 7 &&
+			      strcmp(buf_str(&out), "[ 1.000000] not kernel\n") == 0);
+			r = s_run(t, "printf 'a\\001b\\033[0m\\r\\n'", &out, &st);
+			CHECK(r == 0 && st == 0 && out.len == 9);
+			CHECK(s_run(t, "echo \001", &out, &st) == -EINVAL);
+			buf_free(&out);
+		}
+		transport_close(&t);
+	}
+	close(m);
+	fixture_kill(pid);
+}
+
+/* A far end that types "[ ts] text\r\n" records (as the kernel console
+ * does) from a background loop while commands run. */
+static void test_noise(char *const argv[])
+{
+	lab_board_t b;
+	transport_t *t = NULL;
+	buf_t out;
+	pid_t pid;
+	int m, r, st, bad = 0;
+
+	s_board(&b, LAB_SERIAL_PTY, NULL);
+	if (fixture_pty_shell(argv, &m, &pid) < 0 || fixture_transport_fd(&b, m, &t) < 0) {
+		CHECK(!"noise: far end");
+		return;
+	}
+	buf_init(&out, 1 << 20);
+	r = s_run(t, "(while :; do printf '[ %5d.%06d] noise\\r\\n' $$ 1 >/dev/tty; "
+		     "sleep 0.005; done) >/dev/null 2>&1 & echo $! > /tmp/lm-noise.$$; "
+		     "cat /tmp/lm-noise.$$",
+		  &out, &st);
+	CHECK(r == 0 && st == 0);
+	for (int i = 0; i < TEST_NOISY_COMMANDS; i++) {
+		char cmd[96], want[96];
+
+		snprintf(cmd, sizeof(cmd), "seq %d %d; exit %d", i, i + 20, i % 256);
+		buf_t w;
+
+		buf_init(&w, 0);
+		for (int k = i; k <= i + 20; k++)
+			buf_printf(&w, "%d\n", k);
+		snprintf(want, sizeof(want), "%s", buf_str(&w));
+		r = s_run(t, cmd, &out, &st);
+		if (r != 0 || st != i % 256 || strcmp(buf_str(&out), buf_str(&w)) != 0) {
+			fprintf(stderr, "noise: command %d: r=%d st=%d out='%.80s'\n", i, r,
+				st, buf_str(&out));
+			bad++;
+		}
+		buf_free(&w);
+	}
+	CHECK(bad == 0);
+	fprintf(stderr, "pty noise: %d of %d commands exact\n", TEST_NOISY_COMMANDS - bad,
+		TEST_NOISY_COMMANDS);
+	s_run(t, "kill $(cat /tmp/lm-noise.*) 2>/dev/null; rm -f /tmp/lm-noise.*", &out, &st);
+	buf_free(&out);
+	transport_close(&t);
+	close(m);
+	fixture_kill(pid);
+}
+
+/* put/get through the printf/od fallback (no base64 on the target). */
+static void test_fallback(char *const argv[])
+{
+	lab_board_t b;
+	transport_t *t = NULL;
+	char src[] = "/tmp/lm-fallback-XXXXXX", back[64];
+	unsigned char data[70000];
+	buf_t out;
+	pid_t pid;
+	int m, fd, st;
+
+	s_board(&b, LAB_SERIAL_PTY, NULL);
+	if (fixture_pty_shell(argv, &m, &pid) < 0 || fixture_transport_fd(&b, m, &t) < 0) {
+		CHECK(!"fallback: far end");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)((i * 7919) ^ (i >> 8));
+	fd = mkstemp(src);
+	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == (ssize_t)sizeof(data));
+	close(fd);
+	snprintf(back, sizeof(back), "%s.back", src);
+	serial_no_base64(t);
+	CHECK(transport_put(t, src, "/tmp/lm-fallback.bin") == 0);
+	CHECK(transport_get(t, "/tmp/lm-fallback.bin", back) == 0);
+	buf_init(&out, 1 << 20);
+	CHECK(s_run(t, "cmp /tmp/lm-fallback.bin /tmp/lm-fallback.bin && rm /tmp/lm-fallback.bin",
+		    &out, &st) == 0 && st == 0);
+	{
+		char *cmd = xasprintf("cmp %s %s", src, back);
+
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	buf_free(&out);
+	unlink(src);
+	unlink(back);
+	transport_close(&t);
+	close(m);
+	fixture_kill(pid);
+}
+
+static const char s_login_script[] =
+	"printf 'board login: '; read u; printf 'Password: '; stty -echo; read p; "
+	"stty echo; echo; if [ \"$u\" = root ] && [ \"$p\" = s3cret ]; then "
+	"echo 'Welcome'; exec /bin/sh -i; fi; echo 'Login incorrect'; sleep 5";
+
+static void test_login(const char *password, int want)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)s_login_script, NULL };
+	lab_board_t b;
+	transport_t *t = NULL;
+	buf_t out;
+	pid_t pid;
+	int m, r, st;
+
+	s_board(&b, LAB_SERIAL_PTY, NULL);
+	b.transport.login = "root";
+	b.transport.login_password = (char *)password;
+	if (fixture_pty_shell(argv, &m, &pid) < 0) {
+		CHECK(!"login: far end");
+		return;
+	}
+	r = fixture_transport_fd(&b, m, &t);
+	CHECK(r == want);
+	if (r == 0) {
+		buf_init(&out, 4096);
+		r = s_run(t, "id -un; exit 4", &out, &st);
+		CHECK(r == 0 && st == 4 && out.len > 1);
+		buf_free(&out);
+		transport_close(&t);
+	}
+	fprintf(stderr, "login with %s password: %s\n", want == 0 ? "the right" : "a wrong",
+		r == want ? "ok" : "FAIL");
+	close(m);
+	fixture_kill(pid);
+}
+
+/* socat relays: a pty path, TCP (ser2net-like), a unix socket. */
+static void test_socat(const char *label, enum lab_serial_kind kind,
+		       const char *listen, char *device, int port)
+{
+	lab_board_t b;
+	transport_t *t = NULL;
+	char *err = NULL;
+	pid_t pid;
+	int r;
+
+	pid = fixture_socat(listen, "EXEC:/bin/sh -i,pty,setsid,ctty,stderr,sane");
+	CHECK(pid > 0);
+	s_board(&b, kind, device);
+	b.transport.tcp_host = "127.0.0.1";
+	b.transport.tcp_port = port;
+	r = fixture_transport_open(&b, 10000, &t, &err);
+	if (r < 0)
+		fprintf(stderr, "%s: open: %s\n", label, err ? err : "?");
+	free(err);
+	CHECK(r == 0);
+	if (r == 0) {
+		CHECK(contract_run(t, label) == 0);
+		transport_close(&t);
+	}
+	fixture_kill(pid);
+}
+
+int main(void)
+{
+	char *dash[] = { "/bin/sh", "-i", NULL };
+	char *bbsh[] = { "busybox", "sh", "-i", NULL };
+	char dir[] = "/tmp/lm-serial-XXXXXX";
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!mkdtemp(dir))
+		return 1;
+	test_pty_fd("serial pty (sh)", dash, true);
+	if (fixture_have("busybox"))
+		test_pty_fd("serial pty (busybox sh)", bbsh, true);
+	test_noise(dash);
+	test_fallback(dash);
+	test_login("s3cret", 0);
+	test_login("wrong", -EACCES);
+	if (fixture_have("socat")) {
+		char *pty = xasprintf("%s/tty", dir), *sock = xasprintf("%s/console.sock", dir);
+		char *a = xasprintf("PTY,link=%s,raw,echo=0", pty);
+		char *c = xasprintf("UNIX-LISTEN:%s", sock);
+		char *d = xasprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", TEST_TCP_PORT);
+
+		test_socat("serial pty path", LAB_SERIAL_PTY, a, pty, 0);
+		test_socat("serial unix socket", LAB_SERIAL_UNIX, c, sock, 0);
+		test_socat("serial tcp (ser2net-like)", LAB_SERIAL_TCP, d, NULL, TEST_TCP_PORT);
+		free(a);
+		free(c);
+		free(d);
+		unlink(sock);
+		free(pty);
+		free(sock);
+	} else {
+		fprintf(stderr, "socat not installed: pty path, unix and tcp relays not tested\n");
+	}
+	rmdir(dir);
+	if (s_failures)
+		fprintf(stderr, "%d checks failed\n", s_failures);
+	return s_failures ? 1 : 0;
+}
