@@ -740,6 +740,10 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 
 	memset(&f, 0, sizeof(f));
 	f.file = file ? file : "(board)";
+	if (!text) {
+		text = "";
+		len = 0;
+	}
 	buf_init(&f.notes, 0);
 	buf_init(&entry, 0);
 	if (len > LAB_FUEGO_MAX_BYTES)

@@ -423,8 +423,8 @@ int yaml_tree_parse(const char *name, const char *text, size_t len,
 	s_limits(&b.lim, lim);
 	b.t = xzalloc(sizeof(*b.t));
 	b.t->name = xstrdup(name ? name : "(input)");
-	b.text = text;
-	b.text_len = len;
+	b.text = text ? text : ""; /* libyaml asserts on a NULL input */
+	b.text_len = text ? len : 0;
 	if (len > b.lim.max_bytes) {
 		r = s_berr(&b, -EFBIG, 1, "file too large (%zu bytes, at most %zu)",
 			   len, b.lim.max_bytes);
