@@ -258,14 +258,53 @@ static void s_check_feeds(sqlite3 *db, s_check_t *c)
 	sqlite3_finalize(st);
 }
 
+/* SQLite's own structure check; each complaint is a problem. */
+static void s_check_sqlite(sqlite3 *db, s_check_t *c)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		if (t && strcmp(t, "ok")) {
+			fprintf(c->out, "sqlite: %s\n", t);
+			c->problems++;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* Authors flagged for equivocation: evidence, not damage; noted only. */
+static void s_note_flagged(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	char hex[65];
+
+	if (!s_has_table(db, "feeds") ||
+	    sqlite3_prepare_v2(db, "SELECT author FROM feeds WHERE flagged"
+			       " ORDER BY author", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_column_bytes(st, 0) == 32) {
+			proto_hex(sqlite3_column_blob(st, 0), 32, hex);
+			fprintf(out, "note: feed %.12s is flagged: equivocation"
+				" evidence held\n", hex);
+		}
+	sqlite3_finalize(st);
+}
+
 int results_check(sqlite3 *db, FILE *out)
 {
 	s_check_t c = { .out = out };
 	sqlite3_stmt *st;
 	int rc;
 
+	s_check_sqlite(db, &c);
 	if (!s_has_table(db, "records"))
-		return 0;
+		return c.problems;
 	if (sqlite3_prepare_v2(db, "SELECT id, author, seq, bytes FROM records"
 			       " ORDER BY author, seq", -1, &st,
 			       NULL) != SQLITE_OK)
@@ -278,5 +317,6 @@ int results_check(sqlite3 *db, FILE *out)
 		c.problems++;
 	}
 	s_check_feeds(db, &c);
+	s_note_flagged(db, out);
 	return c.problems;
 }

@@ -69,7 +69,9 @@ int results_reindex(sqlite3 *db);
 /*
  * Verify every record (strict decode, signature over the stored bytes, id
  * = the stored id, author and seq as stored) and every feed's hash chain
- * (seq contiguous from 1, prev_id = id of the record before, feed head).
+ * (seq contiguous from 1, prev_id = id of the record before, feed head),
+ * after SQLite's own quick_check. Feeds flagged for equivocation are
+ * noted ("note: ...") but are not problems.
  * One line per problem goes to out ("record ID: reason"). Returns the
  * number of problems (0: all good) or -errno.
  */

@@ -509,6 +509,20 @@ static void s_test_check(void)
 	sqlite3_close(db);
 	CHECK(s_run_cmd(cmd_store, "store", "--home", s_home, "check",
 			NULL) == 1);
+	/* a record lost from the middle of a feed breaks its chain */
+	CHECK(results_open(s_home, true, &db) == 0);
+	CHECK(sqlite3_exec(db, "DELETE FROM records WHERE seq = 2 AND author ="
+			   " (SELECT author FROM records WHERE seq = 5)", NULL,
+			   NULL, NULL) == SQLITE_OK);
+	out = NULL;
+	o = open_memstream(&out, &len);
+	rc = results_check(db, o);
+	fclose(o);
+	CHECK(rc == 2); /* the flipped signature, and the gap before seq 3 */
+	CHECK(strstr(out, "feed gap: seq not contiguous (author") != NULL);
+	CHECK(strstr(out, ", seq 3)\n") != NULL);
+	free(out);
+	sqlite3_close(db);
 	free(path);
 }
 
