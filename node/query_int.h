@@ -73,6 +73,8 @@ int query_flush(buf_t *b, FILE *out, bool force);
 void query_time_rfc3339(int64_t ms, char out[64]);
 /* "2026-01-31 12:00" into out (64 bytes). */
 void query_time_short(int64_t ms, char out[64]);
+/* key: 64 lowercase hex of the 32 bytes at id. */
+void query_json_hex(json_t *j, const char *key, const uint8_t *id);
 /* Status code to its name ("PASS"...), "?" if out of range. */
 const char *query_status_name(int status);
 /* Copy s to out as one line: controls become spaces, capped at n. */

@@ -424,6 +424,27 @@ static int s_export_run(s_opts_t *o, int fmt, const char *origin,
 	return rc < 0 ? s_fail(o->cmd, "export failed", err) : EXIT_OK;
 }
 
+static int s_export_check(s_opts_t *o, const char *origin,
+			  const char *log_base)
+{
+	if (!export_origin_ok(origin)) {
+		s_usage(o->cmd, "--origin '%s' must match [a-z0-9_]+", origin);
+		return -EINVAL;
+	}
+	if (log_base && strncmp(log_base, "https://", 8) &&
+	    strncmp(log_base, "http://", 7)) {
+		s_usage(o->cmd, "--log-base '%s' must be an http(s) URL",
+			log_base);
+		return -EINVAL;
+	}
+	if (log_base && (strlen(log_base) > QUERY_MAX_ARG ||
+			 strpbrk(log_base, " \t\n"))) {
+		s_usage(o->cmd, "--log-base '%s' is not a usable URL", log_base);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -476,16 +497,8 @@ int cmd_export(int argc, char **argv)
 		s_usage(o.cmd, "give --kcidb or --junit%s", "");
 		goto usage;
 	}
-	if (!export_origin_ok(origin)) {
-		s_usage(o.cmd, "--origin '%s' must match [a-z0-9_]+", origin);
+	if (s_export_check(&o, origin, log_base) < 0)
 		goto usage;
-	}
-	if (log_base && strncmp(log_base, "https://", 8) &&
-	    strncmp(log_base, "http://", 7)) {
-		s_usage(o.cmd, "--log-base '%s' must be an http(s) URL",
-			log_base);
-		goto usage;
-	}
 	rc = s_export_run(&o, fmt, origin, log_base, out);
 	free(o.home);
 	return rc;
