@@ -128,11 +128,12 @@ static int64_t s_lag(sqlite3 *db)
 
 	if (!s_has_table(db, "records"))
 		return 0;
-	if (!s_has_table(db, "res_runs"))
-		return 1;
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM records"
-			       " WHERE kind = 5) - (SELECT count(*) FROM"
-			       " res_runs)", -1, &st, NULL) != SQLITE_OK)
+	/* no index yet: behind only if there are run records to index */
+	if (sqlite3_prepare_v2(db, s_has_table(db, "res_runs") ?
+			       "SELECT (SELECT count(*) FROM records WHERE"
+			       " kind = 5) - (SELECT count(*) FROM res_runs)" :
+			       "SELECT count(*) FROM records WHERE kind = 5",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
