@@ -335,11 +335,11 @@ static void s_logs(s_kc_t *k, const char *logs, bool url)
 	json_arr_close(k->j);
 }
 
-static void s_test_head(s_kc_t *k, const qrun_t *r, int64_t path, char kind,
-			const export_suite_t *s)
+static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
+			char kind, const export_suite_t *s)
 {
 	char hex[65], when[64];
-	char *full = xstrdup(k->paths.full[path]);
+	char *full = xstrdup(path);
 	char *local;
 
 	proto_hex(r->rec, 32, hex);
@@ -431,6 +431,25 @@ static int64_t *s_rows(s_kc_t *k, sqlite3_stmt *st, int64_t run, int ncol,
 	return rows;
 }
 
+/* Each suite is a test too (path = the suite): its own verdict and time,
+ * which is all a suite without cases (boot, say) has to say. */
+static void s_suite_tests(s_kc_t *k, const qrun_t *r)
+{
+	for (size_t i = 0; i < k->ss.n; i++) {
+		const export_suite_t *s = &k->ss.s[i];
+
+		if ((k->f->suite && strcmp(k->f->suite, s->name)) ||
+		    (k->f->path && !query_path_match(k->f->path, s->name)) ||
+		    !query_status_ok(k->f, s->status))
+			continue;
+		s_test_head(k, r, s->name, 's', s);
+		json_key_str(k->j, "status", query_status_name(s->status));
+		json_key_double(k->j, "duration",
+				(double)s->duration_ms / 1000.0);
+		s_test_misc(k, r, s, NULL);
+	}
+}
+
 static void s_run_tests(s_kc_t *k, const qrun_t *r)
 {
 	size_t n;
@@ -438,6 +457,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 
 	export_suites_clear(&k->ss);
 	export_suites_load(k->suites, r->id, &k->ss);
+	s_suite_tests(k, r);
 	/* cases: path, status, duration_ms, msg */
 	rows = s_rows(k, k->cases, r->id, 4, &n, true);
 	for (size_t i = 0; i < n; i++) {
@@ -446,7 +466,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 						k->paths.suite[w[0]]);
 		char *msg = qstrs_get(&k->strs, w[3]);
 
-		s_test_head(k, r, w[0], 'c', s);
+		s_test_head(k, r, k->paths.full[w[0]], 'c', s);
 		json_key_str(k->j, "status", query_status_name((int)w[1]));
 		json_key_double(k->j, "duration", (double)w[2] / 1000.0);
 		s_test_misc(k, r, s, msg);
@@ -465,7 +485,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		double v;
 
 		memcpy(&v, &w[1], 8);
-		s_test_head(k, r, w[0], 'm', s);
+		s_test_head(k, r, k->paths.full[w[0]], 'm', s);
 		json_key_str(k->j, "status", "DONE");
 		json_key(k->j, "number");
 		json_obj_open(k->j);

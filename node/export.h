@@ -8,8 +8,9 @@
  *             BLAKE2b of those three; git_repository_url only when https
  *             (otherwise the URL goes to misc); patchset_hash "".
  *   build     one per run record: local id = the record id (64 hex).
- *   test      one per case (status as recorded) and one per metric (DONE,
- *             with number): local id = RECORD:c:PATH or RECORD:m:PATH.
+ *   test      one per suite (path = the suite), one per case (status as
+ *             recorded) and one per metric (DONE, with number): local id
+ *             = RECORD:s:SUITE, RECORD:c:PATH or RECORD:m:PATH.
  * Lab and board go in environment.misc and misc, with the record id and
  * the author node id, so provenance survives the round trip.
  */

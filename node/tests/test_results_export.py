@@ -70,8 +70,13 @@ def test_kcidb(home, v):
           "every build's checkout exists")
     check(all(t["build_id"] in bu for t in doc["tests"]),
           "every test's build exists")
-    # 3 commits x 2 labs x 2 boards x 3 suites x (20 cases + 2 metrics)
-    check(len(doc["tests"]) == 12 * 3 * 22, "every case and metric exported")
+    # 3 commits x 2 labs x 2 boards x 3 suites x (suite + 20 cases + 2 metrics)
+    check(len(doc["tests"]) == 12 * 3 * 23,
+          "every suite, case and metric exported")
+    suites = [t for t in doc["tests"] if ":s:" in t["id"]]
+    check(len(suites) == 36 and all(t["path"].startswith("suite")
+                                    and "." not in t["path"] for t in suites),
+          "each suite is a test at its own path")
     ids = [t["id"] for t in doc["tests"]]
     check(len(ids) == len(set(ids)), "test ids are unique")
     check(all(x["id"].startswith("lab_mesh:") for k in ("checkouts",
