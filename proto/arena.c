@@ -83,6 +83,30 @@ void *arena_alloc(arena_t *a, size_t n)
 	return p;
 }
 
+/*
+ * Under AddressSanitizer each allocation gets a chunk of exactly its size,
+ * so an overflow of one decoded string or list is caught at once instead
+ * of landing silently in its neighbour inside a shared chunk.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_EXACT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_EXACT 1
+#endif
+#endif
+
+#ifdef ARENA_EXACT
+static void *s_alloc(arena_t *a, size_t n)
+{
+	struct chunk *c = s_chunk_new(n);
+
+	c->used = n;
+	c->next = a->head;
+	a->head = c;
+	return c->data;
+}
+#else
 static void *s_alloc(arena_t *a, size_t n)
 {
 	struct chunk *c = a->head;
@@ -105,6 +129,7 @@ static void *s_alloc(arena_t *a, size_t n)
 	c->used += need;
 	return p;
 }
+#endif
 
 void *arena_array(arena_t *a, size_t n, size_t size)
 {
@@ -126,9 +151,11 @@ char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
 	size_t total;
 
-	if (a->orig && s >= a->orig && (size_t)(s - a->orig) <= a->mirror_len &&
-	    n <= a->mirror_len - (size_t)(s - a->orig)) {
-		char *m = a->mirror + (s - a->orig);
+	uintptr_t off = (uintptr_t)s - (uintptr_t)a->orig;
+
+	if (a->orig && (uintptr_t)s >= (uintptr_t)a->orig &&
+	    off <= a->mirror_len && n <= a->mirror_len - off) {
+		char *m = a->mirror + off;
 		m[n] = '\0';
 		return m;
 	}

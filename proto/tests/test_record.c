@@ -138,6 +138,7 @@ struct raw {
 	const char *body;   /* hex of the body value */
 	const char *extra;  /* hex appended after sig (trailing) */
 	int fields;
+	bool fast;          /* record_verify instead of record_decode */
 };
 
 static size_t s_unhex(const char *hex, uint8_t *out)
@@ -187,7 +188,9 @@ static int s_raw(const struct raw *w)
 		memcpy(data + len, x, xn);
 		len += xn;
 	}
-	int r = record_decode(data, len, &rec);
+	record_head_t head;
+	int r = w->fast ? record_verify(data, len, &head)
+			: record_decode(data, len, &rec);
 	record_destroy(&rec);
 	free(data);
 	return r;
@@ -199,7 +202,7 @@ static int s_raw(const struct raw *w)
 
 static void test_envelope_rules(void)
 {
-	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL, 0};
+	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL, 0, false};
 	struct raw w;
 
 	CHECK_ERR(s_raw(&ok), 0);
@@ -221,6 +224,17 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&w), PROTO_E_LENGTH);
 	w = ok, w.extra = "00";
 	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
+	/* the fast path applies the same envelope rules */
+	w = ok, w.fast = true;
+	CHECK_ERR(s_raw(&w), 0);
+	w.extra = "00";
+	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
+	w = ok, w.fast = true, w.seq = 2;
+	CHECK_ERR(s_raw(&w), PROTO_E_PREV);
+	w = ok, w.fast = true, w.body = "a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* body must be an array */
+	w = ok, w.fast = true, w.body = "91 a2c0af";
+	CHECK_ERR(s_raw(&w), PROTO_E_UTF8); /* and canonical */
 	w = ok, w.fields = 9;
 	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
 	/* body rules */
@@ -315,8 +329,114 @@ static void test_sign_refuses(void)
 	CHECK(data == NULL);
 }
 
+/* Body bytes built with the encoder, as hex for s_raw(). */
+static char *s_body_hex(mp_enc_t *e)
+{
+	uint8_t *p;
+	size_t n;
+	static char hex[2048];
+
+	if (mp_enc_finish(e, &p, &n) < 0 || 2 * n + 1 > sizeof(hex))
+		abort();
+	proto_hex(p, n, hex);
+	free(p);
+	return hex;
+}
+
+static char *s_advert_body(const char *k1, const char *k2)
+{
+	uint8_t id[32] = {0};
+	mp_enc_t e;
+
+	mp_enc_init(&e, 0);
+	mp_put_array(&e, 7);
+	mp_put_str(&e, "lab-a");
+	mp_put_bin(&e, id, 32);
+	mp_put_str(&e, "");
+	mp_put_str(&e, "labmesh 0.1.0");
+	mp_put_array(&e, 0);
+	mp_put_map(&e, 2);
+	mp_put_str(&e, k1);
+	mp_put_str(&e, "1");
+	mp_put_str(&e, k2);
+	mp_put_str(&e, "2");
+	mp_put_array(&e, 0);
+	return s_body_hex(&e);
+}
+
+static void test_body_rules(void)
+{
+	struct raw w = {1, RECORD_ADVERT, 1, 5, 0, NULL, NULL, 0, false};
+
+	w.body = s_advert_body("contact", "location");
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = s_advert_body("location", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_UNSORTED);
+	w.body = s_advert_body("contact", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_DUPKEY);
+	w.body = s_advert_body("a", "b c");
+	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
+	/* nil where a field allows it (event, run: no request) and not
+	 * elsewhere (decline) */
+	w.kind = RECORD_EVENT;
+	w.body = "97 c0 a161 01 00 00 a0 a0";
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_DECLINE;
+	w.body = "93 c0 02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE);
+	/* float32 and NaN metric values */
+	w.kind = RECORD_EVENT;
+	w.body = "97 c0 a161 01 00 00 a0 ca3f800000";
+	CHECK_ERR(s_raw(&w), PROTO_E_FLOAT); /* refused before its type */
+}
+
+static void test_caps(void)
+{
+	key_pair_t kp;
+	record_t rec;
+	uint8_t *data = NULL, id[32];
+	size_t len;
+	static run_metric_t many[PROTO_MAX_METRICS + 1];
+	run_suite_t s;
+
+	sample_key(0, &kp);
+	for (size_t i = 0; i <= PROTO_MAX_METRICS; i++)
+		many[i] = (run_metric_t){"m", 1.0, "", METRIC_NEUTRAL};
+	sample_record(RECORD_RUN, 1, 0, &rec);
+	s = rec.run.suites[1];
+	s.metrics = many;
+	s.n_metrics = PROTO_MAX_METRICS;
+	rec.run.suites = &s;
+	rec.run.n_suites = 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	s.n_metrics = PROTO_MAX_METRICS + 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOMANY);
+	/* a record past PROTO_MAX_RECORD is refused by size alone */
+	static char msg[PROTO_MAX_MESSAGE + 2]; /* always NUL-terminated */
+	static run_case_t cases[PROTO_MAX_CASES];
+	memset(msg, 'x', PROTO_MAX_MESSAGE);
+	for (size_t i = 0; i < PROTO_MAX_CASES; i++)
+		cases[i] = (run_case_t){"t", PROTO_PASS, 1, msg};
+	s.n_metrics = 0;
+	s.cases = cases;
+	s.n_cases = 300;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOBIG);
+	msg[PROTO_MAX_MESSAGE - 1] = '\0';
+	s.n_cases = 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	msg[PROTO_MAX_MESSAGE - 1] = 'x';
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	msg[PROTO_MAX_MESSAGE] = 'x'; /* one byte over the message cap */
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOBIG);
+}
+
 int main(void)
 {
+	test_body_rules();
+	test_caps();
 	test_roundtrip();
 	test_fields();
 	test_bitflips();
