@@ -6,7 +6,9 @@
 #include "node/cli.h"
 #include "node/results_cli.h"
 
+#include "labs/cli.h"
 #include "proto/mem.h"
+#include "suites/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,52 +19,34 @@
 #endif
 
 /*
- * The result commands (node/results_cli.h) take plain argc/argv: hand
- * them the resolved home, and --json when it came before the command,
- * ahead of their own options (which may override both).
+ * Commands of other components take (argc, argv) and parse their own
+ * options; the common options given before the command name are passed
+ * on to those that take them.
  */
-static int s_results(cli_t *cli, int argc, char **argv,
-		     int (*fn)(int, char **))
-{
-	char **av = xcalloc((size_t)argc + 4, sizeof(*av));
-	int n = 0, rc;
+typedef struct {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	bool takes_home, takes_json;
+} s_ext_cmd_t;
 
-	av[n++] = argv[0];
-	av[n++] = (char *)"--home";
-	av[n++] = cli->home;
-	if (cli->json)
-		av[n++] = (char *)"--json";
-	for (int i = 1; i < argc; i++)
-		av[n++] = argv[i];
-	rc = fn(n, av);
-	free(av);
-	return rc;
-}
-
-static int s_query(cli_t *cli, int argc, char **argv)
-{
-	return s_results(cli, argc, argv, cmd_query);
-}
-
-static int s_compare(cli_t *cli, int argc, char **argv)
-{
-	return s_results(cli, argc, argv, cmd_compare);
-}
-
-static int s_history(cli_t *cli, int argc, char **argv)
-{
-	return s_results(cli, argc, argv, cmd_history);
-}
-
-static int s_export(cli_t *cli, int argc, char **argv)
-{
-	return s_results(cli, argc, argv, cmd_export);
-}
-
-static int s_store(cli_t *cli, int argc, char **argv)
-{
-	return s_results(cli, argc, argv, cmd_store);
-}
+static const s_ext_cmd_t s_ext[] = {
+	{ "suites", "the suites this node can run", cmd_suites, false, true },
+	{ "run", "run suites on one of this lab's boards, no network",
+	  cmd_run, true, true },
+	{ "import", "convert a Fuego board file into a lab file board entry",
+	  cmd_import, true, true },
+	{ "query", "results across labs: matrix, list, --json", cmd_query,
+	  true, true },
+	{ "compare", "regressions and fixes between two commits, per board",
+	  cmd_compare, true, true },
+	{ "history", "one test's results across commits and boards",
+	  cmd_history, true, true },
+	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", cmd_export,
+	  true, true },
+	{ "store", "check, reindex the results, gc blobs", cmd_store, true,
+	  false },
+};
 
 static const cli_cmd_t s_cmds[] = {
 	{ "keygen", "make an Ed25519 key pair (a submitter key by default)",
@@ -74,13 +58,6 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
-	{ "query", "results across labs: matrix, list, --json", s_query },
-	{ "compare", "regressions and fixes between two commits, per board",
-	  s_compare },
-	{ "history", "one test's results across commits and boards",
-	  s_history },
-	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", s_export },
-	{ "store", "check, reindex the results, gc blobs", s_store },
 };
 
 static void s_usage(FILE *f)
@@ -89,6 +66,8 @@ static void s_usage(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(s_cmds) / sizeof(s_cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", s_cmds[i].name, s_cmds[i].summary);
+	for (size_t i = 0; i < sizeof(s_ext) / sizeof(s_ext[0]); i++)
+		fprintf(f, "  %-8s %s\n", s_ext[i].name, s_ext[i].summary);
 	fprintf(f, "\nCommon options:\n"
 		   "  --home DIR  state home (default $LABMESH_HOME or"
 		   " ~/.local/share/labmesh)\n"
@@ -103,6 +82,27 @@ static const cli_cmd_t *s_find(const char *name)
 		if (strcmp(s_cmds[i].name, name) == 0)
 			return &s_cmds[i];
 	return NULL;
+}
+
+static int s_run_ext(const s_ext_cmd_t *e, const cli_t *cli,
+		     const char *home, int argc, char **argv)
+{
+	char **v = xcalloc((size_t)argc + 4, sizeof(*v));
+	int n = 0, rc;
+
+	v[n++] = argv[0];
+	if (home && e->takes_home) {
+		v[n++] = (char *)"--home";
+		v[n++] = (char *)home;
+	}
+	if (cli->json && e->takes_json)
+		v[n++] = (char *)"--json";
+	for (int i = 1; i < argc; i++)
+		v[n++] = argv[i];
+	optind = 1;
+	rc = e->run(n, v);
+	free(v);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -139,6 +139,10 @@ int main(int argc, char **argv)
 		s_usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	for (size_t k = 0; k < sizeof(s_ext) / sizeof(s_ext[0]); k++)
+		if (strcmp(s_ext[k].name, argv[i]) == 0)
+			return s_run_ext(&s_ext[k], &cli, home, argc - i,
+					 argv + i);
 	cmd = s_find(argv[i]);
 	if (!cmd) {
 		fprintf(stderr, "labmesh: unknown command '%s' (see 'labmesh"

@@ -42,6 +42,8 @@
 #define NODE_ROUND_JITTER_MS 5000
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
+#define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
+#define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
 
 enum peer_state {

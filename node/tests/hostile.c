@@ -4,6 +4,9 @@
  *   hostile plain ENDPOINT
  *       a plaintext (NULL mechanism) DEALER: sends a frame, then waits 2 s
  *       for anything at all; exit 0 when it got nothing.
+ *   hostile equivocate ENDPOINT NODE_ID
+ *       say hello, then send two different records both at seq 1 of
+ *       our own feed; print our id.
  *   hostile make-request FILE TTL_MS
  *       write a validly signed test request (a fresh submitter key)
  *       expiring in TTL_MS; print its id. For the flooding test.
@@ -256,6 +259,54 @@ static void s_forged(const char *ep, const char *server,
 	       PROTO_MAX_BATCH);
 }
 
+/* Two different records at seq 1 of our own feed, after a hello, then a
+ * seq 2 chained on the first. */
+static int s_equivocate(const char *ep, const char *server)
+{
+	const char *texts[3] = { "one story", "another story", "more" };
+	uint8_t first[32];
+	client_t c;
+
+	if (s_client_open(&c, ep, server) < 0)
+		return 1;
+	s_hello(&c, 1);
+	for (int i = 0; i < 3; i++) {
+		proto_bytes_t one;
+		msg_t m = { .type = MSG_RECORDS };
+		record_t r;
+		uint8_t *rb = NULL, *b = NULL, id[32];
+		size_t rlen = 0, blen = 0;
+
+		memset(&r, 0, sizeof(r));
+		r.head.kind = RECORD_EVENT;
+		r.head.seq = i < 2 ? 1 : 2;
+		r.head.has_prev = i == 2;
+		memcpy(r.head.prev_id, first, 32);
+		r.head.ts_ms = 1;
+		r.event.board = "x";
+		r.event.state = JOB_QUEUED;
+		r.event.suite = "";
+		r.event.text = texts[i];
+		if (record_sign(&r, &c.kp, &rb, &rlen, id) < 0)
+			return 1;
+		if (i == 0)
+			memcpy(first, id, 32);
+		one = (proto_bytes_t){ rb, rlen };
+		m.records.recs = &one;
+		m.records.n = 1;
+		if (msg_encode(&m, &b, &blen) == 0)
+			s_send(&c, b, blen);
+		free(rb);
+		free(b);
+		zclock_sleep(200);
+	}
+	for (int i = 0; i < 32; i++)
+		printf("%02x", c.kp.pk[i]);
+	printf("\n");
+	s_client_close(&c);
+	return 0;
+}
+
 static int s_plain(const char *ep)
 {
 	zsock_t *s = zsock_new(ZMQ_DEALER);
@@ -327,6 +378,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc == 3 && strcmp(argv[1], "plain") == 0)
 		return s_plain(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "equivocate") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_equivocate(argv[2], server);
+	}
 	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
 		return s_make_request(argv[2], atol(argv[3]));
 	if (argc < 4 || strcmp(argv[1], "attack") != 0 ||

@@ -11,7 +11,8 @@ import subprocess
 import lmtest
 from lmtest import check
 
-CMDS = ['keygen', 'id', 'node', 'peers', 'boards', 'debug']
+CMDS = ['keygen', 'id', 'node', 'peers', 'boards', 'debug', 'suites',
+        'run', 'import']
 
 
 def run(net, *args, env=None):
