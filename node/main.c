@@ -4,6 +4,7 @@
  * subcommand or among its own options.
  */
 #include "node/cli.h"
+#include "node/results_cli.h"
 
 #include "labs/cli.h"
 #include "proto/mem.h"
@@ -35,6 +36,16 @@ static const s_ext_cmd_t s_ext[] = {
 	  cmd_run, true, true },
 	{ "import", "convert a Fuego board file into a lab file board entry",
 	  cmd_import, true, true },
+	{ "query", "results across labs: matrix, list, --json", cmd_query,
+	  true, true },
+	{ "compare", "regressions and fixes between two commits, per board",
+	  cmd_compare, true, true },
+	{ "history", "one test's results across commits and boards",
+	  cmd_history, true, true },
+	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", cmd_export,
+	  true, true },
+	{ "store", "check, reindex the results, gc blobs", cmd_store, true,
+	  false },
 };
 
 static const cli_cmd_t s_cmds[] = {

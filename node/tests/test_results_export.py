@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""KCIDB and JUnit exports of synthetic signed run records.
+
+Checks that the KCIDB document validates against node/tests/kcidb-v5.3.schema.json
+(python3-jsonschema, format checking on), that the schema has teeth (documents
+with a null, an extra key, a bad id, a bad status or a non-https URL fail), that
+every parent link resolves, that a non-https tree goes to misc only, that a bad
+--origin is a usage error, that output is deterministic, and that the JUnit XML
+passes `xmllint --noout` and carries exactly the failures the list view shows.
+
+usage: test_results_export.py LM_RESULTS
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = sys.argv[1]
+failed = 0
+
+
+def check(cond, what):
+    global failed
+    if not cond:
+        print("FAIL:", what)
+        failed += 1
+
+
+def run(*args, rc=0):
+    p = subprocess.run([TOOL, *args], capture_output=True)
+    if rc is not None and p.returncode != rc:
+        print("command", args, "exit", p.returncode, "stderr",
+              p.stderr.decode(errors="replace"))
+        check(False, "exit status of %s" % (args,))
+    return p
+
+
+def validator():
+    with open(os.path.join(HERE, "kcidb-v5.3.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(
+        schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+
+
+def test_kcidb(home, v):
+    out = os.path.join(home, "kcidb.json")
+    run("export", "--home", home, "--kcidb", "--origin", "lab_mesh",
+        "--log-base", "https://logs.example.org/blobs", "--out", out)
+    with open(out, "rb") as f:
+        raw = f.read()
+    doc = json.loads(raw)
+    errors = sorted(v.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors[:5]:
+        print("schema:", list(e.path), e.message)
+    check(not errors, "KCIDB export validates against the v5.3 schema")
+    check(doc["version"] == {"major": 5, "minor": 3}, "version 5.3")
+    check(b"null" not in raw, "no null anywhere")
+    co = {c["id"] for c in doc["checkouts"]}
+    bu = {b["id"] for b in doc["builds"]}
+    check(len(doc["builds"]) == 12, "one build per run (12)")
+    check(all(b["checkout_id"] in co for b in doc["builds"]),
+          "every build's checkout exists")
+    check(all(t["build_id"] in bu for t in doc["tests"]),
+          "every test's build exists")
+    # 3 commits x 2 labs x 2 boards x 3 suites x (suite + 20 cases + 2 metrics)
+    check(len(doc["tests"]) == 12 * 3 * 23,
+          "every suite, case and metric exported")
+    suites = [t for t in doc["tests"] if ":s:" in t["id"]]
+    check(len(suites) == 36 and all(t["path"].startswith("suite")
+                                    and "." not in t["path"] for t in suites),
+          "each suite is a test at its own path")
+    ids = [t["id"] for t in doc["tests"]]
+    check(len(ids) == len(set(ids)), "test ids are unique")
+    check(all(x["id"].startswith("lab_mesh:") for k in ("checkouts",
+          "builds", "tests") for x in doc[k]), "ids carry the origin")
+    https = [c for c in doc["checkouts"] if "git_repository_url" in c]
+    other = [c for c in doc["checkouts"] if "git_repository_url" not in c]
+    check(https and all(c["git_repository_url"].startswith("https://")
+                        for c in https), "https tree URL kept")
+    check(other and all(c["misc"]["git_repository_url"].startswith("git://")
+                        for c in other), "non-https tree URL only in misc")
+    check(all(c["patchset_hash"] == "" for c in doc["checkouts"]),
+          "patchset_hash is empty")
+    t = doc["tests"][0]
+    check(t["environment"]["misc"]["lab"] and t["environment"]["misc"]["board"],
+          "environment.misc has lab and board")
+    check(t["log_url"].startswith("https://logs.example.org/blobs/"),
+          "log_url from --log-base")
+    metrics = [t for t in doc["tests"] if "number" in t]
+    check(metrics and all(m["status"] == "DONE" for m in metrics),
+          "metrics are DONE tests with a number")
+    # deterministic: the same records give the same bytes
+    again = run("export", "--home", home, "--kcidb", "--origin", "lab_mesh",
+                "--log-base", "https://logs.example.org/blobs").stdout
+    check(again == raw, "export is byte-identical when repeated")
+    # filters apply
+    fails = json.loads(run("export", "--home", home, "--kcidb", "--status",
+                           "FAIL", "--board", "board-0-0").stdout)
+    check(fails["tests"] and all(x["status"] == "FAIL" and
+          x["environment"]["misc"]["board"] == "board-0-0"
+          for x in fails["tests"]), "filters select tests")
+    check(not list(v.iter_errors(fails)), "filtered export validates")
+    return doc
+
+
+def test_schema_teeth(doc, v):
+    def bad(mutate, what):
+        d = copy.deepcopy(doc)
+        mutate(d)
+        check(list(v.iter_errors(d)), "schema rejects " + what)
+
+    bad(lambda d: d["tests"][0].update(comment=None), "a null")
+    bad(lambda d: d["builds"][0].update(extra="x"), "an extra key")
+    bad(lambda d: d.update(extra=[]), "an extra top-level key")
+    bad(lambda d: d["tests"][0].update(id="Bad:1"), "an id with a bad origin")
+    bad(lambda d: d["tests"][0].update(status="OK"), "a status outside the enum")
+    bad(lambda d: d["tests"][0].update(path="a..b"), "a bad path")
+    bad(lambda d: d["checkouts"][0].update(
+        git_repository_url="git://x/y.git"), "a non-https repository URL")
+    bad(lambda d: d["checkouts"][0].update(git_commit_hash="ABC"),
+        "a bad commit hash")
+    bad(lambda d: d["tests"][0]["environment"].update(lab="x"),
+        "an extra key in environment")
+    bad(lambda d: d["version"].update(major=4), "major version 4")
+    bad(lambda d: d["tests"][0].pop("build_id"), "a test without build_id")
+    ok = copy.deepcopy(doc)
+    ok["tests"][0]["misc"]["anything"] = {"nested": [1, "x"]}
+    check(not list(v.iter_errors(ok)), "schema accepts anything in misc")
+
+
+def test_origin(home):
+    for origin in ("Bad", "a-b", "", "x:y"):
+        p = run("export", "--home", home, "--kcidb", "--origin", origin, rc=2)
+        check(p.returncode == 2 and p.stdout == b"",
+              "--origin %r is a usage error" % origin)
+
+
+def test_junit(home):
+    out = os.path.join(home, "junit.xml")
+    run("export", "--home", home, "--junit", "--out", out)
+    p = subprocess.run(["xmllint", "--noout", out], capture_output=True)
+    check(p.returncode == 0, "xmllint accepts the JUnit XML: %s" %
+          p.stderr.decode(errors="replace")[:300])
+    root = ET.parse(out).getroot()
+    check(root.tag == "testsuites", "root is testsuites")
+    suites = root.findall("testsuite")
+    check(len(suites) == 12 * 3, "one testsuite per run and suite (36)")
+    listed = json.loads(run("query", "--home", home, "--list", "--json",
+                            "--status", "FAIL").stdout)["cases"]
+    failures = root.findall("./testsuite/testcase/failure")
+    check(len(failures) == len(listed), "one <failure> per FAIL case (%d/%d)"
+          % (len(failures), len(listed)))
+    msgs = [f.get("message") for f in failures]
+    special = [m for m in msgs if m.startswith("expected <1> & got")]
+    check(special and special[0] == "expected <1> & got \"2\" in 'f'\tat "
+          "line 12\nsee log \u00e9\u2713", "network text survives escaping")
+    for s in suites:
+        n = len(s.findall("testcase"))
+        check(int(s.get("tests")) == n, "tests attribute counts testcases")
+        check(int(s.get("failures")) == len(s.findall("testcase/failure")),
+              "failures attribute counts failures")
+
+
+def main():
+    home = tempfile.mkdtemp(prefix="lm-export-")
+    try:
+        run("synth", "--home", home)
+        v = validator()
+        doc = test_kcidb(home, v)
+        test_schema_teeth(doc, v)
+        test_origin(home)
+        test_junit(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    print("%s: %d failed" % (os.path.basename(__file__), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
