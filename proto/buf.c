@@ -93,6 +93,7 @@ char *buf_steal(buf_t *b)
 	char *s;
 
 	s_reserve(b, 0);
+	b->data[b->len] = '\0'; /* a never-written buffer has no NUL yet */
 	s = (char *)b->data;
 	b->data = NULL;
 	b->len = b->alloc = 0;
