@@ -1,8 +1,9 @@
 /*
  * serial: internals shared by the serial transport's sources.
  *
- *   serial.c       connecting (tty, pty, unix socket, TCP, an open fd),
- *                  login, prompt synchronisation, per-command framing, run
+ *   serial.c       the session on an open fd: login, prompt
+ *                  synchronisation, per-command framing, run
+ *   serial_connect.c  reaching the console: tty, pty, unix socket, TCP
  *   serial_scan.c  the console scanner: separates kernel console records
  *                  from the shell's output (pure code, fuzzed)
  *   serial_file.c  put/get as base64 blocks with a checksum on both ends
@@ -26,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SERIAL_CONNECT_TIMEOUT_S 30 /* when the board does not say */
 #define SERIAL_MAX_LINE 4096        /* a held kernel record candidate */
 #define SERIAL_MAX_INPUT_LINE 3000  /* one line we type (tty canon: 4095) */
 #define SERIAL_MAX_CMD (64 * 1024)  /* a whole command */

@@ -295,6 +295,7 @@ int main(void)
 {
 	char *dash[] = { "/bin/sh", "-i", NULL };
 	char *bbsh[] = { "busybox", "sh", "-i", NULL };
+	char *bash[] = { "bash", "--norc", "--noprofile", "-i", NULL };
 	char dir[] = "/tmp/lm-serial-XXXXXX";
 
 	signal(SIGPIPE, SIG_IGN);
@@ -303,6 +304,8 @@ int main(void)
 	test_pty_fd("serial pty (sh)", dash, true);
 	if (fixture_have("busybox"))
 		test_pty_fd("serial pty (busybox sh)", bbsh, true);
+	if (fixture_have("bash"))
+		test_pty_fd("serial pty (bash)", bash, false);
 	test_noise(dash);
 	test_fallback(dash);
 	test_login("s3cret", 0);
