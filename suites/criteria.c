@@ -281,7 +281,11 @@ void suite_criteria_apply(suite_result_t *res, const lab_criteria_t *suite_crit,
 		suite_result_set_reason(res, "no cases and no metrics to judge");
 	} else {
 		res->status = SUITE_PASS;
-		if (res->n_cases)
+		if (res->n_cases && res->n_metrics)
+			suite_result_set_reason(res, "PASS: %zu passed, %zu skipped, %zu metric%s",
+						n_pass, n_skip, res->n_metrics,
+						res->n_metrics == 1 ? "" : "s");
+		else if (res->n_cases)
 			suite_result_set_reason(res, "PASS: %zu passed, %zu skipped", n_pass, n_skip);
 		else
 			suite_result_set_reason(res, "PASS: %zu metrics", res->n_metrics);
