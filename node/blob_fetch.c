@@ -161,10 +161,13 @@ void fetch_on_get(jobs_t *j, peer_t *p, const msg_t *m)
 static int s_append(jobs_t *j, jobs_fetch_t *f, const proto_bytes_t *d)
 {
 	char *path = blob_part_path(j->node->home, f->id);
-	char *dir = xasprintf("%s/blobs/tmp", j->node->home);
+	char *dir = xasprintf("%s/blobs", j->node->home);
 	ssize_t n;
 	int fd, rc = 0;
 
+	mkdir(dir, 0700);
+	free(dir);
+	dir = xasprintf("%s/blobs/tmp", j->node->home);
 	mkdir(dir, 0700);
 	free(dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -197,7 +200,10 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 		return;
 	}
 	f->total = (int64_t)m->blob_data.total;
-	if (s_append(j, f, &m->blob_data.data) < 0) {
+	rc = s_append(j, f, &m->blob_data.data);
+	if (rc < 0) {
+		log_error("blob fetch: cannot write the partial file: %s",
+			  strerror(-rc));
 		f->failed = true;
 		return;
 	}

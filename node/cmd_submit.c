@@ -334,6 +334,19 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 
 /* ---- status and cancel ---------------------------------------------------- */
 
+/* Options may follow the one positional argument ("log RUN --suite S"):
+ * move a leading positional to the end for getopt's "+" ordering. */
+static void s_positional_last(int argc, char **argv)
+{
+	char *pos;
+
+	if (argc < 3 || argv[1][0] == '-')
+		return;
+	pos = argv[1];
+	memmove(&argv[1], &argv[2], (size_t)(argc - 2) * sizeof(*argv));
+	argv[argc - 1] = pos;
+}
+
 static int s_one_arg(cli_t *cli, int argc, char **argv, const char *name,
 		     const char *usage, const char **ret_key)
 {
@@ -343,6 +356,7 @@ static int s_one_arg(cli_t *cli, int argc, char **argv, const char *name,
 	};
 	int c;
 
+	s_positional_last(argc, argv);
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);
@@ -516,6 +530,7 @@ int cmd_log(cli_t *cli, int argc, char **argv)
 	record_t *rec = NULL;
 	int c, rc = CLI_EXIT_OK, shown = 0;
 
+	s_positional_last(argc, argv);
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'h') {
 			printf("usage: labmesh log RUN [--suite S]\n"

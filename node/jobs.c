@@ -497,6 +497,12 @@ static void s_advance_fetch(jobs_t *j, size_t bi)
 	if (rc == 0)
 		rc = s_blobs_ready(j, req);
 	if (rc == 0) {
+		if (s->last_state != JOB_FETCHING) {
+			s->last_state = JOB_FETCHING;
+			jobs_publish_event(j, s->request_id, board, JOB_FETCHING,
+					   0, (uint32_t)req->n_suites, NULL,
+					   "fetching the kernel blobs");
+		}
 		request_destroy(&req);
 		return; /* still fetching */
 	}
@@ -548,6 +554,7 @@ static void s_pick(jobs_t *j, size_t bi)
 	memcpy(s->request_id, rid, 32);
 	s->pid = 0;
 	s->cancelled = false;
+	s->last_state = JOB_QUEUED;
 	jobs_set_state(j, job, JOB_FETCHING, "");
 	jobs_update_board(j, bi);
 	s_advance_fetch(j, bi);
