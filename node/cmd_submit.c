@@ -97,6 +97,8 @@ static int s_load_key(const char *cmd, const char *opt, key_pair_t *kp)
 typedef struct {
 	const char *git, *branch, *commit, *config, *kernel, *initrd;
 	const char *describe, *arch, *key;
+	const char *save, *nonce; /* testing aids */
+	bool no_send;
 	const char *suites[SUBMIT_MAX_LIST], *tags[SUBMIT_MAX_LIST];
 	const char *labs[SUBMIT_MAX_LIST], *boards[SUBMIT_MAX_LIST];
 	size_t n_suites, n_tags, n_labs, n_boards;
@@ -139,7 +141,9 @@ static void s_submit_usage(FILE *f)
 		"  --wait           follow progress, end with the result matrix;"
 		" exit 0\n"
 		"                   only if everything passed\n"
-		"  --timeout D      stop following after D (default 6h)\n");
+		"  --timeout D      stop following after D (default 6h)\n"
+		"Testing aids: --save FILE (the signed request's bytes),"
+		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
 }
 
 static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
@@ -163,6 +167,9 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		{ "key", required_argument, NULL, 'K' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "save", required_argument, NULL, 'S' },
+		{ "no-send", no_argument, NULL, 'N' },
+		{ "nonce", required_argument, NULL, 'n' },
 		{ 0 },
 	};
 	int c, rc = 0;
@@ -185,6 +192,9 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		case 'a': o->arch = optarg; break;
 		case 'K': o->key = optarg; break;
 		case 'w': o->wait = true; break;
+		case 'S': o->save = optarg; break;
+		case 'N': o->no_send = true; break;
+		case 'n': o->nonce = optarg; break;
 		case 's': rc = s_split(optarg, o->suites, &o->n_suites); break;
 		case 't': rc = s_split(optarg, o->tags, &o->n_tags); break;
 		case 'l': rc = s_split(optarg, o->labs, &o->n_labs); break;
@@ -268,6 +278,20 @@ static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
 	return 0;
 }
 
+static int s_save(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wbe");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(b, 1, n, f) != n)
+		rc = -EIO;
+	if (fclose(f) != 0)
+		rc = -EIO;
+	return rc;
+}
+
 int cmd_submit(cli_t *cli, int argc, char **argv)
 {
 	s_submit_t o = { 0 };
@@ -294,6 +318,10 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	req.created_ms = (uint64_t)s_now_ms();
 	req.expires_ms = req.created_ms + (uint64_t)o.expires_ms;
 	randombytes_buf(req.nonce, sizeof(req.nonce));
+	if (o.nonce && proto_unhex(o.nonce, req.nonce, sizeof(req.nonce)) < 0) {
+		key_wipe(&kp);
+		return cli_usage_error("submit", "--nonce: 32 hex digits");
+	}
 	req.priority = (uint32_t)o.priority;
 	req.suites = o.suites;
 	req.n_suites = o.n_suites;
@@ -310,6 +338,16 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	if (rc < 0)
 		return cli_fail("submit", "the request is not valid: %s",
 				proto_strerror(rc));
+	if (o.save && s_save(o.save, bytes, len) < 0) {
+		free(bytes);
+		return cli_fail("submit", "cannot write %s", o.save);
+	}
+	proto_hex(id, 32, hex);
+	if (o.no_send) {
+		free(bytes);
+		printf("request %s\n", hex);
+		return CLI_EXIT_OK;
+	}
 	args[0] = (const char *)bytes;
 	rc = ctl_call(cli->home, "submit-raw", false, 1, args, &len,
 		      CTL_TIMEOUT_MS, &ok, &body);
@@ -321,7 +359,6 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 		return rc;
 	}
 	free(body);
-	proto_hex(id, 32, hex);
 	if (cli->json && !o.wait)
 		printf("{\"request\": \"%s\"}\n", hex);
 	else

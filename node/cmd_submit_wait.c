@@ -34,7 +34,6 @@ typedef struct {
 	bool has_run;
 	int status; /* enum proto_status of the run */
 	char run[65];
-	char line[512]; /* the last line printed for it */
 } s_board_t;
 
 typedef struct {
@@ -48,9 +47,18 @@ typedef struct {
 } s_lab_t;
 
 typedef struct {
+	uint8_t id[32];
+	char line[600];
+} s_event_t;
+
+typedef struct {
 	s_lab_t *labs;
 	size_t n;
+	s_event_t *events; /* every event of the request, store order */
+	size_t n_events;
 } s_view_t;
+
+#define WAIT_MAX_EVENTS 100000
 
 static int64_t s_now_ms(void)
 {
@@ -161,6 +169,25 @@ static void s_apply(s_view_t *v, const record_t *r, const uint8_t *req_id)
 		    memcmp(r->event.request_id, req_id, 32) != 0 ||
 		    !(b = s_board(l, r->event.board)))
 			return;
+		if (v->n_events < WAIT_MAX_EVENTS) {
+			s_event_t *e;
+
+			v->events = xreallocarray(v->events, v->n_events + 1,
+						  sizeof(*v->events));
+			e = &v->events[v->n_events++];
+			memcpy(e->id, r->head.id, 32);
+			if (r->event.state == JOB_RUNNING)
+				snprintf(e->line, sizeof(e->line), "%s/%s: %s:"
+					 " suite %u of %u: %s", l->name, b->name,
+					 job_state_name(r->event.state),
+					 r->event.suite_index,
+					 r->event.suite_count, r->event.suite);
+			else
+				snprintf(e->line, sizeof(e->line), "%s/%s: %s:"
+					 " %s", l->name, b->name,
+					 job_state_name(r->event.state),
+					 r->event.text);
+		}
 		b->state = r->event.state;
 		b->idx = r->event.suite_index;
 		b->count = r->event.suite_count;
@@ -181,6 +208,7 @@ static void s_apply(s_view_t *v, const record_t *r, const uint8_t *req_id)
 
 static void s_view_free(s_view_t *v)
 {
+	free(v->events);
 	for (size_t i = 0; i < v->n; i++)
 		free(v->labs[i].boards);
 	free(v->labs);
@@ -314,8 +342,21 @@ static void s_json(const s_view_t *v, const uint8_t *id, FILE *f)
 	buf_free(&out);
 }
 
-/* One line per change, for logs and pipes. */
-static void s_lines(s_view_t *v, FILE *f)
+/* One line per answer and per event, for logs and pipes. */
+typedef struct {
+	uint8_t (*ids)[32];
+	size_t n;
+} s_printed_t;
+
+static bool s_was_printed(const s_printed_t *p, const uint8_t *id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (memcmp(p->ids[i], id, 32) == 0)
+			return true;
+	return false;
+}
+
+static void s_lines(s_view_t *v, s_printed_t *pr, FILE *f)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		s_lab_t *l = &v->labs[i];
@@ -326,20 +367,13 @@ static void s_lines(s_view_t *v, FILE *f)
 			fprintf(f, "%s: accepted on %zu board(s)\n", l->name,
 				l->n_boards);
 		l->printed_answer |= l->answer != 0;
-		for (size_t k = 0; k < l->n_boards; k++) {
-			s_board_t *b = &l->boards[k];
-			char d[512], line[sizeof(b->line)];
-
-			if (!b->state)
-				continue;
-			s_detail(b, d, sizeof(d));
-			snprintf(line, sizeof(line), "%s/%s: %s: %s", l->name,
-				 b->name, job_state_name(b->state), d);
-			if (strcmp(line, b->line) != 0) {
-				fprintf(f, "%s\n", line);
-				snprintf(b->line, sizeof(b->line), "%s", line);
-			}
-		}
+	}
+	for (size_t i = 0; i < v->n_events; i++) {
+		if (s_was_printed(pr, v->events[i].id))
+			continue;
+		fprintf(f, "%s\n", v->events[i].line);
+		pr->ids = xreallocarray(pr->ids, pr->n + 1, sizeof(*pr->ids));
+		memcpy(pr->ids[pr->n++], v->events[i].id, 32);
 	}
 	fflush(f);
 }
@@ -353,13 +387,6 @@ static void s_carry(const s_view_t *old, s_view_t *v)
 		if (!l)
 			continue;
 		l->printed_answer = old->labs[i].printed_answer;
-		for (size_t k = 0; k < old->labs[i].n_boards; k++) {
-			s_board_t *b = s_board(l, old->labs[i].boards[k].name);
-
-			if (b)
-				memcpy(b->line, old->labs[i].boards[k].line,
-				       sizeof(b->line));
-		}
 	}
 }
 
@@ -404,6 +431,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 	int64_t until = s_now_ms() + timeout_ms;
 	bool tty = isatty(STDOUT_FILENO) && !cli->json;
 	s_view_t v = { 0 }, fresh;
+	s_printed_t printed = { 0 };
 	sqlite3 *db = s_open(cli->home);
 	int rc;
 
@@ -423,13 +451,14 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 			s_table(&v, stdout);
 			fflush(stdout);
 		} else if (!cli->json) {
-			s_lines(&v, stdout);
+			s_lines(&v, &printed, stdout);
 		}
 		if (s_done(&v) || s_now_ms() >= until)
 			break;
 		usleep(SUBMIT_POLL_MS * 1000);
 	}
 	sqlite3_close(db);
+	free(printed.ids);
 	if (cli->json)
 		s_json(&v, id, stdout);
 	else if (!follow)
@@ -439,7 +468,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 			" status' shows where it stands\n");
 	if (follow && !cli->json)
 		s_matrix(cli->home, id, false);
-	rc = s_verdict(&v);
+	rc = follow ? s_verdict(&v) : CLI_EXIT_OK;
 	if (follow && !s_done(&v))
 		rc = CLI_EXIT_FAIL;
 	s_view_free(&v);

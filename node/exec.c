@@ -161,6 +161,11 @@ static void s_on_line(jobs_t *j, size_t bi, char *line)
 		s->run_path = xstrdup(line + 2);
 		return;
 	}
+	if (line[0] == 'X' && line[1] == ' ') {
+		free(s->error);
+		s->error = xstrndup(line + 2, 512);
+		return;
+	}
 	if (sscanf(line, "E %u %u %u %64s %n", &state, &idx, &count, suite,
 		   &off) < 4 || off == 0 || state < JOB_FETCHING ||
 	    state > JOB_RUNNING || s->cancelled)
@@ -259,6 +264,11 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 	} else {
 		if (s->run_path)
 			rc = s_publish_run(j, s->run_path, text, sizeof(text));
+		if (rc >= 0 && s->error) {
+			/* a run record says what was tried; the job failed */
+			state = JOB_ERROR;
+			snprintf(text, sizeof(text), "%s", s->error);
+		}
 		if (rc < 0) {
 			state = JOB_ERROR;
 			if (WIFSIGNALED(wstatus))
@@ -276,6 +286,8 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 		 job_state_name(state), text);
 	free(s->run_path);
 	s->run_path = NULL;
+	free(s->error);
+	s->error = NULL;
 	s->job = 0;
 	s->pid = 0;
 	jobs_update_board(j, bi);

@@ -31,6 +31,7 @@ typedef struct {
 	int fd;             /* its progress pipe; -1 at EOF */
 	buf_t line;         /* a partial line */
 	char *run_path;     /* the signed run record it wrote */
+	char *error;        /* why it could not run, from its X line */
 	uint8_t request_id[32];
 	bool cancelled;
 	int64_t kill_at_ms; /* SIGKILL when still alive */
