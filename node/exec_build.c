@@ -252,6 +252,8 @@ static int s_build(const char *home, const char *dir, const lab_config_t *cfg,
 	exec_say(JOB_BUILDING, 0, 0, NULL, "fetching %.12s", k->commit);
 	rc = s_fetch(home, k, logfd, &mirror, ret_error);
 	src = xasprintf("%s/src", dir);
+	/* a tree left by an interrupted attempt goes first */
+	s_spawn((char *const[]){ "rm", "-rf", "--", src, NULL }, logfd, 300);
 	if (rc == 0 && (s_git(logfd, (char *const[]){ "clone", "-q", "--shared",
 					"--no-checkout", "--", mirror, src,
 					NULL }) != 0 ||
