@@ -19,10 +19,12 @@
 static void s_node_usage(FILE *f)
 {
 	fprintf(f, "usage: labmesh node [--config FILE] [--home DIR]"
-		   " [--log-level L]\n"
+		   " [--listen EP] [--log-level L]\n"
 		   "Run this lab's node in the foreground; logs go to stderr.\n"
 		   "  --config FILE    the lab file (default: a lab with one"
 		   " local board)\n"
+		   "  --listen EP      tcp://HOST:PORT instead of the lab's"
+		   " node.listen\n"
 		   "  --log-level L    error, warn, info (default) or debug\n"
 		   "Stops cleanly on SIGINT or SIGTERM.\n");
 }
@@ -32,6 +34,7 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "listen", required_argument, NULL, 'L' },
 		{ 0 },
 	};
 	node_opts_t o = { 0 };
@@ -40,12 +43,14 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 	char *err = NULL;
 	int c, rc;
 
-	while ((c = cli_getopt(cli, argc, argv, "c:l:", opts)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "c:l:L:", opts)) != -1) {
 		if (c == 'h') {
 			s_node_usage(stdout);
 			return CLI_EXIT_OK;
 		} else if (c == 'c') {
 			o.config = optarg;
+		} else if (c == 'L') {
+			o.listen = optarg;
 		} else if (c == 'l') {
 			if (log_parse_level(optarg, &lvl) < 0)
 				return cli_usage_error("node", "bad log level"
