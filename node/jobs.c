@@ -262,13 +262,13 @@ static int s_check_policy(jobs_t *j, const request_t *req, char *why,
 	wire_hex(req->submitter, 32, hex);
 	if (!cfg->submitters_any &&
 	    !s_key_in(req->submitter, cfg->submitters, cfg->n_submitters)) {
-		snprintf(why, wsz, "policy: submitter %.12s is not on lab %s's"
-			 " policy.submitters list", hex, cfg->name);
+		snprintf(why, wsz, "lab %s's policy.submitters does not list"
+			 " submitter %.12s", cfg->name, hex);
 		return DECLINE_POLICY;
 	}
 	if (req->kernel.type == REQUEST_KERNEL_GIT && !cfg->build_any) {
-		snprintf(why, wsz, "policy: lab %s does not build git source"
-			 " (policy.build: none)", cfg->name);
+		snprintf(why, wsz, "lab %s's policy.build is none: it builds"
+			 " no git source", cfg->name);
 		return DECLINE_POLICY;
 	}
 	for (size_t i = 0; i < req->n_suites; i++) {
