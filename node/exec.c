@@ -178,6 +178,30 @@ static void s_on_line(jobs_t *j, size_t bi, char *line)
 			   suite, line + off);
 }
 
+static void s_finish(jobs_t *j, size_t bi, int wstatus);
+
+/* Reap the executor of slot bi if it exits within ms; then finish the
+ * job and start the next. */
+static bool s_reap(jobs_t *j, size_t bi, int ms)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	int wstatus = 0;
+
+	for (int t = 0; t <= ms; t++) {
+		pid_t r = waitpid(s->pid, &wstatus, WNOHANG);
+
+		if (r == s->pid || (r < 0 && errno == ECHILD)) {
+			kill(-s->pid, SIGKILL); /* anything it left */
+			s_finish(j, bi, wstatus);
+			jobs_schedule(j);
+			return true;
+		}
+		if (t < ms)
+			usleep(1000);
+	}
+	return false;
+}
+
 static void s_read_pipe(jobs_t *j, size_t bi)
 {
 	jobs_slot_t *s = &j->slots[bi];
@@ -200,6 +224,7 @@ static void s_read_pipe(jobs_t *j, size_t bi)
 		zloop_poller_end(j->node->loop, &it);
 		close(s->fd);
 		s->fd = -1;
+		s_reap(j, bi, 100); /* it is exiting: finish without the tick */
 	}
 }
 
@@ -297,8 +322,6 @@ void exec_tick(jobs_t *j)
 {
 	for (size_t i = 0; i < j->node->cfg->n_boards; i++) {
 		jobs_slot_t *s = &j->slots[i];
-		int wstatus = 0;
-		pid_t r;
 
 		if (!s->job || !s->pid)
 			continue;
@@ -306,11 +329,7 @@ void exec_tick(jobs_t *j)
 			kill(-s->pid, SIGKILL);
 		if (s->fd >= 0)
 			continue; /* the pipe first: it holds the result */
-		r = waitpid(s->pid, &wstatus, WNOHANG);
-		if (r == s->pid || (r < 0 && errno == ECHILD)) {
-			kill(-s->pid, SIGKILL); /* anything it left */
-			s_finish(j, i, wstatus);
-		}
+		s_reap(j, i, 0);
 	}
 }
 

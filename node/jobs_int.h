@@ -66,6 +66,8 @@ int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       const char *suite, const char *text);
 int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text);
 void jobs_update_board(jobs_t *j, size_t bi);
+/* Start the next job on every idle board. */
+void jobs_schedule(jobs_t *j);
 int jobs_db_exec(jobs_t *j, const char *sql);
 
 /* exec.c */
