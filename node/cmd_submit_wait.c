@@ -244,16 +244,26 @@ static bool s_final(const s_board_t *b)
 	       (b->state == JOB_ERROR && strstr(b->text, "queued again") == NULL);
 }
 
-static bool s_done(const s_view_t *v)
+/* Every lab answered (or silent_ok: the silent ones are let go) and
+ * every accepted board finished. */
+static bool s_done_ex(const s_view_t *v, bool silent_ok)
 {
+	size_t answered = 0;
+
 	for (size_t i = 0; i < v->n; i++) {
-		if (!v->labs[i].answer)
+		if (!v->labs[i].answer && !silent_ok)
 			return false;
+		answered += v->labs[i].answer != 0;
 		for (size_t k = 0; k < v->labs[i].n_boards; k++)
 			if (!s_final(&v->labs[i].boards[k]))
 				return false;
 	}
-	return v->n > 0;
+	return answered > 0;
+}
+
+static bool s_done(const s_view_t *v)
+{
+	return s_done_ex(v, false);
 }
 
 static void s_detail(const s_board_t *b, char *out, size_t n)
@@ -428,7 +438,7 @@ static int s_verdict(const s_view_t *v)
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		  int64_t timeout_ms)
 {
-	int64_t until = s_now_ms() + timeout_ms;
+	int64_t start = s_now_ms(), until = start + timeout_ms;
 	bool tty = isatty(STDOUT_FILENO) && !cli->json;
 	s_view_t v = { 0 }, fresh;
 	s_printed_t printed = { 0 };
@@ -455,6 +465,12 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		}
 		if (s_done(&v) || s_now_ms() >= until)
 			break;
+		if (s_now_ms() - start >= SUBMIT_ANSWER_GRACE_MS &&
+		    s_done_ex(&v, true)) {
+			fprintf(stderr, "labmesh submit: some labs never"
+				" answered (gone?); not waiting for them\n");
+			break;
+		}
 		usleep(SUBMIT_POLL_MS * 1000);
 	}
 	sqlite3_close(db);
@@ -463,13 +479,13 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		s_json(&v, id, stdout);
 	else if (!follow)
 		s_table(&v, stdout);
-	if (follow && !s_done(&v))
+	if (follow && !s_done_ex(&v, true))
 		fprintf(stderr, "labmesh submit: gave up waiting; 'labmesh"
 			" status' shows where it stands\n");
 	if (follow && !cli->json)
 		s_matrix(cli->home, id, false);
 	rc = follow ? s_verdict(&v) : CLI_EXIT_OK;
-	if (follow && !s_done(&v))
+	if (follow && !s_done_ex(&v, true))
 		rc = CLI_EXIT_FAIL;
 	s_view_free(&v);
 	return rc;

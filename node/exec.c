@@ -43,7 +43,7 @@ static sqlite3_stmt *s_prep(jobs_t *j, const char *sql)
 
 static char *s_job_dir(jobs_t *j, int64_t job)
 {
-	return xasprintf("%s/work/jobs/%" PRId64, j->node->home, job);
+	return xasprintf("%s/work/jobs/%" PRId64, j->home, job);
 }
 
 static int s_write_file(const char *path, const uint8_t *b, size_t n)
@@ -90,7 +90,7 @@ static void s_child(jobs_t *j, int wfd, pid_t parent, const char *dir,
 		_exit(127);
 	if (!cfg || strcmp(cfg, "(default)") == 0)
 		cfg = "";
-	execl(j->self_exe, "labmesh", "exec-job", "--home", j->node->home,
+	execl(j->self_exe, "labmesh", "exec-job", "--home", j->home,
 	      "--config", cfg, "--board", board, "--dir", dir, (char *)NULL);
 	_exit(127);
 }

@@ -854,6 +854,9 @@ int jobs_new(node_t *node, jobs_t **ret, char **ret_err)
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	j->self_exe = realpath("/proc/self/exe", NULL);
+	j->home = realpath(node->home, NULL);
+	if (!j->home)
+		j->home = xstrdup(node->home);
 	node_set_request_hook(node, s_on_request, j);
 	*ret = j;
 	return 0;
@@ -884,6 +887,7 @@ void jobs_destroy(jobs_t **p)
 	sqlite3_close(j->db);
 	sqlite3_close(j->store_db);
 	free(j->self_exe);
+	free(j->home);
 	free(j);
 	*p = NULL;
 }

@@ -13,6 +13,9 @@
 
 #define SUBMIT_POLL_MS 250
 #define SUBMIT_DEFAULT_WAIT_MS (6LL * 3600 * 1000)
+/* a lab silent this long after the submit (an advert of a lab that is
+ * gone) is not waited for once everyone else is done */
+#define SUBMIT_ANSWER_GRACE_MS (60 * 1000)
 
 /* The full id of a request held in the local store from a hex prefix
  * (at least 8 digits). 0, -ENOENT, -EINVAL (ambiguous, or too short). */

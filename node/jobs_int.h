@@ -58,6 +58,7 @@ struct jobs {
 	jobs_fetch_t fetches[JOBS_MAX_FETCHES];
 	int timer;
 	char *self_exe;
+	char *home; /* the node's home, absolute (executors chdir) */
 };
 
 /* jobs.c */
