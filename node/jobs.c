@@ -722,6 +722,22 @@ void jobs_on_message(jobs_t *j, peer_t *p, const msg_t *m)
 	}
 }
 
+void jobs_on_stored(jobs_t *j, const void *items, size_t n)
+{
+	const proto_bytes_t *b = items;
+
+	if (!j || !j->store_db)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		record_head_t h;
+
+		/* results_index_record ignores what it already holds */
+		if (record_verify(b[i].p, b[i].len, &h) == 0 &&
+		    h.kind == RECORD_RUN)
+			results_index_record(j->store_db, b[i].p, b[i].len);
+	}
+}
+
 /* ---- control commands ---------------------------------------------------- */
 
 static void s_ctl_jobs(jobs_t *j, buf_t *out)

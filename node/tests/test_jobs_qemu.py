@@ -7,6 +7,7 @@ matrix; lab 3 answers the same query and prints a console log that only
 lab 2 produced, fetched from lab 2."""
 import json
 import os
+import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -46,6 +47,18 @@ def test(labmesh, root):
             check(what in p.stdout, 'progress lacks %r' % what)
         check('qemu-a' in p.stdout and 'qemu-b' in p.stdout and
               'smoke' in p.stdout.split('BOARD')[-1], 'no matrix')
+        # lab 3 indexes the replicated runs as they arrive
+        def indexed():
+            db = sqlite3.connect(os.path.join(n3.home, 'store.db'))
+            try:
+                return db.execute('SELECT count(*) FROM res_runs WHERE'
+                                  ' hex(request) = upper(?)',
+                                  (req,)).fetchone()[0] == 2
+            except sqlite3.Error:
+                return False
+            finally:
+                db.close()
+        wait_for('the runs indexed on lab 3', indexed, 60)
         # the same results from the lab that ran none of it
         q1 = n1.cli('query', '--request', req).stdout
         q3 = wait_for('the runs on lab 3', lambda: (
