@@ -159,10 +159,6 @@ class Node:
         p = self.cli('--json', 'status', req, check_rc=False)
         return json.loads(p.stdout) if p.returncode == 0 else None
 
-    def jobs(self):
-        p = self.cli('debug', 'raw', 'jobs', check_rc=False)
-        return p
-
 
 def wait_for(what, fn, timeout=60, step=0.2):
     deadline = time.time() + timeout

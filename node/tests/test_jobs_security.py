@@ -18,11 +18,6 @@ from jobstest import Net, check, local_board, main, wait_for  # noqa: E402
 OTHER = 'ab' * 32  # a submitter id that is not ours
 
 
-def jobs_of(node, req=None):
-    p = node.cli('debug', 'jobs', check_rc=False)
-    return p
-
-
 def lab(st, name):
     for x in (st or {}).get('labs', []):
         if x['lab'] == name:
@@ -48,7 +43,7 @@ def test(labmesh, root):
     net = Net(labmesh)
     try:
         a = net.node('lab-open', 18501, [local_board('host-a')],
-                     'policy:\n  submitters: any\n  quota_per_key: 5\n')
+                     'policy:\n  submitters: any\n  quota_per_key: 7\n')
         a.start()
         b = net.node('lab-closed', 18502, [local_board('host-b')],
                      'policy:\n  submitters: [%s]\n' % OTHER, seeds=[a])
@@ -115,7 +110,19 @@ def test(labmesh, root):
               'not cancelled: %s' % l)
         finished(a, r1, 'lab-open')
 
-        # 6. quota: 5 jobs a day on lab-open (req, r1, r2 so far)
+        # 6. a cancel floods: submitted and cancelled at lab-closed's
+        # node, it stops the job queued at lab-open
+        blocker = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        rc = b.cli('submit', '--suite', 'smoke', '--lab',
+                   'lab-open').stdout.split()[1]
+        answered(b, rc, 'lab-open')
+        b.cli('cancel', rc)
+        l = finished(b, rc, 'lab-open')
+        check(l['boards'][0]['state'] == 'cancelled',
+              'the flooded cancel did not stop the job: %s' % l)
+        finished(a, blocker, 'lab-open')
+
+        # 7. quota: 7 jobs a day on lab-open (5 so far)
         r3 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
         finished(a, r3, 'lab-open')
         a.cli('submit', '--suite', 'smoke')
