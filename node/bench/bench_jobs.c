@@ -351,7 +351,7 @@ static void s_stop_all(void)
 	}
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	char *self = realpath("/proc/self/exe", NULL), *slash, *cmd;
 
