@@ -361,7 +361,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	free(body);
 	if (cli->json && !o.wait)
 		printf("{\"request\": \"%s\"}\n", hex);
-	else
+	else if (!cli->json) /* --json --wait: the final object names it */
 		printf("request %s\n", hex);
 	fflush(stdout);
 	if (!o.wait)
