@@ -127,6 +127,8 @@ static void s_submit_usage(FILE *f)
 		" commit\n"
 		"  --kernel FILE [--initrd FILE] --describe TEXT   boot this"
 		" image\n"
+		"                   (with --git, --branch, --commit, --config:"
+		" what it was\n                   built from)\n"
 		"  --suite S,...    suites to run\n"
 		"  --arch A         boards of this arch (and the image's arch)\n"
 		"  --tag T,...      boards with all these tags\n"
@@ -217,10 +219,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		return cli_usage_error("submit", "%s", optind < argc ?
 				       "unexpected argument" :
 				       "--suite is required"), -EINVAL;
-	if (o->git && o->kernel)
-		return cli_usage_error("submit", "--git and --kernel exclude"
-				       " each other"), -EINVAL;
-	if (o->git && (!o->commit || !o->branch))
+	if (o->git && !o->kernel && (!o->commit || !o->branch))
 		return cli_usage_error("submit", "--git needs --branch and"
 				       " --commit"), -EINVAL;
 	if (o->kernel && !o->describe)
@@ -257,14 +256,20 @@ static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
 	k->config = "";
 	k->describe = "";
 	k->arch = "";
-	if (o->git) {
+	if (o->git && !o->kernel) {
 		k->type = REQUEST_KERNEL_GIT;
 		k->url = o->git;
 		k->branch = o->branch;
 		k->commit = o->commit;
 		k->config = o->config ? o->config : "";
 	} else if (o->kernel) {
+		/* --git/--branch/--commit/--config, when given, say where the
+		 * image was built from */
 		k->type = REQUEST_KERNEL_ARTIFACT;
+		k->url = o->git ? o->git : "";
+		k->branch = o->branch ? o->branch : "";
+		k->commit = o->commit ? o->commit : "";
+		k->config = o->config ? o->config : "";
 		k->describe = o->describe;
 		k->arch = o->arch ? o->arch : s_host_arch();
 		if (s_blob(cli, o->kernel, k->kernel_blob) < 0)

@@ -15,6 +15,7 @@ from jobstest import Net, SKIP, board_dir, check, local_board, main, \
     qemu_board, wait_for  # noqa: E402
 
 SUITES = 'smoke,boot-health'
+COMMIT = 'c0ffee' * 6 + 'c0ff'  # where the image says it came from
 
 
 def test(labmesh, root):
@@ -35,7 +36,9 @@ def test(labmesh, root):
             n1.cli('--json', 'boards').stdout)) == 3, 30)
         p = n1.cli('submit', '--kernel', env['KERNEL'], '--initrd',
                    env['INITRD'], '--describe', env['KVERSION'], '--arch',
-                   'x86_64', '--suite', SUITES, '--wait', '--timeout', '15m',
+                   'x86_64', '--git', 'https://salsa.debian.org/kernel-team/'
+                   'linux.git', '--branch', 'bookworm', '--commit', COMMIT,
+                   '--config', 'cloud-amd64', '--suite', SUITES, '--wait', '--timeout', '15m',
                    check_rc=False, timeout=1200)
         print(p.stdout)
         check(p.returncode == 0, 'submit --wait exit %d: %s %s' % (
@@ -45,6 +48,7 @@ def test(labmesh, root):
                      'lab-c: declined', 'running: suite 1 of 2: smoke',
                      'running: suite 2 of 2: boot-health', 'done: PASS'):
             check(what in p.stdout, 'progress lacks %r' % what)
+        check('commit ' + COMMIT in p.stdout, 'the matrix lacks the commit')
         check('qemu-a' in p.stdout and 'qemu-b' in p.stdout and
               'smoke' in p.stdout.split('BOARD')[-1], 'no matrix')
         # lab 3 indexes the replicated runs as they arrive
@@ -65,6 +69,9 @@ def test(labmesh, root):
             lambda out: out if 'qemu-a' in out and 'qemu-b' in out else None)
             (n3.cli('query', '--request', req, check_rc=False).stdout), 60)
         check(q1 == q3, 'query differs:\n%s\n%s' % (q1, q3))
+        qc = n3.cli('query', '--commit', COMMIT[:12]).stdout
+        check('qemu-a' in qc and 'qemu-b' in qc and COMMIT in qc,
+              'query by commit on lab 3: %s' % qc)
         st = n3.status(req)
         runs = {b['board']: b['run'] for lab in st['labs']
                 for b in lab['boards']}
