@@ -65,5 +65,10 @@ int cmd_node(cli_t *cli, int argc, char **argv);
 int cmd_peers(cli_t *cli, int argc, char **argv);
 int cmd_boards(cli_t *cli, int argc, char **argv);
 int cmd_debug(cli_t *cli, int argc, char **argv);
+/* node/cmd_submit*.c */
+int cmd_submit(cli_t *cli, int argc, char **argv);
+int cmd_status(cli_t *cli, int argc, char **argv);
+int cmd_cancel(cli_t *cli, int argc, char **argv);
+int cmd_log(cli_t *cli, int argc, char **argv);
 
 #endif

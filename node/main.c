@@ -4,6 +4,7 @@
  * subcommand or among its own options.
  */
 #include "node/cli.h"
+#include "node/jobs.h"
 #include "node/results_cli.h"
 
 #include "labs/cli.h"
@@ -58,6 +59,13 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
+	{ "submit", "sign and send a test request to the whole network",
+	  cmd_submit },
+	{ "status", "where a request stands, per lab and board", cmd_status },
+	{ "cancel", "cancel a request (the submitter's key only)",
+	  cmd_cancel },
+	{ "log", "a run's logs, fetched from whichever node holds them",
+	  cmd_log },
 };
 
 static void s_usage(FILE *f)
@@ -135,6 +143,8 @@ int main(int argc, char **argv)
 		s_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if (strcmp(argv[i], "exec-job") == 0) /* started by the node only */
+		return cmd_exec_job(argc - i, argv + i);
 	if (strcmp(argv[i], "help") == 0) {
 		s_usage(stdout);
 		return CLI_EXIT_OK;

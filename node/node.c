@@ -8,6 +8,7 @@
 #include "node/node_int.h"
 
 #include "node/ctl.h"
+#include "node/jobs.h"
 #include "proto/log.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -345,7 +346,8 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 		repl_on_request_ids(node, p, m);
 		break;
 	default:
-		break; /* blobs come with the jobs work */
+		jobs_on_message(node->jobs, p, m->msg); /* blobs, cancels */
+		break;
 	}
 }
 
@@ -674,6 +676,8 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	node->upstream = zhashx_new();
 	zhashx_set_destructor(node->upstream, s_free_stranger);
 	rc = s_setup(node, opts, ret_err);
+	if (rc == 0)
+		rc = jobs_new(node, &node->jobs, ret_err);
 	if (rc < 0) {
 		node_destroy(&node);
 		return rc;
@@ -795,6 +799,7 @@ int node_run(node_t *node)
 	peer_seed(node);
 	peer_restore(node);
 	s_start_beacon(node);
+	jobs_start(node->jobs);
 	zloop_start(node->loop);
 	log_info("node stopping");
 	return 0;
@@ -806,6 +811,7 @@ void node_destroy(node_t **p)
 
 	if (!node)
 		return;
+	jobs_destroy(&node->jobs);
 	zactor_destroy(&node->beacon);
 	for (size_t i = 0; i < node->n_peers; i++)
 		peer_free(&node->peers[i]);

@@ -8,6 +8,7 @@
 #include "node/node_int.h"
 
 #include "node/ctl.h"
+#include "node/jobs.h"
 #include "proto/buf.h"
 #include "proto/json.h"
 #include "proto/log.h"
@@ -411,6 +412,24 @@ static const struct {
 	{ "stop", s_cmd_stop },
 };
 
+/* Commands of the jobs side (node/jobs.c): cancel, blob-fetch, jobs. */
+static bool s_jobs_ctl(ctl_ctx_t *c, zframe_t *name)
+{
+	const uint8_t *args[CTL_MAX_ARGS];
+	size_t lens[CTL_MAX_ARGS];
+	char *cmd = zframe_strdup(name);
+	bool handled;
+
+	for (size_t i = 0; i < c->n_args; i++) {
+		args[i] = zframe_data(c->args[i]);
+		lens[i] = zframe_size(c->args[i]);
+	}
+	handled = jobs_ctl(c->node->jobs, cmd, args, lens, c->n_args, c->json,
+			   &c->out, &c->failed);
+	free(cmd);
+	return handled;
+}
+
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply)
 {
 	zframe_t *name = zmsg_first(req), *fmt = zmsg_next(req);
@@ -431,8 +450,10 @@ int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply)
 		if (zframe_streq(name, s_cmds[i].name))
 			break;
 	if (i == sizeof(s_cmds) / sizeof(s_cmds[0])) {
-		c.failed = true;
-		buf_puts(&c.out, "unknown control command");
+		if (!s_jobs_ctl(&c, name)) {
+			c.failed = true;
+			buf_puts(&c.out, "unknown control command");
+		}
 	} else {
 		s_cmds[i].fn(&c);
 	}

@@ -138,6 +138,7 @@ struct node {
 	node_request_fn req_hook;
 	void *req_hook_arg;
 	zactor_t *beacon;
+	struct jobs *jobs; /* the jobs side (node/jobs.h) */
 };
 
 int64_t node_now(void);

@@ -19,6 +19,7 @@
  * unexpired requests, and each sends the other what it lacks.
  */
 #include "node/node_int.h"
+#include "node/jobs.h"
 
 #include "proto/log.h"
 #include "proto/mem.h"
@@ -491,6 +492,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (store_commit(node->store) < 0)
 		added = 0;
+	if (added) /* run records into the results index (node/jobs.h) */
+		jobs_on_stored(node->jobs, m->items, m->n_items);
 	p->records_rx += added;
 	if (added)
 		node->vec_dirty = true;

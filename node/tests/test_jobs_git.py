@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Git requests. The test makes a repository with two commits whose
+Makefile builds a `vmlinuz` (the Debian kernel of the QEMU board) and
+prints the VERSION file of the commit; the lab's recipe runs `make` in
+bubblewrap without network. The older commit is requested while the
+branch points at the newer one: the exact commit is built (its log says
+so), booted and tested. A commit that does not exist ends in ERROR with
+a reason naming it. Branch and config names that are shell code run
+nothing."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from jobstest import Net, SKIP, board_dir, check, main, qemu_board  # noqa
+
+RECIPE = ('make KSRC=%s && cp vmlinuz "$LABMESH_OUT/vmlinuz" && '
+          'echo "config is [$LABMESH_CONFIG] branch [$LABMESH_BRANCH]"')
+
+
+def git(repo, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@t',
+               GIT_COMMITTER_NAME='t', GIT_COMMITTER_EMAIL='t@t')
+    return subprocess.run(['git', '-C', repo] + list(args), check=True,
+                          capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+def make_repo(path):
+    os.makedirs(path)
+    git(path, 'init', '-q', '-b', 'main')
+    with open(os.path.join(path, 'Makefile'), 'w') as f:
+        f.write('vmlinuz: VERSION\n\t@echo "building version $$(cat VERSION)"'
+                '\n\tcp $(KSRC) vmlinuz\n')
+    commits = []
+    for v in ('one', 'two'):
+        with open(os.path.join(path, 'VERSION'), 'w') as f:
+            f.write(v + '\n')
+        git(path, 'add', '.')
+        git(path, 'commit', '-q', '-m', 'version ' + v)
+        commits.append(git(path, 'rev-parse', 'HEAD'))
+    return commits
+
+
+def board_of(st, name):
+    for lab in st['labs']:
+        for b in lab['boards']:
+            if b['board'] == name:
+                return b
+    return None
+
+
+def test(labmesh, root):
+    env = board_dir(root)
+    if not env:
+        print('SKIP: the QEMU board cannot be built here')
+        return SKIP
+    net = Net(labmesh)
+    pwned = [os.path.join(net.dir, 'pwned-branch'),
+             os.path.join(net.dir, 'pwned-config')]
+    try:
+        repo = os.path.join(net.dir, 'repo')
+        c1, c2 = make_repo(repo)
+        extra = ('recipes:\n  - arch: x86_64\n    timeout: 300\n'
+                 "    command: '%s'\n" % (RECIPE % env['KERNEL']))
+        n = net.node('lab-g', 18301, [qemu_board('qemu-g', env)],
+                     extra).start()
+        p = n.cli('submit', '--git', repo, '--branch', 'main', '--commit', c1,
+                  '--config', 'defconfig', '--suite', 'smoke', '--wait',
+                  '--timeout', '10m', check_rc=False, timeout=900)
+        print(p.stdout)
+        check(p.returncode == 0, 'git submit exit %d: %s %s' %
+              (p.returncode, p.stderr, n.tail()))
+        req = p.stdout.split()[1]
+        check('building' in p.stdout, 'no building event')
+        run = board_of(n.status(req), 'qemu-g')['run']
+        log = n.cli('log', run).stdout
+        check('building version one' in log, 'the build log does not show'
+              ' commit one was built: %s' % log[:800])
+        check('building version two' not in log, 'built the branch head')
+        check('config is [defconfig]' in log, 'config not passed')
+        q = json.loads(n.cli('--json', 'query', '--list', '--request',
+                             req).stdout or '[]')
+        check(q and all(x.get('commit', c1) == c1 for x in q)
+              if isinstance(q, list) else True, 'query commit')
+        check(c1[:12] in n.cli('query', '--request', req).stdout,
+              'the matrix does not name the commit')
+        # cache: the same commit again builds nothing
+        p = n.cli('submit', '--git', repo, '--branch', 'main', '--commit', c1,
+                  '--config', 'defconfig', '--suite', 'smoke', '--wait',
+                  check_rc=False, timeout=900)
+        check(p.returncode == 0 and 'cached build' in p.stdout,
+              'second build not cached: %s' % p.stdout)
+        # a commit that does not exist
+        bad = 'deadbeef' * 5
+        p = n.cli('submit', '--git', repo, '--branch', 'main', '--commit', bad,
+                  '--suite', 'smoke', '--wait', check_rc=False, timeout=600)
+        print(p.stdout)
+        check(p.returncode != 0, 'a missing commit passed')
+        req = p.stdout.split()[1]
+        b = board_of(n.status(req), 'qemu-g')
+        check(b['state'] == 'error' and 'commit %s does not exist' % bad in
+              b['text'], 'no clear reason: %s' % b)
+        # shell code in the branch and the config runs nothing
+        for branch, config in (('$(touch %s)' % pwned[0], 'defconfig'),
+                               ('main', '$(touch %s);id' % pwned[1]),
+                               (';id', '`touch %s`' % pwned[1])):
+            p = n.cli('submit', '--git', repo, '--branch', branch, '--commit',
+                      c2, '--config', config, '--suite', 'smoke', '--wait',
+                      check_rc=False, timeout=900)
+            print(p.stdout[-600:])
+            check(p.stdout.startswith('request '), 'not submitted')
+        for f in pwned:
+            check(not os.path.exists(f), '%s was created' % f)
+        check(not glob.glob('/tmp/pwned*'), '/tmp/pwned* exists')
+        print('git requests OK')
+    finally:
+        net.close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(test))

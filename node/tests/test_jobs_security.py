@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Security of the jobs side, on two labs with local boards: a submitter
+the policy does not list gets a decline naming the policy; a replayed
+request (the same bytes, or the same nonce re-signed) and an expired one
+are not run; a request with a forged signature is refused by the first
+node and never reaches its peer; the per-key quota declines; only the
+submitter's key cancels. (Shell code in branch and config names is tried
+in test_jobs_git.py.)"""
+import hashlib
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from jobstest import Net, check, local_board, main, wait_for  # noqa: E402
+
+OTHER = 'ab' * 32  # a submitter id that is not ours
+
+
+def lab(st, name):
+    for x in (st or {}).get('labs', []):
+        if x['lab'] == name:
+            return x
+    return None
+
+
+def answered(node, req, name):
+    return wait_for('%s to answer' % name, lambda: (
+        lambda l: l if l and l['answer'] != 'waiting' else None)(
+            lab(node.status(req), name)), 30)
+
+
+def finished(node, req, name):
+    def fin():
+        l = lab(node.status(req), name)
+        return l if l and l['boards'] and all(b['final'] for b in
+                                               l['boards']) else None
+    return wait_for('%s to finish' % name, fin, 60)
+
+
+def test(labmesh, root):
+    net = Net(labmesh)
+    try:
+        a = net.node('lab-open', 18501, [local_board('host-a')],
+                     'policy:\n  submitters: any\n  quota_per_key: 7\n')
+        a.start()
+        b = net.node('lab-closed', 18502, [local_board('host-b')],
+                     'policy:\n  submitters: [%s]\n' % OTHER, seeds=[a])
+        b.start()
+        wait_for('peers', lambda: a.peers_up() == 1 and b.peers_up() == 1)
+        wait_for('adverts', lambda: len(json.loads(
+            a.cli('--json', 'boards').stdout)) == 2)
+
+        # 1. policy
+        saved = os.path.join(net.dir, 'req1')
+        p = a.cli('submit', '--suite', 'smoke', '--save', saved,
+                  '--nonce', '11' * 16)
+        req = p.stdout.split()[1]
+        closed = answered(a, req, 'lab-closed')
+        check(closed['answer'] == 'declined' and 'policy' in
+              closed['reason'] and 'submitters' in closed['reason'],
+              'the policy decline does not name the policy: %s' % closed)
+        finished(a, req, 'lab-open')
+        print('policy decline: %s' % closed['reason'])
+
+        # 2. replay: the same bytes, and the same nonce re-signed
+        p = a.cli('debug', 'submit-raw', saved, check_rc=False)
+        check('known' in p.stdout, 'replayed bytes taken: %s' % p.stdout)
+        p = a.cli('submit', '--suite', 'smoke', '--nonce', '11' * 16)
+        req2 = p.stdout.split()[1]
+        l = answered(a, req2, 'lab-open')
+        check(l['answer'] == 'declined' and 'replayed' in l['reason'],
+              'a replayed nonce was accepted: %s' % l)
+
+        # 3. expired before it arrives
+        late = os.path.join(net.dir, 'late')
+        p = a.cli('submit', '--suite', 'smoke', '--expires', '1s', '--save',
+                  late, '--no-send')
+        time.sleep(1.5)
+        p = a.cli('debug', 'submit-raw', late, check_rc=False)
+        check(p.returncode != 0 and 'expired' in (p.stdout + p.stderr),
+              'an expired request was taken: %s %s' % (p.stdout, p.stderr))
+
+        # 4. forged signature: refused by the first node, never flooded
+        raw = bytearray(open(saved, 'rb').read())
+        raw[-5] ^= 0x40
+        forged = os.path.join(net.dir, 'forged')
+        open(forged, 'wb').write(raw)
+        fid = hashlib.blake2b(bytes(raw), digest_size=32).hexdigest()
+        p = a.cli('debug', 'submit-raw', forged, check_rc=False)
+        check(p.returncode != 0, 'a forged request was taken')
+        time.sleep(1)
+        for n in (a, b):
+            ids = [r['id'] for r in json.loads(
+                n.cli('debug', 'requests').stdout)]
+            check(fid not in ids, 'the forged request reached %s' % n.name)
+
+        # 5. cancel: only the submitter's key
+        r1 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        r2 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        other = os.path.join(net.dir, 'other.key')
+        net.run('keygen', '--out', other)
+        p = a.cli('cancel', r2, '--key', other, check_rc=False)
+        check(p.returncode != 0 and 'submitter' in p.stderr,
+              'another key cancelled: %s %s' % (p.stdout, p.stderr))
+        a.cli('cancel', r2)
+        l = finished(a, r2, 'lab-open')
+        check(l['boards'][0]['state'] == 'cancelled',
+              'not cancelled: %s' % l)
+        finished(a, r1, 'lab-open')
+
+        # 6. a cancel floods: submitted and cancelled at lab-closed's
+        # node, it stops the job queued at lab-open
+        blocker = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        rc = b.cli('submit', '--suite', 'smoke', '--lab',
+                   'lab-open').stdout.split()[1]
+        answered(b, rc, 'lab-open')
+        b.cli('cancel', rc)
+        l = finished(b, rc, 'lab-open')
+        check(l['boards'][0]['state'] == 'cancelled',
+              'the flooded cancel did not stop the job: %s' % l)
+        finished(a, blocker, 'lab-open')
+
+        # 7. quota: 7 jobs a day on lab-open (5 so far)
+        r3 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        finished(a, r3, 'lab-open')
+        a.cli('submit', '--suite', 'smoke')
+        r5 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]
+        l = answered(a, r5, 'lab-open')
+        check(l['answer'] == 'declined' and 'quota' in l['reason'],
+              'quota not enforced: %s' % l)
+        print('security OK')
+    finally:
+        net.close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(test))
