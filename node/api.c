@@ -119,7 +119,8 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
 
 	for (size_t i = 0; i < n; i++) {
 		const char **field = s_filter_field(&f, p[i].key);
-		bool known = field != NULL;
+		bool known = field || !strcmp(p[i].key, "status") ||
+			     !strcmp(p[i].key, "since");
 
 		for (size_t k = 0; extra && extra[k] && !known; k++)
 			known = !strcmp(extra[k], p[i].key);

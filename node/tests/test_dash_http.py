@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The dashboard's JSON API equals `labmesh query --json`; its caps hold.
+
+Node A is filled with signed run records (dash-tool), node B replicates
+them and serves the dashboard (`labmesh node --http 127.0.0.1:PORT`). For
+many filter sets, /api/query, /api/compare and /api/history on B must be
+byte-identical to `labmesh query|compare|history --json` on B. Then the
+refusals: methods other than GET/HEAD (405), an over-long URL (414),
+unknown endpoints and parameters, a non-loopback --http, and the rate cap
+(429); and the headers every answer carries.
+
+usage: test_dash_http.py LABMESH DASH_TOOL
+"""
+import json
+import subprocess
+import urllib.parse
+
+import lmtest
+from lmtest import check
+from dashlib import DashNet, commit
+
+ZMQ = 19000
+HTTP = 19010
+
+
+def q(params):
+    return urllib.parse.urlencode(params)
+
+
+def same(d, endpoint, params, cli_args, rc=0):
+    st, hd, body = d.get('/api/%s?%s' % (endpoint, q(params)))
+    want = d.cli(*cli_args, rc=rc)
+    check(st == 200, '%s %r: status %d %s' % (endpoint, params, st,
+                                              body[:200]))
+    check(hd['content-type'].startswith('application/json'),
+          'JSON content type')
+    check(body == want, '%s %r equals labmesh %s --json (%d vs %d bytes)' %
+          (endpoint, params, ' '.join(cli_args), len(body), len(want)))
+    return json.loads(body)
+
+
+def test_equal(d):
+    c0, c1, c2 = commit(0), commit(1), commit(2)
+    run = d.seed['hostile_run']
+    cases = [
+        ({'commit': c0}, ['--commit', c0]),
+        ({'commit': c2[:10]}, ['--commit', c2[:10]]),
+        ({'commit': c0, 'board': 'board-0-0', 'suite': 'suite1'},
+         ['--commit', c0, '--board', 'board-0-0', '--suite', 'suite1']),
+        ({'commit': c1, 'path': 'suite0.group00.*', 'view': 'matrix'},
+         ['--commit', c1, '--path', 'suite0.group00.*', '--matrix']),
+        ({'commit': c1, 'status': 'FAIL,ERROR', 'view': 'list'},
+         ['--commit', c1, '--status', 'FAIL,ERROR', '--list']),
+        ({'lab': 'lab-b', 'status': 'fail'},
+         ['--lab', 'lab-b', '--status', 'fail']),
+        ({'branch': 'master', 'arch': 'arm64', 'suite': 'suite2'},
+         ['--branch', 'master', '--arch', 'arm64', '--suite', 'suite2']),
+        ({'since': '2020-01-01', 'status': 'SKIP'},
+         ['--since', '2020-01-01', '--status', 'SKIP']),
+        ({'tree': 'git://git.example.org/linux.git', 'status': 'ERROR'},
+         ['--tree', 'git://git.example.org/linux.git', '--status', 'ERROR']),
+        ({'run': run[:16]}, ['--run', run[:16]]),
+        ({'lab': 'lab-x', 'view': 'list'}, ['--lab', 'lab-x', '--list']),
+        ({'board': 'no-such-board'}, ['--board', 'no-such-board']),
+    ]
+    for params, args in cases:
+        same(d, 'query', params, ['query', '--json'] + args)
+    m = same(d, 'query', {'commit': c0}, ['query', '--json', '--commit', c0])
+    check(len(m['boards']) == 5 and len(m['suites']) == 3,
+          'matrix of commit 0: 5 boards x 3 suites')
+    same(d, 'compare', {'base': c0, 'new': c1},
+         ['compare', '--json', c0, c1], rc=1)
+    same(d, 'compare', {'base': c0[:8], 'new': c2, 'threshold': '5',
+                        'lab': 'lab-a'},
+         ['compare', '--json', c0[:8], c2, '--threshold', '5', '--lab',
+          'lab-a'], rc=1)
+    h = same(d, 'history', {'test': 'suite0.group00.case_0001'},
+             ['history', '--json', 'suite0.group00.case_0001'])
+    check(len(h['history']) == 12, 'history over 3 commits x 4 boards')
+    same(d, 'history', {'test': 'suite1.bench.metric0', 'board': 'board-1-1'},
+         ['history', '--json', 'suite1.bench.metric0', '--board',
+          'board-1-1'])
+    # the node's own answers
+    st, _, body = d.get('/api/boards')
+    check(st == 200 and body == d.cli('--json', 'boards'),
+          '/api/boards equals labmesh boards --json')
+    st, _, body = d.get('/api/peers')
+    peers = json.loads(body)
+    check(st == 200 and [p['lab'] for p in peers] == ['dasha'],
+          '/api/peers lists A: %r' % body[:200])
+    st, _, body = d.get('/api/commits')
+    got = [c['commit'] for c in json.loads(body)['commits']]
+    check(got == [c2, c1, c0], 'commits latest first: %r' % got)
+    st, _, body = d.get('/api/metrics')
+    check(st == 200 and len(json.loads(body)['metrics']) == 6,
+          'six metric paths')
+
+
+def test_errors(d):
+    def status(path, want, what):
+        st, hd, body = d.get(path)
+        check(st == want, '%s: status %d, want %d (%s)' %
+              (what, st, want, body[:120]))
+        if want != 414 or len(path) < 20000:
+            check(hd['content-type'].startswith('application/json') and
+                  'error' in json.loads(body), '%s: a JSON error' % what)
+    status('/api/query?view=pie', 400, 'bad view')
+    status('/api/query?color=red', 400, 'unknown parameter')
+    status('/api/query?lab=a&lab=b', 400, 'repeated parameter')
+    status('/api/query?status=GREAT', 400, 'bad status')
+    status('/api/query?since=yesterday', 400, 'bad since')
+    status('/api/query?view=matrix', 400, 'matrix of several commits')
+    status('/api/query?commit=' + 'f' * 40, 404, 'no runs of that commit')
+    status('/api/query?lab=' + 'x' * 1100, 400, 'value too long')
+    status('/api/compare?base=' + commit(0), 400, 'compare needs new')
+    status('/api/history', 400, 'history needs a test')
+    status('/api/history?test=nope.nothing', 404, 'history of no test')
+    status('/api/nothing', 404, 'no such endpoint')
+    status('/api/request?id=' + 'ab' * 32, 404, 'no jobs table here')
+    status('/api/request?id=xyz', 400, 'request id is hex')
+    status('/api/log?run=' + d.seed['hostile_run'] + '&suite=nope', 404,
+           'no such suite')
+    run0 = json.loads(d.get('/api/query?' + q({'commit': commit(0)}))[2])
+    other = run0['boards'][0]['cells'][0]['run']
+    status('/api/log?run=%s&suite=suite0' % other, 404, 'log not held')
+    status('/api/' + 'a' * 5000, 414, 'URL past HTTP_MAX_URL')
+    st, _, _ = d.get('/' + 'a' * 100000)
+    check(st in (414, 431), 'huge URL: %d' % st)
+    st, _, body = d.get('/../../../etc/passwd')
+    check(st in (400, 404) and b'root:' not in body, 'no files from disk')
+    st, _, _ = d.get('/nope.html')
+    check(st == 404, 'unknown page 404')
+
+
+def test_methods_headers(d):
+    for m in ('POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'):
+        st, hd, _ = d.get('/api/query', method=m, body=b'x=1' * 10,
+                          headers={'Content-Type': 'text/plain'})
+        check(st == 405 and hd.get('allow') == 'GET, HEAD',
+              '%s is refused with 405 and Allow' % m)
+    st, hd, body = d.get('/api/commits', method='HEAD')
+    check(st == 200 and body == b'', 'HEAD answers without a body')
+    for path, ctype in (('/', 'text/html'), ('/dash.js', 'text/javascript'),
+                        ('/dash.css', 'text/css'),
+                        ('/api/commits', 'application/json')):
+        st, hd, _ = d.get(path)
+        check(st == 200 and hd['content-type'].startswith(ctype),
+              '%s is %s: %r' % (path, ctype, hd.get('content-type')))
+        check(hd.get('x-content-type-options') == 'nosniff', 'nosniff')
+        check("default-src 'self'" in hd.get('content-security-policy', ''),
+              'CSP default-src self on %s' % path)
+        check('cache-control' in hd, 'Cache-Control on %s' % path)
+    logq = '/api/log?' + q({'run': d.seed['hostile_run'], 'suite': 'suite0'})
+    st, hd, body = d.get(logq)
+    check(st == 404 and b'does not hold' in body,
+          'B does not hold the log blob yet: %d %r' % (st, body[:100]))
+    d.give_b_the_log()
+    st, hd, body = d.get(logq)
+    check(st == 200 and hd['content-type'].startswith('text/plain') and
+          b'<script>' in body, 'the log is served as text/plain')
+
+
+def test_refusals(d):
+    labmesh = d.net.labmesh
+    for addr in ('0.0.0.0:%d' % (HTTP + 1), 'nonsense', '127.0.0.1:0'):
+        p = subprocess.run([labmesh, 'node', '--home', d.b.home + '-x',
+                            '--http', addr], capture_output=True,
+                           timeout=20)
+        check(p.returncode != 0 and b'http' in p.stderr,
+              '--http %s refused: %r' % (addr, p.stderr[:200]))
+
+
+def test_rate(d):
+    """Past the burst, one address gets 429 (checked last: it spends it)."""
+    import http.client
+    c = http.client.HTTPConnection('127.0.0.1', HTTP, timeout=30)
+    seen = None
+    for i in range(3000):
+        c.request('GET', '/api/status')
+        r = c.getresponse()
+        r.read()
+        if r.status == 429:
+            seen = i
+            check(r.getheader('Retry-After') == '1', 'Retry-After')
+            break
+        if r.getheader('Connection', '').lower() == 'close':
+            c.close()
+            c = http.client.HTTPConnection('127.0.0.1', HTTP, timeout=30)
+    c.close()
+    check(seen is not None and seen >= 150,
+          'rate cap: 429 after the burst (at %r)' % seen)
+
+
+def test(net):
+    d = DashNet(net, ZMQ, HTTP)
+    test_equal(d)
+    test_errors(d)
+    test_methods_headers(d)
+    test_refusals(d)
+    test_rate(d)
+    check(d.b.alive(), 'B is still running')
+    d.b.stop()
+    check('dashboard on http://127.0.0.1:%d/' % HTTP in d.b.logtext(),
+          'B logged where it serves')
+
+
+lmtest.main(test)
