@@ -398,7 +398,7 @@ async function pageHistory() {
 /* ---- benchmark trends ---- */
 
 function chart(points, unit) {
-	const W = 420, H = 220, L = 56, R = 14, T = 14, B = 40;
+	const W = 420, H = 220, L = 56, R = 34, T = 14, B = 40;
 	const s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
 		role: 'img' });
 	const vs = points.map(p => p.value);
@@ -407,6 +407,9 @@ function chart(points, unit) {
 		lo -= 1;
 		hi += 1;
 	}
+	const pad = (hi - lo) * 0.08; /* keep points off the frame */
+	lo -= pad;
+	hi += pad;
 	const x = i => L + (points.length === 1 ? (W - L - R) / 2 :
 		i * (W - L - R) / (points.length - 1));
 	const y = v => T + (hi - v) * (H - T - B) / (hi - lo);
