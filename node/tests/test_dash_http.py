@@ -11,12 +11,14 @@ unknown endpoints and parameters, a non-loopback --http, and the rate cap
 
 usage: test_dash_http.py LABMESH DASH_TOOL
 """
+import http.client
 import json
+import os
 import subprocess
 import urllib.parse
 
 import lmtest
-from lmtest import check
+from lmtest import check, wait_for
 from dashlib import DashNet, commit
 
 ZMQ = 19000
@@ -170,9 +172,38 @@ def test_refusals(d):
               '--http %s refused: %r' % (addr, p.stderr[:200]))
 
 
+def test_config_http(d):
+    """node.http in the lab file starts the dashboard without --http."""
+    c = d.net.node('dashc', ZMQ + 3)
+    with open(c.config()) as f:
+        cfg = f.read()
+    cfg = cfg.replace('node:\n', 'node:\n  http: "127.0.0.1:%d"\n'
+                             % (HTTP + 2), 1)
+    with open(os.path.join(c.home, 'lab.yaml'), 'w') as f:
+        f.write(cfg)
+    logf = open(c.log, 'a')
+    c.proc = subprocess.Popen([d.net.labmesh, 'node', '--home', c.home,
+                               '--config', os.path.join(c.home, 'lab.yaml')],
+                              stdout=logf, stderr=logf)
+    logf.close()
+
+    def up():
+        try:
+            conn = http.client.HTTPConnection('127.0.0.1', HTTP + 2,
+                                              timeout=5)
+            conn.request('GET', '/api/status')
+            r = conn.getresponse()
+            body = r.read()
+            conn.close()
+            return r.status == 200 and json.loads(body)['lab'] == 'dashc'
+        except OSError:
+            return False
+    wait_for('node.http serves the dashboard', up, 10)
+    c.stop()
+
+
 def test_rate(d):
     """Past the burst, one address gets 429 (checked last: it spends it)."""
-    import http.client
     c = http.client.HTTPConnection('127.0.0.1', HTTP, timeout=30)
     seen = None
     for i in range(3000):
@@ -197,6 +228,7 @@ def test(net):
     test_errors(d)
     test_methods_headers(d)
     test_refusals(d)
+    test_config_http(d)
     test_rate(d)
     check(d.b.alive(), 'B is still running')
     d.b.stop()
