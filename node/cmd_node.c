@@ -20,11 +20,13 @@
 static void s_node_usage(FILE *f)
 {
 	fprintf(f, "usage: labmesh node [--config FILE] [--home DIR]"
-		   " [--log-level L]\n"
+		   " [--listen EP] [--log-level L]\n"
 		   "                    [--http ADDR:PORT]\n"
 		   "Run this lab's node in the foreground; logs go to stderr.\n"
 		   "  --config FILE    the lab file (default: a lab with one"
 		   " local board)\n"
+		   "  --listen EP      tcp://HOST:PORT instead of the lab's"
+		   " node.listen\n"
 		   "  --log-level L    error, warn, info (default) or debug\n"
 		   "  --http ADDR:PORT serve the dashboard there (loopback"
 		   " only, unless it is\n"
@@ -62,6 +64,7 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "listen", required_argument, NULL, 'L' },
 		{ "http", required_argument, NULL, 'H' },
 		{ 0 },
 	};
@@ -73,12 +76,14 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 	char *err = NULL;
 	int c, rc;
 
-	while ((c = cli_getopt(cli, argc, argv, "c:l:H:", opts)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "c:l:L:H:", opts)) != -1) {
 		if (c == 'h') {
 			s_node_usage(stdout);
 			return CLI_EXIT_OK;
 		} else if (c == 'c') {
 			o.config = optarg;
+		} else if (c == 'L') {
+			o.listen = optarg;
 		} else if (c == 'H') {
 			http_addr = optarg;
 		} else if (c == 'l') {

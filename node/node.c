@@ -10,6 +10,7 @@
 #include "node/ctl.h"
 #include "proto/log.h"
 #include "proto/mem.h"
+#include "proto/types.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -616,6 +617,13 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	rc = s_load_config(node, opts->config, ret_err);
 	if (rc < 0)
 		return rc;
+	if (opts->listen) {
+		if (!proto_endpoint_ok(opts->listen))
+			return s_fail(ret_err, -EINVAL, "--listen: need"
+				      " tcp://HOST:PORT");
+		free(node->cfg->listen);
+		node->cfg->listen = xstrdup(opts->listen);
+	}
 	node->board_state = xcalloc(node->cfg->n_boards + 1, sizeof(int));
 	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
 	node->max_peers = node->cfg->max_peers > 0 ? node->cfg->max_peers : 8;

@@ -21,6 +21,7 @@ typedef struct node node_t;
 typedef struct {
 	const char *home;   /* state home; must exist */
 	const char *config; /* lab YAML; NULL: the default lab */
+	const char *listen; /* overrides node.listen when not NULL */
 } node_opts_t;
 
 /* Build a node (keys, store, sockets). 0 and *ret_node, or -errno with a

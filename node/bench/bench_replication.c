@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +33,29 @@
 
 static char s_labmesh[PATH_MAX];
 static char s_dir[] = "/tmp/labmesh-bench-XXXXXX";
+
+static bool s_port_free(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Two free ports from BENCH_PORT up (within our 17800-17899 range). */
+static int s_pick_port(void)
+{
+	for (int p = BENCH_PORT; p < BENCH_PORT + 100; p += 2)
+		if (s_port_free(p) && s_port_free(p + 1))
+			return p;
+	return BENCH_PORT;
+}
 
 static double s_now(void)
 {
@@ -235,6 +261,7 @@ int main(int argc, char **argv)
 	pid_t a, b;
 	double t0, repl_s, repl_rate, bare_rate, second;
 	long idle_rss;
+	int port;
 	s_recs_t recs = { 0 };
 	ssize_t n = readlink("/proc/self/exe", s_labmesh, sizeof(s_labmesh) - 16);
 
@@ -243,7 +270,8 @@ int main(int argc, char **argv)
 	s_labmesh[n] = '\0';
 	strcpy(strrchr(s_labmesh, '/') + 1, "labmesh");
 	home_a = xasprintf("%s/a", s_dir);
-	a = s_start("a", BENCH_PORT, NULL, 0);
+	port = s_pick_port();
+	a = s_start("a", port, NULL, 0);
 	sleep(2);
 	idle_rss = s_rss_kib(a);
 	{
@@ -264,7 +292,7 @@ int main(int argc, char **argv)
 	if (s_wait_records("a", BENCH_RECORDS + 1, 600) < 0)
 		return 1;
 	t0 = s_now();
-	b = s_start("b", BENCH_PORT + 1, aid, BENCH_PORT);
+	b = s_start("b", port + 1, aid, port);
 	if (s_wait_records("b", BENCH_RECORDS + 2, 600) < 0)
 		return 1;
 	repl_s = s_now() - t0;

@@ -6,7 +6,9 @@ given the labmesh binary as its first argument."""
 import json
 import os
 import shutil
+import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -133,12 +135,33 @@ class Node:
         return -1
 
 
+def _port_free(port):
+    s = socket.socket()
+    try:
+        s.bind(('127.0.0.1', port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 class Net:
     def __init__(self, labmesh, tools=()):
         self.labmesh = os.path.abspath(labmesh)
         self.tools = [os.path.abspath(t) for t in tools]
         self.dir = tempfile.mkdtemp(prefix='lm-')
         self.nodes = []
+
+    def base(self, want):
+        """A block of 10 free loopback ports in 17000-17999: want's block
+        if it is free, else another, so copies of the tests running at the
+        same time (other worktrees) do not collide."""
+        blocks = [want] + random.sample(range(17000, 17990, 10), 99)
+        for b in blocks:
+            if all(_port_free(b + i) for i in range(10)):
+                return b
+        raise Fail('no free block of ports in 17000-17999')
 
     def run(self, *args, timeout=30):
         p = subprocess.run([self.labmesh] + list(args), capture_output=True,

@@ -71,9 +71,11 @@ def test(net):
     check(q.returncode == 1 and 'bad.yaml:2' in q.stderr,
           'bad config: ' + q.stderr.strip())
     # a node started with no config serves the default lab; SIGTERM stops it
-    n = net.node('dflt', 17650)
+    port = net.base(17650)
+    n = net.node('dflt', port)
     n.config = lambda: None
-    proc = subprocess.Popen([net.labmesh, 'node', '--home', n.home],
+    proc = subprocess.Popen([net.labmesh, 'node', '--home', n.home,
+                             '--listen', 'tcp://127.0.0.1:%d' % port],
                             stderr=subprocess.PIPE, text=True)
     lmtest.wait_for('default node up', lambda: os.path.exists(
         os.path.join(n.home, 'ctl')) and n.status(), 10)

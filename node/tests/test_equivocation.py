@@ -13,9 +13,10 @@ BASE = 17660
 
 
 def test(net):
+    base = net.base(BASE)
     hostile = net.tools[0]
-    n = net.node('judge', BASE)
-    m = net.node('bystander', BASE + 1, seeds=[n])
+    n = net.node('judge', base)
+    m = net.node('bystander', base + 1, seeds=[n])
     n.start()
     m.start()
     wait_for('bystander up', lambda: any(p['state'] == 'up'

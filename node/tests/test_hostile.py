@@ -25,10 +25,11 @@ def sanitized(path):
 
 
 def test(net):
+    base = net.base(BASE)
     hostile = net.tools[0]
     rss_limit = RSS_GROWTH_MAX_KIB * (100 if sanitized(net.labmesh) else 1)
-    n = net.node('target', BASE)
-    h = net.node('honest', BASE + 1, seeds=[n])
+    n = net.node('target', base)
+    h = net.node('honest', base + 1, seeds=[n])
     n.start()
     h.start()
     wait_for('honest up', lambda: any(p['state'] == 'up'

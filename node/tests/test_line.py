@@ -9,10 +9,11 @@ BASE = 17100
 
 
 def test(net):
+    base = net.base(BASE)
     nodes = []
     for i in range(5):
         seeds = [nodes[-1]] if nodes else []
-        nodes.append(net.node('line%d' % (i + 1), BASE + i, seeds=seeds))
+        nodes.append(net.node('line%d' % (i + 1), base + i, seeds=seeds))
     t0 = time.time()
     for n in nodes:
         n.start()

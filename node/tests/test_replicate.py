@@ -20,10 +20,11 @@ def seq_of(node, author):
 
 
 def test(net):
+    base = net.base(BASE)
     # max_peers keeps the line: C can reach A's feed only through B
-    a = net.node('repa', BASE, max_peers=1)
-    b = net.node('repb', BASE + 1, seeds=[a], max_peers=2)
-    c = net.node('repc', BASE + 2, seeds=[b], max_peers=1)
+    a = net.node('repa', base, max_peers=1)
+    b = net.node('repb', base + 1, seeds=[a], max_peers=2)
+    c = net.node('repc', base + 2, seeds=[b], max_peers=1)
     for n in (a, b, c):
         n.start()
     wait_for('C sees B', lambda: any(p['state'] == 'up' for p in c.peers()), 5)

@@ -14,10 +14,11 @@ def ids(node):
 
 
 def test(net):
+    base = net.base(BASE)
     hostile = net.tools[0]
-    n1 = net.node('req1', BASE, max_peers=1)
-    n2 = net.node('req2', BASE + 1, seeds=[n1], max_peers=2)
-    n3 = net.node('req3', BASE + 2, seeds=[n2], max_peers=1)
+    n1 = net.node('req1', base, max_peers=1)
+    n2 = net.node('req2', base + 1, seeds=[n1], max_peers=2)
+    n3 = net.node('req3', base + 2, seeds=[n2], max_peers=1)
     for n in (n1, n2, n3):
         n.start()
     wait_for('line up', lambda: any(p['state'] == 'up' for p in n3.peers()), 5)

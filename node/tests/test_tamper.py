@@ -9,10 +9,11 @@ BASE = 17400
 
 
 def test(net):
+    base = net.base(BASE)
     relay_prog = net.tools[1]
-    a = net.node('honest', BASE, max_peers=1)
-    r = net.node('liar', BASE + 1, seeds=[a], max_peers=2)
-    c = net.node('victim', BASE + 2, seeds=[r], max_peers=1)
+    a = net.node('honest', base, max_peers=1)
+    r = net.node('liar', base + 1, seeds=[a], max_peers=2)
+    c = net.node('victim', base + 2, seeds=[r], max_peers=1)
     a.start()
     r.start(program=relay_prog)
     c.start()

@@ -10,11 +10,12 @@ BASE = 17300
 
 
 def test(net):
+    base = net.base(BASE)
     hostile = net.tools[0]
-    x = net.node('trusted', BASE + 1)
-    t = net.node('closed', BASE, trust=[x])
+    x = net.node('trusted', base + 1)
+    t = net.node('closed', base, trust=[x])
     x.seeds = [t]
-    y = net.node('stranger', BASE + 2, seeds=[t])
+    y = net.node('stranger', base + 2, seeds=[t])
     for n in (t, x, y):
         n.start()
 
