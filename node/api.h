@@ -13,8 +13,8 @@
  *                                               (control socket)
  *   /api/commits   commits with runs, latest first
  *   /api/metrics   metric paths with their units
- *   /api/request   id     the jobs of a request (when this node keeps the
- *                         jobs tables; else 404)
+ *   /api/request   id     this lab's jobs of a request, from HOME/jobs.db
+ *                         (404 when this node keeps no jobs)
  *   /api/log       run [suite] [name]   a log blob this node holds, as
  *                                       text/plain
  * The query, compare and history answers are produced by the same

@@ -84,3 +84,27 @@ class DashNet:
         check(p.returncode == rc, 'labmesh %s: exit %d %s' %
               (' '.join(args), p.returncode, p.stderr.decode()[:300]))
         return p.stdout
+
+
+JOBS_SCHEMA = """CREATE TABLE jobs(id INTEGER PRIMARY KEY,
+ request_id BLOB NOT NULL, board TEXT NOT NULL, submitter BLOB,
+ state INT NOT NULL, priority INT NOT NULL, attempts INT DEFAULT 0,
+ created_ms INT, updated_ms INT, expires_ms INT, pid INT DEFAULT 0,
+ text TEXT DEFAULT '', UNIQUE(request_id, board))"""
+
+
+def make_jobs(home, request_hex):
+    """A jobs.db as the jobs code keeps it: two boards of one request,
+    one running (state 5) and one queued (state 1)."""
+    import sqlite3
+    db = sqlite3.connect(os.path.join(home, 'jobs.db'))
+    db.execute(JOBS_SCHEMA)
+    rid = bytes.fromhex(request_hex)
+    db.execute("INSERT INTO jobs(request_id, board, state, priority,"
+               " created_ms, updated_ms, text) VALUES(?, 'dashb-board', 5,"
+               " 10, 1000, 2000, 'suite 1 of 2: <b>kselftest</b>')", (rid,))
+    db.execute("INSERT INTO jobs(request_id, board, state, priority,"
+               " created_ms, updated_ms) VALUES(?, 'other-board', 1, 10,"
+               " 1000, 1000)", (rid,))
+    db.commit()
+    db.close()

@@ -27,7 +27,7 @@ import urllib.parse
 
 import lmtest
 from lmtest import check
-from dashlib import DashNet, commit
+from dashlib import DashNet, commit, make_jobs
 
 ZMQ = 19020
 HTTP = 19030
@@ -160,7 +160,12 @@ def test(net):
           dom.count('<circle') == 12,
           'trends: one SVG chart per board, 3 commits each (%d)' % charts)
     dom = pages.load('request', '/request.html?id=' + 'ab' * 32)
-    check('keeps no jobs table' in dom, 'request page says why no jobs')
+    check('keeps no jobs' in dom, 'request page says why no jobs')
+    make_jobs(d.b.home, 'cd' * 32)
+    dom = pages.load('request-jobs', '/request.html?id=' + 'cd' * 32)
+    check('running' in dom and 'queued' in dom and
+          '&lt;b&gt;kselftest&lt;/b&gt;' in dom,
+          'request page shows the jobs, their text as text')
     check(d.b.alive(), 'B is still running')
 
 

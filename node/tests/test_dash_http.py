@@ -19,7 +19,7 @@ import urllib.parse
 
 import lmtest
 from lmtest import check, wait_for
-from dashlib import DashNet, commit
+from dashlib import DashNet, commit, make_jobs
 
 ZMQ = 19000
 HTTP = 19010
@@ -118,7 +118,7 @@ def test_errors(d):
     status('/api/history', 400, 'history needs a test')
     status('/api/history?test=nope.nothing', 404, 'history of no test')
     status('/api/nothing', 404, 'no such endpoint')
-    status('/api/request?id=' + 'ab' * 32, 404, 'no jobs table here')
+    status('/api/request?id=' + 'ab' * 32, 404, 'no jobs here')
     status('/api/request?id=xyz', 400, 'request id is hex')
     status('/api/log?run=' + d.seed['hostile_run'] + '&suite=nope', 404,
            'no such suite')
@@ -132,6 +132,19 @@ def test_errors(d):
     check(st in (400, 404) and b'root:' not in body, 'no files from disk')
     st, _, _ = d.get('/nope.html')
     check(st == 404, 'unknown page 404')
+
+
+def test_jobs(d):
+    rid = 'cd' * 32
+    make_jobs(d.b.home, rid)
+    st, _, body = d.get('/api/request?id=' + rid[:10])
+    check(st == 200, '/api/request with jobs.db: %d %r' % (st, body[:200]))
+    jobs = json.loads(body)['jobs']
+    check([(j['board'], j['state']) for j in jobs] ==
+          [('dashb-board', 'running'), ('other-board', 'queued')],
+          'jobs of the request with their states: %r' % jobs)
+    st, _, body = d.get('/api/request?id=' + 'ef' * 8)
+    check(st == 200 and json.loads(body)['jobs'] == [], 'no jobs: empty')
 
 
 def test_methods_headers(d):
@@ -226,6 +239,7 @@ def test(net):
     d = DashNet(net, ZMQ, HTTP)
     test_equal(d)
     test_errors(d)
+    test_jobs(d)
     test_methods_headers(d)
     test_refusals(d)
     test_config_http(d)

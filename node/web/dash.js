@@ -499,8 +499,13 @@ async function pageRequest() {
 	c.appendChild(el('h2', {}, 'Jobs'));
 	if (jobs.ok) {
 		const js = jobs.data.jobs;
-		const cols = js.length ? Object.keys(js[0]) : [];
-		c.appendChild(table(cols, js.map(j => cols.map(k => String(j[k]))), 'jobs'));
+		c.appendChild(table(['Board', 'State', 'Progress', 'Attempts', 'Updated'],
+			js.map(j => [j.board,
+				el('td', { class: 'state-' + j.state }, j.state),
+				j.text, el('td', { class: 'num' }, String(j.attempts)),
+				when(j.updated_ms)]), 'jobs'));
+		if (!js.length)
+			c.appendChild(el('p', { class: 'muted' }, 'No jobs of this request in this lab.'));
 	} else {
 		c.appendChild(el('p', { class: 'muted' }, jobs.data.error));
 	}
