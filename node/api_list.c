@@ -377,12 +377,15 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	}
 	free(logs);
 	rc = s_read_blob(a->home, hex, &data, &len);
-	if (rc < 0) {
-		api_error(ret, rc == -ENOENT ? 404 : 500, rc == -ENOENT ?
-			  "this node does not hold that log" :
-			  "the log blob is unreadable or damaged");
+	if (rc == -ENOENT)
+		api_error(ret, 404, "this node does not hold that log");
+	else if (rc == -EFBIG)
+		api_error(ret, 413, "the log is too large to show here: use"
+			  " labmesh log");
+	else if (rc < 0)
+		api_error(ret, 500, "the log blob is unreadable or damaged");
+	if (rc < 0)
 		return;
-	}
 	ret->status = 200;
 	ret->type = "text/plain; charset=utf-8";
 	ret->body = data;
