@@ -140,6 +140,8 @@ def test(net):
     shots = os.path.join(sys.argv[3], 'dash-shots')
     os.makedirs(shots, exist_ok=True)
     d = DashNet(net, ZMQ, HTTP)
+    check(d.seed['script_board_refused'],
+          'a run whose board name holds <script> cannot be signed')
     pages = Pages(shots)
     dom = pages.load('network', '/')
     check('dasha' in dom and 'dashb-board' in dom and 'dasha-board' in dom,
