@@ -223,11 +223,33 @@ static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 	}
 }
 
+/*
+ * The answer is written into a buffer capped at API_MAX_REPLY: a write
+ * past the cap fails, so the query stops early instead of building an
+ * answer of any size in memory first.
+ */
+typedef struct {
+	buf_t b;
+	bool full;
+} s_capped_t;
+
+static ssize_t s_capped_write(void *cookie, const char *p, size_t n)
+{
+	s_capped_t *c = cookie;
+
+	if (c->full || buf_append(&c->b, p, n) < 0) {
+		c->full = true;
+		errno = EFBIG;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
 static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 			api_reply_t *ret)
 {
-	char err[256] = "", *body = NULL;
-	size_t len = 0;
+	char err[256] = "";
+	s_capped_t cap = { .full = false };
 	sqlite3 *db;
 	FILE *out;
 	int rc;
@@ -239,28 +261,31 @@ static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 			  "cannot open the store");
 		return;
 	}
-	out = open_memstream(&body, &len);
+	buf_init(&cap.b, API_MAX_REPLY);
+	out = fopencookie(&cap, "w", (cookie_io_functions_t){
+		.write = s_capped_write });
 	if (!out) {
+		buf_free(&cap.b);
 		api_error(ret, 500, "out of memory");
 		return;
 	}
 	rc = s_call(db, c, f, out, err, sizeof(err));
-	if (fclose(out) != 0 && rc >= 0)
-		rc = -ENOMEM;
+	if ((fclose(out) != 0 || cap.full) && rc >= 0)
+		rc = -EFBIG;
 	if (rc < 0) {
-		free(body);
-		api_error(ret, s_errno_status(rc), *err ? err : strerror(-rc));
-		return;
-	}
-	if (len > API_MAX_REPLY) {
-		free(body);
-		api_error(ret, 413, "answer too large: narrow the filters");
+		buf_free(&cap.b);
+		if (cap.full)
+			api_error(ret, 413, "answer too large: narrow the"
+				  " filters");
+		else
+			api_error(ret, s_errno_status(rc), *err ? err :
+				  strerror(-rc));
 		return;
 	}
 	ret->status = 200;
 	ret->type = API_JSON;
-	ret->body = body;
-	ret->len = len;
+	ret->len = cap.b.len;
+	ret->body = buf_steal(&cap.b);
 }
 
 static void s_query(api_t *a, const api_param_t *p, size_t n,

@@ -88,6 +88,10 @@ def href_of(dom, cls_or_attr):
     return html.unescape(m.group(1))
 
 
+def href_log(run, suite):
+    return '/log.html?' + urllib.parse.urlencode({'run': run, 'suite': suite})
+
+
 def test_matrix(pages, d):
     c0 = commit(0)
     dom = pages.load('matrix', '/matrix.html?commit=' + c0)
@@ -108,6 +112,8 @@ def test_matrix(pages, d):
                   'cell %s/%s is %s' % (b['board'], suite, cell['status']))
             check(q == {'run': [cell['run']], 'suite': [suite]},
                   'cell %s/%s links to its cases' % (b['board'], suite))
+            check(html.escape(href_log(cell['run'], suite)) in dom,
+                  'cell %s/%s links to its log' % (b['board'], suite))
             i += 1
     check('st-FAIL' in dom, 'lab-x failed cell is coloured as FAIL')
     m = re.search(r'<tr data-lab="lab-x" data-board="xss-board">.*?'

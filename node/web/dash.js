@@ -214,7 +214,9 @@ function matrixTable(m) {
 				class: 'cell st-' + x.status, 'data-suite': s,
 				'data-status': x.status },
 			el('a', { href: href('cases.html', { run: x.run, suite: s }) },
-				x.status, el('span', { class: 'counts' }, counts))));
+				x.status, el('span', { class: 'counts' }, counts)),
+			el('a', { class: 'cell-log', href: href('log.html', { run: x.run, suite: s }) },
+				'log')));
 		}
 		body.appendChild(tr);
 	}
