@@ -17,9 +17,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,6 +336,7 @@ int http_new(const char *home, const char *addr, bool allow_public,
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
+	sigset_t block, old;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			     MHD_USE_ERROR_LOG;
 	http_t *h;
@@ -351,6 +354,12 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	h->home = xstrdup(home);
 	h->api = api_new(h->home);
 	h->clients = xcalloc(HTTP_MAX_CLIENTS, sizeof(*h->clients));
+	/* the server thread inherits this mask: SIGINT/SIGTERM go to the
+	 * node's loop, which stops on them, never to the server thread */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	h->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, s_handle, h,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -362,6 +371,7 @@ int http_new(const char *home, const char *addr, bool allow_public,
 		MHD_OPTION_URI_LOG_CALLBACK, s_uri_log, h,
 		MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, h,
 		MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		http_destroy(&h);
 		return s_fail(ret_err, -EADDRINUSE, "cannot serve on"

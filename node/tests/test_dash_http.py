@@ -14,6 +14,7 @@ usage: test_dash_http.py LABMESH DASH_TOOL
 import http.client
 import json
 import os
+import signal
 import subprocess
 import urllib.parse
 
@@ -245,6 +246,13 @@ def test(net):
     test_config_http(d)
     test_rate(d)
     check(d.b.alive(), 'B is still running')
+    d.b.proc.send_signal(signal.SIGTERM)
+    try:
+        rc = d.b.proc.wait(8)
+    except subprocess.TimeoutExpired:
+        rc = None
+    check(rc == 0, 'B stops cleanly on SIGTERM with the server running:'
+          ' %r' % rc)
     d.b.stop()
     check('dashboard on http://127.0.0.1:%d/' % HTTP in d.b.logtext(),
           'B logged where it serves')
