@@ -186,7 +186,9 @@ async function pageNetwork() {
 			i + 1 < cl.length ? link('compare.html',
 				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
 		]), 'commits'));
-	setStatus(commits.ok ? '' : commits.data.error, !commits.ok);
+	setStatus(commits.ok ? 'Refreshes every 15 s.' : commits.data.error, !commits.ok);
+	/* board states and queues change: keep the picture current */
+	setTimeout(() => location.reload(), 15000);
 }
 
 /* ---- the matrix of a commit ---- */
