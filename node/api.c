@@ -89,22 +89,48 @@ static const char **s_filter_field(query_filter_t *f, const char *key)
 		const char *key;
 		size_t off;
 	} fields[] = {
-		{ "commit", offsetof(query_filter_t, commit) },
-		{ "branch", offsetof(query_filter_t, branch) },
-		{ "tree", offsetof(query_filter_t, tree) },
-		{ "board", offsetof(query_filter_t, board) },
-		{ "lab", offsetof(query_filter_t, lab) },
-		{ "arch", offsetof(query_filter_t, arch) },
-		{ "suite", offsetof(query_filter_t, suite) },
-		{ "path", offsetof(query_filter_t, path) },
-		{ "run", offsetof(query_filter_t, run) },
-		{ "request", offsetof(query_filter_t, request) },
+		{"commit", offsetof(query_filter_t, commit)},
+		{"branch", offsetof(query_filter_t, branch)},
+		{"tree", offsetof(query_filter_t, tree)},
+		{"board", offsetof(query_filter_t, board)},
+		{"lab", offsetof(query_filter_t, lab)},
+		{"arch", offsetof(query_filter_t, arch)},
+		{"suite", offsetof(query_filter_t, suite)},
+		{"path", offsetof(query_filter_t, path)},
+		{"run", offsetof(query_filter_t, run)},
+		{"request", offsetof(query_filter_t, request)},
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!strcmp(fields[i].key, key))
 			return (const char **)((char *)f + fields[i].off);
 	return NULL;
+}
+
+static bool s_filter_key(const char *key)
+{
+	query_filter_t f;
+
+	return s_filter_field(&f, key) || !strcmp(key, "status") ||
+	       !strcmp(key, "since");
+}
+
+/* Set one filter field (keys of s_filter_key; others are left alone). */
+static int s_filter_set(query_filter_t *f, const char *key, const char *val)
+{
+	const char **field = s_filter_field(f, key);
+
+	if (field) {
+		*field = val;
+		return 0;
+	}
+	if (!strcmp(key, "status"))
+		return query_parse_status(val, &f->status_mask);
+	if (!strcmp(key, "since")) {
+		f->has_since = true;
+		return query_parse_since(val, s_now_ms(), &f->since_ms);
+	}
+	return 0;
 }
 
 /*
@@ -115,12 +141,10 @@ static const char **s_filter_field(query_filter_t *f, const char *key)
 int api_filter(const api_param_t *p, size_t n, const char *const *extra,
 	       query_filter_t *ret, char *err, size_t errsz)
 {
-	query_filter_t f = { 0 };
+	query_filter_t f = {0};
 
 	for (size_t i = 0; i < n; i++) {
-		const char **field = s_filter_field(&f, p[i].key);
-		bool known = field || !strcmp(p[i].key, "status") ||
-			     !strcmp(p[i].key, "since");
+		bool known = s_filter_key(p[i].key);
 
 		for (size_t k = 0; extra && extra[k] && !known; k++)
 			known = !strcmp(extra[k], p[i].key);
@@ -128,8 +152,9 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
 			if (!strcmp(p[k].key, p[i].key))
 				known = false;
 		if (!known) {
-			snprintf(err, errsz, "unknown or repeated parameter"
-				 " '%.64s'", p[i].key);
+			snprintf(err, errsz,
+				 "unknown or repeated parameter '%.64s'",
+				 p[i].key);
 			return -EINVAL;
 		}
 		if (strlen(p[i].value) > QUERY_MAX_ARG) {
@@ -137,21 +162,10 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
 				 p[i].key);
 			return -EINVAL;
 		}
-		if (field) {
-			*field = p[i].value;
-		} else if (!strcmp(p[i].key, "status")) {
-			if (query_parse_status(p[i].value, &f.status_mask) < 0)
-				goto bad;
-		} else if (!strcmp(p[i].key, "since")) {
-			if (query_parse_since(p[i].value, s_now_ms(),
-					      &f.since_ms) < 0)
-				goto bad;
-			f.has_since = true;
+		if (s_filter_set(&f, p[i].key, p[i].value) < 0) {
+			snprintf(err, errsz, "bad %.64s", p[i].key);
+			return -EINVAL;
 		}
-		continue;
-bad:
-		snprintf(err, errsz, "bad %.64s", p[i].key);
-		return -EINVAL;
 	}
 	*ret = f;
 	return 0;
@@ -179,8 +193,8 @@ int api_db(api_t *a, sqlite3 **ret)
 		rc = results_open(a->home, false, &db);
 		if (rc < 0)
 			return rc;
-		if (results_lag(db) > 0 && results_open(a->home, true,
-							&rw) == 0) {
+		if (results_lag(db) > 0 &&
+		    results_open(a->home, true, &rw) == 0) {
 			results_catch_up(rw);
 			sqlite3_close(rw);
 		}
@@ -194,9 +208,12 @@ int api_db(api_t *a, sqlite3 **ret)
 static int s_errno_status(int rc)
 {
 	switch (rc) {
-	case -ENOENT: return 404;
-	case -EINVAL: return 400;
-	default: return 500;
+	case -ENOENT:
+		return 404;
+	case -EINVAL:
+		return 400;
+	default:
+		return 500;
 	}
 }
 
@@ -214,12 +231,15 @@ static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 		  FILE *out, char *err, size_t errsz)
 {
 	switch (c->view) {
-	case S_MATRIX: return query_matrix(db, f, true, out, err, errsz);
-	case S_LIST: return query_list(db, f, true, out, err, errsz);
+	case S_MATRIX:
+		return query_matrix(db, f, true, out, err, errsz);
+	case S_LIST:
+		return query_list(db, f, true, out, err, errsz);
 	case S_COMPARE:
-		return query_compare(db, c->a, c->b, f, c->threshold, true,
-				     out, err, errsz);
-	default: return query_history(db, c->a, f, true, out, err, errsz);
+		return query_compare(db, c->a, c->b, f, c->threshold, true, out,
+				     err, errsz);
+	default:
+		return query_history(db, c->a, f, true, out, err, errsz);
 	}
 }
 
@@ -249,21 +269,21 @@ static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 			api_reply_t *ret)
 {
 	char err[256] = "";
-	s_capped_t cap = { .full = false };
+	s_capped_t cap = {.full = false};
 	sqlite3 *db;
 	FILE *out;
 	int rc;
 
 	rc = api_db(a, &db);
 	if (rc < 0) {
-		api_error(ret, rc == -ENOENT ? 404 : 503, rc == -ENOENT ?
-			  "this node holds no results yet" :
-			  "cannot open the store");
+		api_error(ret, rc == -ENOENT ? 404 : 503,
+			  rc == -ENOENT ? "this node holds no results yet"
+					: "cannot open the store");
 		return;
 	}
 	buf_init(&cap.b, API_MAX_REPLY);
-	out = fopencookie(&cap, "w", (cookie_io_functions_t){
-		.write = s_capped_write });
+	out = fopencookie(&cap, "w",
+			  (cookie_io_functions_t){.write = s_capped_write});
 	if (!out) {
 		buf_free(&cap.b);
 		api_error(ret, 500, "out of memory");
@@ -275,11 +295,12 @@ static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 	if (rc < 0) {
 		buf_free(&cap.b);
 		if (cap.full)
-			api_error(ret, 413, "answer too large: narrow the"
+			api_error(ret, 413,
+				  "answer too large: narrow the"
 				  " filters");
 		else
-			api_error(ret, s_errno_status(rc), *err ? err :
-				  strerror(-rc));
+			api_error(ret, s_errno_status(rc),
+				  *err ? err : strerror(-rc));
 		return;
 	}
 	ret->status = 200;
@@ -288,12 +309,11 @@ static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 	ret->body = buf_steal(&cap.b);
 }
 
-static void s_query(api_t *a, const api_param_t *p, size_t n,
-		    api_reply_t *ret)
+static void s_query(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
-	static const char *const extra[] = { "view", NULL };
+	static const char *const extra[] = {"view", NULL};
 	const char *view = api_param(p, n, "view");
-	s_call_t c = { 0 };
+	s_call_t c = {0};
 	query_filter_t f;
 	char err[160];
 
@@ -333,10 +353,9 @@ static int s_threshold(const char *s, double *ret)
 static void s_compare(api_t *a, const api_param_t *p, size_t n,
 		      api_reply_t *ret)
 {
-	static const char *const extra[] = { "base", "new", "threshold",
-					     NULL };
+	static const char *const extra[] = {"base", "new", "threshold", NULL};
 	const char *thr = api_param(p, n, "threshold");
-	s_call_t c = { .view = S_COMPARE, .threshold = 10.0 };
+	s_call_t c = {.view = S_COMPARE, .threshold = 10.0};
 	query_filter_t f;
 	char err[160];
 
@@ -360,8 +379,8 @@ static void s_compare(api_t *a, const api_param_t *p, size_t n,
 static void s_history(api_t *a, const api_param_t *p, size_t n,
 		      api_reply_t *ret)
 {
-	static const char *const extra[] = { "test", NULL };
-	s_call_t c = { .view = S_HISTORY };
+	static const char *const extra[] = {"test", NULL};
+	s_call_t c = {.view = S_HISTORY};
 	query_filter_t f;
 	char err[160];
 
@@ -428,8 +447,8 @@ static int s_ctl_call(const char *home, const char *command, bool *ret_ok,
 	return rc;
 }
 
-static void s_ctl(api_t *a, const char *command, const api_param_t *p,
-		  size_t n, api_reply_t *ret)
+static void s_ctl(api_t *a, const char *command, const api_param_t *p, size_t n,
+		  api_reply_t *ret)
 {
 	char *body = NULL;
 	bool ok = false;

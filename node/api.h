@@ -30,9 +30,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define API_MAX_PARAMS 24               /* query parameters per request */
+#define API_MAX_PARAMS 24		 /* query parameters per request */
 #define API_MAX_REPLY (64 * 1024 * 1024) /* larger answers: 413 */
-#define API_MAX_LOG (16 * 1024 * 1024)  /* log blobs served up to this */
+#define API_MAX_LOG (16 * 1024 * 1024)	 /* log blobs served up to this */
 
 typedef struct api api_t;
 
@@ -41,9 +41,9 @@ typedef struct {
 } api_param_t;
 
 typedef struct {
-	int status;        /* HTTP status */
-	const char *type;  /* Content-Type (static string) */
-	char *body;        /* caller frees */
+	int status;	  /* HTTP status */
+	const char *type; /* Content-Type (static string) */
+	char *body;	  /* caller frees */
 	size_t len;
 } api_reply_t;
 

@@ -12,7 +12,7 @@
 
 struct api {
 	const char *home; /* borrowed */
-	sqlite3 *db;      /* this thread's read-only connection, or NULL */
+	sqlite3 *db;	  /* this thread's read-only connection, or NULL */
 };
 
 /* The value of key, or NULL (the first when repeated). */

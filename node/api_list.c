@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #define API_JSON "application/json; charset=utf-8"
-#define API_MAX_COMMITS 500     /* rows of /api/commits */
-#define API_MAX_METRICS 2000    /* rows of /api/metrics */
-#define API_MAX_JOBS 4096       /* rows of /api/request */
-#define API_MIN_PREFIX 4        /* hex digits of a run/request prefix */
+#define API_MAX_COMMITS 500  /* rows of /api/commits */
+#define API_MAX_METRICS 2000 /* rows of /api/metrics */
+#define API_MAX_JOBS 4096    /* rows of /api/request */
+#define API_MIN_PREFIX 4     /* hex digits of a run/request prefix */
 
 static void s_reply_json(api_reply_t *ret, buf_t *b, json_t *j)
 {
@@ -51,9 +51,9 @@ static bool s_open(api_t *a, const api_param_t *p, size_t n, size_t allowed,
 	}
 	rc = api_db(a, db);
 	if (rc < 0) {
-		api_error(ret, rc == -ENOENT ? 404 : 503, rc == -ENOENT ?
-			  "this node holds no results yet" :
-			  "cannot open the store");
+		api_error(ret, rc == -ENOENT ? 404 : 503,
+			  rc == -ENOENT ? "this node holds no results yet"
+					: "cannot open the store");
 		return false;
 	}
 	return true;
@@ -184,9 +184,9 @@ static int s_jobs_open(const char *home, sqlite3 **ret)
 	sqlite3 *db = NULL;
 	int rc;
 
-	rc = access(path, R_OK) == 0 ?
-		     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) :
-		     SQLITE_CANTOPEN;
+	rc = access(path, R_OK) == 0
+		     ? sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)
+		     : SQLITE_CANTOPEN;
 	free(path);
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
@@ -281,14 +281,15 @@ static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
 		"SELECT logs FROM res_runs WHERE lower(hex(rec)) LIKE ?1 || '%'"
 		" LIMIT 2";
 	static const char q_suite[] =
-		"SELECT s.logs FROM res_suites s JOIN res_runs r ON r.id = s.run"
+		"SELECT s.logs FROM res_suites s JOIN res_runs r ON r.id = "
+		"s.run"
 		" JOIN res_strs n ON n.id = s.suite"
 		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
 	sqlite3_stmt *st = NULL;
 	int rows = 0;
 
-	if (sqlite3_prepare_v2(db, suite ? q_suite : q_run, -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, suite ? q_suite : q_run, -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
 	if (suite)
@@ -365,9 +366,10 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	}
 	rc = s_find_logs(db, run, suite, &logs);
 	if (rc < 0) {
-		api_error(ret, rc == -EINVAL ? 400 : 404, rc == -EINVAL ?
-			  "several runs match: give more of the id" :
-			  "no such run or suite");
+		api_error(ret, rc == -EINVAL ? 400 : 404,
+			  rc == -EINVAL
+				  ? "several runs match: give more of the id"
+				  : "no such run or suite");
 		return;
 	}
 	if (!logs || !s_pick_log(logs, name, hex)) {
@@ -380,7 +382,8 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	if (rc == -ENOENT)
 		api_error(ret, 404, "this node does not hold that log");
 	else if (rc == -EFBIG)
-		api_error(ret, 413, "the log is too large to show here: use"
+		api_error(ret, 413,
+			  "the log is too large to show here: use"
 			  " labmesh log");
 	else if (rc < 0)
 		api_error(ret, 500, "the log blob is unreadable or damaged");

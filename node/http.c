@@ -29,10 +29,11 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define HTTP_CSP "default-src 'self'; script-src 'self'; style-src 'self';" \
-		 " img-src 'self' data:; connect-src 'self'; object-src"     \
-		 " 'none'; base-uri 'none'; form-action 'self';"             \
-		 " frame-ancestors 'none'"
+#define HTTP_CSP                                                               \
+	"default-src 'self'; script-src 'self'; style-src 'self';"             \
+	" img-src 'self' data:; connect-src 'self'; object-src"                \
+	" 'none'; base-uri 'none'; form-action 'self';"                        \
+	" frame-ancestors 'none'"
 
 typedef struct {
 	uint8_t addr[16];
@@ -82,8 +83,8 @@ static int s_split(const char *addr, char *host, size_t hostsz,
 static int s_resolve(const char *addr, struct sockaddr_storage *ss,
 		     socklen_t *sslen)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res = NULL;
 	char host[256];
 	const char *port;
@@ -139,18 +140,21 @@ static int64_t s_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static s_client_t *s_client(http_t *h, const struct sockaddr *sa,
-			    int64_t now)
+static s_client_t *s_client(http_t *h, const struct sockaddr *sa, int64_t now)
 {
-	uint8_t key[16] = { 0 };
+	uint8_t key[16] = {0};
 	size_t oldest = 0;
 
 	if (sa->sa_family == AF_INET)
-		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)
-				     ->sin_addr, 4);
+		memcpy(key,
+		       &((const struct sockaddr_in *)(const void *)sa)
+				->sin_addr,
+		       4);
 	else if (sa->sa_family == AF_INET6)
-		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)
-				     ->sin6_addr, 16);
+		memcpy(key,
+		       &((const struct sockaddr_in6 *)(const void *)sa)
+				->sin6_addr,
+		       16);
 	for (size_t i = 0; i < h->n_clients; i++) {
 		s_client_t *c = &h->clients[i];
 
@@ -162,9 +166,9 @@ static s_client_t *s_client(http_t *h, const struct sockaddr *sa,
 	/* full: the address seen least recently makes room */
 	if (h->n_clients < HTTP_MAX_CLIENTS)
 		oldest = h->n_clients++;
-	h->clients[oldest] = (s_client_t){ .family = sa->sa_family,
-					   .tokens = HTTP_RATE_BURST,
-					   .last_ms = now };
+	h->clients[oldest] = (s_client_t){.family = sa->sa_family,
+					  .tokens = HTTP_RATE_BURST,
+					  .last_ms = now};
 	memcpy(h->clients[oldest].addr, key, 16);
 	return &h->clients[oldest];
 }
@@ -198,9 +202,9 @@ static enum MHD_Result s_send(struct MHD_Connection *conn, int status,
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
-	r = MHD_create_response_from_buffer(len, body, owned ?
-					    MHD_RESPMEM_MUST_FREE :
-					    MHD_RESPMEM_PERSISTENT);
+	r = MHD_create_response_from_buffer(len, body,
+					    owned ? MHD_RESPMEM_MUST_FREE
+						  : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		if (owned)
 			free(body);
@@ -248,7 +252,7 @@ static enum MHD_Result s_arg(void *cls, enum MHD_ValueKind kind,
 		a->too_many = true;
 		return MHD_NO;
 	}
-	a->p[a->n++] = (api_param_t){ key, value ? value : "" };
+	a->p[a->n++] = (api_param_t){key, value ? value : ""};
 	return MHD_YES;
 }
 
@@ -267,7 +271,7 @@ static enum MHD_Result s_static(struct MHD_Connection *conn, const char *url)
 static enum MHD_Result s_api(http_t *h, struct MHD_Connection *conn,
 			     const char *url)
 {
-	s_args_t args = { .n = 0 };
+	s_args_t args = {.n = 0};
 	api_reply_t rep;
 
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, s_arg, &args);
@@ -342,12 +346,16 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	http_t *h;
 
 	if (s_resolve(addr, &ss, &sslen) < 0)
-		return s_fail(ret_err, -EINVAL, "--http '%.200s': give"
-			      " HOST:PORT", addr);
+		return s_fail(ret_err, -EINVAL,
+			      "--http '%.200s': give"
+			      " HOST:PORT",
+			      addr);
 	if (!s_loopback(&ss) && !allow_public)
-		return s_fail(ret_err, -EPERM, "--http '%.200s' is not a"
+		return s_fail(ret_err, -EPERM,
+			      "--http '%.200s' is not a"
 			      " loopback address: set node.http in the lab"
-			      " file to serve it", addr);
+			      " file to serve it",
+			      addr);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h = xzalloc(sizeof(*h));
@@ -361,21 +369,22 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	h->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, s_handle, h,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+		flags, 0, NULL, NULL, s_handle, h, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)HTTP_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		(unsigned int)HTTP_MAX_PER_IP,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 		MHD_OPTION_URI_LOG_CALLBACK, s_uri_log, h,
-		MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, h,
-		MHD_OPTION_END);
+		MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, h, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		http_destroy(&h);
-		return s_fail(ret_err, -EADDRINUSE, "cannot serve on"
-			      " '%.200s' (address in use?)", addr);
+		return s_fail(ret_err, -EADDRINUSE,
+			      "cannot serve on"
+			      " '%.200s' (address in use?)",
+			      addr);
 	}
 	log_info("dashboard on http://%s/", addr);
 	*ret = h;

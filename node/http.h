@@ -21,14 +21,14 @@
 
 #include <stdbool.h>
 
-#define HTTP_MAX_CONNECTIONS 64   /* open at once */
-#define HTTP_MAX_PER_IP 16        /* open at once from one address */
+#define HTTP_MAX_CONNECTIONS 64	     /* open at once */
+#define HTTP_MAX_PER_IP 16	     /* open at once from one address */
 #define HTTP_CONN_MEMORY (32 * 1024) /* request line + headers */
-#define HTTP_MAX_URL 4096         /* bytes of path + query */
-#define HTTP_TIMEOUT_S 15         /* idle connection */
-#define HTTP_RATE_PER_S 50        /* requests per second per address */
-#define HTTP_RATE_BURST 200       /* ... allowed in a burst */
-#define HTTP_MAX_CLIENTS 1024     /* addresses tracked for the rate */
+#define HTTP_MAX_URL 4096	     /* bytes of path + query */
+#define HTTP_TIMEOUT_S 15	     /* idle connection */
+#define HTTP_RATE_PER_S 50	     /* requests per second per address */
+#define HTTP_RATE_BURST 200	     /* ... allowed in a burst */
+#define HTTP_MAX_CLIENTS 1024	     /* addresses tracked for the rate */
 
 typedef struct http http_t;
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 typedef struct {
-	const char *path;          /* "/index.html" */
-	const char *type;          /* Content-Type */
+	const char *path;	   /* "/index.html" */
+	const char *type;	   /* Content-Type */
 	const unsigned char *data; /* len bytes (plus a NUL) */
 	size_t len;
 } http_web_file_t;

@@ -19,8 +19,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const s_paths[] = {
-	"/api/query", "/api/compare", "/api/history", "/api/commits",
-	"/api/metrics", "/api/request", "/api/log", "/api/none",
+	"/api/query",	"/api/compare", "/api/history", "/api/commits",
+	"/api/metrics", "/api/request", "/api/log",	"/api/none",
 };
 
 static api_t *s_api;
@@ -53,13 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > 8192)
 		return 0;
 	q = xstrndup((const char *)data + 1, size - 1);
-	for (char *kv = strtok_r(q, "&", &save); kv && n < sizeof(p) / sizeof(p[0]);
+	for (char *kv = strtok_r(q, "&", &save);
+	     kv && n < sizeof(p) / sizeof(p[0]);
 	     kv = strtok_r(NULL, "&", &save)) {
 		char *eq = strchr(kv, '=');
 
 		if (eq)
 			*eq++ = '\0';
-		p[n++] = (api_param_t){ kv, eq ? eq : "" };
+		p[n++] = (api_param_t){kv, eq ? eq : ""};
 	}
 	if (api_handle(s_api, s_paths[data[0] % 8], p, n, &rep) == 0) {
 		if (rep.status < 200 || rep.status > 599 || !rep.body ||

@@ -27,11 +27,10 @@
 
 #define HOSTILE "<script>document.title='pwned'</script>"
 
-static const char s_log[] =
-	"[    0.000000] Linux version 6.8.0 (dash test)\n"
-	"[    1.234567] " HOSTILE "\n"
-	"<img src=x onerror=\"document.title='pwned'\">\n"
-	"ok 1 - boot\nnot ok 2 - mmap & <b>bold</b>\n";
+static const char s_log[] = "[    0.000000] Linux version 6.8.0 (dash test)\n"
+			    "[    1.234567] " HOSTILE "\n"
+			    "<img src=x onerror=\"document.title='pwned'\">\n"
+			    "ok 1 - boot\nnot ok 2 - mmap & <b>bold</b>\n";
 
 static int s_write_blob(const char *home, const uint8_t id[32])
 {
@@ -62,23 +61,38 @@ static void s_fill(record_run_t *run, run_suite_t *s, run_case_t *c,
 		   run_log_t *log, const char *board, const char *commit,
 		   uint64_t t)
 {
-	c[0] = (run_case_t){ .path = "boot", .status = PROTO_PASS,
-			     .duration_ms = 1200, .message = "" };
-	c[1] = (run_case_t){ .path = "mmap", .status = PROTO_FAIL,
-			     .duration_ms = 30,
-			     .message = "got " HOSTILE " & <i>x</i>" };
-	*s = (run_suite_t){ .name = "suite0", .version = "1.0",
-			    .status = PROTO_FAIL, .duration_ms = 5000,
-			    .start_ms = t, .end_ms = t + 5000, .cases = c,
-			    .n_cases = 2, .logs = log, .n_logs = 1 };
+	c[0] = (run_case_t){.path = "boot",
+			    .status = PROTO_PASS,
+			    .duration_ms = 1200,
+			    .message = ""};
+	c[1] = (run_case_t){.path = "mmap",
+			    .status = PROTO_FAIL,
+			    .duration_ms = 30,
+			    .message = "got " HOSTILE " & <i>x</i>"};
+	*s = (run_suite_t){.name = "suite0",
+			   .version = "1.0",
+			   .status = PROTO_FAIL,
+			   .duration_ms = 5000,
+			   .start_ms = t,
+			   .end_ms = t + 5000,
+			   .cases = c,
+			   .n_cases = 2,
+			   .logs = log,
+			   .n_logs = 1};
 	*run = (record_run_t){
-		.board = board, .lab = "lab-x",
-		.kernel = { .tree_url = "https://example.org/<b>tree</b>.git",
-			    .branch = "xss-" HOSTILE, .commit = commit,
-			    .config = "defconfig", .arch = "x86_64",
-			    .describe = HOSTILE, .build = BUILD_PASS,
-			    .compiler = "gcc" },
-		.suites = s, .n_suites = 1, .status = PROTO_FAIL,
+		.board = board,
+		.lab = "lab-x",
+		.kernel = {.tree_url = "https://example.org/<b>tree</b>.git",
+			   .branch = "xss-" HOSTILE,
+			   .commit = commit,
+			   .config = "defconfig",
+			   .arch = "x86_64",
+			   .describe = HOSTILE,
+			   .build = BUILD_PASS,
+			   .compiler = "gcc"},
+		.suites = s,
+		.n_suites = 1,
+		.status = PROTO_FAIL,
 	};
 }
 
@@ -86,10 +100,10 @@ int main(int argc, char **argv)
 {
 	synth_params_t p;
 	synth_feed_t feed;
-	record_t rec = { 0 };
+	record_t rec = {0};
 	run_suite_t suite;
 	run_case_t cases[2];
-	run_log_t log = { .name = "console" };
+	run_log_t log = {.name = "console"};
 	store_t *store = NULL;
 	char commit[41], hex[65], bhex[65], *db;
 	uint8_t *bytes, id[32];
@@ -136,11 +150,15 @@ int main(int argc, char **argv)
 	rc = store_open(db, &store);
 	free(db);
 	if (rc == 0)
-		rc = store_put_record(store, &(store_rec_t){
-			.id = id, .author = feed.key.pk, .prev_id = feed.head,
-			.seq = 1, .kind = RECORD_RUN,
-			.ts_ms = (int64_t)rec.head.ts_ms, .bytes = bytes,
-			.len = len });
+		rc = store_put_record(
+			store, &(store_rec_t){.id = id,
+					      .author = feed.key.pk,
+					      .prev_id = feed.head,
+					      .seq = 1,
+					      .kind = RECORD_RUN,
+					      .ts_ms = (int64_t)rec.head.ts_ms,
+					      .bytes = bytes,
+					      .len = len});
 	store_destroy(&store);
 	free(bytes);
 	if (rc != STORE_ADDED) {
@@ -150,7 +168,7 @@ int main(int argc, char **argv)
 	proto_hex(id, 32, hex);
 	proto_hex(log.blob_id, 32, bhex);
 	printf("{\"hostile_run\": \"%s\", \"log_blob\": \"%s\","
-	       " \"script_board_refused\": %s}\n", hex, bhex,
-	       refused ? "true" : "false");
+	       " \"script_board_refused\": %s}\n",
+	       hex, bhex, refused ? "true" : "false");
 	return 0;
 }

@@ -18,13 +18,13 @@
 
 static int s_fails;
 
-#define CHECK(cond, what)                                                    \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__,        \
-				__LINE__, what);                             \
-			s_fails++;                                           \
-		}                                                            \
+#define CHECK(cond, what)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__,          \
+				__LINE__, what);                               \
+			s_fails++;                                             \
+		}                                                              \
 	} while (0)
 
 static char *s_expect(const char *home, const query_filter_t *f, bool matrix,
@@ -45,8 +45,7 @@ static char *s_expect(const char *home, const query_filter_t *f, bool matrix,
 	return body;
 }
 
-static int s_status(api_t *a, const char *path, const api_param_t *p,
-		    size_t n)
+static int s_status(api_t *a, const char *path, const api_param_t *p, size_t n)
 {
 	api_reply_t r;
 	int st;
@@ -57,14 +56,14 @@ static int s_status(api_t *a, const char *path, const api_param_t *p,
 	CHECK(r.body && r.type, "a reply has a body and a type");
 	if (st != 200)
 		CHECK(strstr(r.body, "\"error\": ") &&
-		      !strncmp(r.type, "application/json", 16),
+			      !strncmp(r.type, "application/json", 16),
 		      "errors are JSON objects");
 	free(r.body);
 	return st;
 }
 
-static void s_same(api_t *a, const char *home, const api_param_t *p,
-		   size_t n, const query_filter_t *f, bool matrix)
+static void s_same(api_t *a, const char *home, const api_param_t *p, size_t n,
+		   const query_filter_t *f, bool matrix)
 {
 	api_reply_t r;
 	size_t len;
@@ -83,27 +82,34 @@ static void s_refusals(api_t *a)
 	api_param_t many[API_MAX_PARAMS + 1];
 
 	for (size_t i = 0; i < API_MAX_PARAMS + 1; i++)
-		many[i] = (api_param_t){ "lab", "x" };
+		many[i] = (api_param_t){"lab", "x"};
 	CHECK(s_status(a, "/api/query", many, API_MAX_PARAMS + 1) == 400,
 	      "too many parameters");
-	CHECK(s_status(a, "/api/query", (api_param_t[]){ { "colour", "red" } },
-		       1) == 400, "unknown parameter");
-	CHECK(s_status(a, "/api/query", (api_param_t[]){ { "view", "pie" } },
-		       1) == 400, "bad view");
-	CHECK(s_status(a, "/api/query", (api_param_t[]){ { "status", "GOOD" } },
-		       1) == 400, "bad status");
-	CHECK(s_status(a, "/api/compare", (api_param_t[]){ { "base", "abcd" } },
-		       1) == 400, "compare without new");
-	CHECK(s_status(a, "/api/compare", (api_param_t[]){ { "base", "abcd" },
-			       { "new", "ef01" } }, 2) == 404,
+	CHECK(s_status(a, "/api/query", (api_param_t[]){{"colour", "red"}},
+		       1) == 400,
+	      "unknown parameter");
+	CHECK(s_status(a, "/api/query", (api_param_t[]){{"view", "pie"}}, 1) ==
+		      400,
+	      "bad view");
+	CHECK(s_status(a, "/api/query", (api_param_t[]){{"status", "GOOD"}},
+		       1) == 400,
+	      "bad status");
+	CHECK(s_status(a, "/api/compare", (api_param_t[]){{"base", "abcd"}},
+		       1) == 400,
+	      "compare without new");
+	CHECK(s_status(a, "/api/compare",
+		       (api_param_t[]){{"base", "abcd"}, {"new", "ef01"}},
+		       2) == 404,
 	      "compare of unknown ids");
 	CHECK(s_status(a, "/api/history", NULL, 0) == 400, "history, no test");
-	CHECK(s_status(a, "/api/request", (api_param_t[]){ { "id", "abab" } },
-		       1) == 404, "no jobs.db");
-	CHECK(s_status(a, "/api/log", (api_param_t[]){ { "run", "zz" } }, 1) ==
-		      400, "log of a non-hex run");
-	CHECK(s_status(a, "/api/log", (api_param_t[]){ { "run", "abcdef" } },
-		       1) == 404, "log of no run");
+	CHECK(s_status(a, "/api/request", (api_param_t[]){{"id", "abab"}}, 1) ==
+		      404,
+	      "no jobs.db");
+	CHECK(s_status(a, "/api/log", (api_param_t[]){{"run", "zz"}}, 1) == 400,
+	      "log of a non-hex run");
+	CHECK(s_status(a, "/api/log", (api_param_t[]){{"run", "abcdef"}}, 1) ==
+		      404,
+	      "log of no run");
 	CHECK(s_status(a, "/api/boards", NULL, 0) == 503, "no node running");
 	CHECK(s_status(a, "/api/nothing", NULL, 0) == -1, "not an endpoint");
 	CHECK(s_status(a, "/api/commits", NULL, 0) == 200, "commits");
@@ -126,16 +132,17 @@ int main(void)
 	synth_commit(0, c0);
 	a = api_new(home);
 
-	s_same(a, home, (api_param_t[]){ { "commit", c0 } }, 1,
-	       &(query_filter_t){ .commit = c0 }, true);
-	s_same(a, home, (api_param_t[]){ { "lab", "lab-b" },
-					 { "suite", "suite1" },
-					 { "view", "list" } }, 3,
-	       &(query_filter_t){ .lab = "lab-b", .suite = "suite1" }, false);
+	s_same(a, home, (api_param_t[]){{"commit", c0}}, 1,
+	       &(query_filter_t){.commit = c0}, true);
+	s_same(a, home,
+	       (api_param_t[]){
+		       {"lab", "lab-b"}, {"suite", "suite1"}, {"view", "list"}},
+	       3, &(query_filter_t){.lab = "lab-b", .suite = "suite1"}, false);
 	s_refusals(a);
 
 	api_error(&r, 400, "a \"quote\"\n<tag>");
-	CHECK(!strcmp(r.body, "{\n  \"error\": \"a \\\"quote\\\"\\n<tag>\"\n}\n"),
+	CHECK(!strcmp(r.body,
+		      "{\n  \"error\": \"a \\\"quote\\\"\\n<tag>\"\n}\n"),
 	      "error text is JSON-escaped");
 	free(r.body);
 
