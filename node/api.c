@@ -179,28 +179,43 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
  * short-lived read-write connection, exactly as `labmesh query` does:
  * the index is a cache of the records, so this writes nothing new.
  */
+static bool s_has_index(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type ="
+			       " 'table' AND name = 'res_runs'",
+			       -1, &st, NULL) == SQLITE_OK)
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+static void s_catch_up(const char *home)
+{
+	sqlite3 *rw;
+
+	if (results_open(home, true, &rw) < 0)
+		return;
+	if (results_schema(rw) == 0)
+		results_catch_up(rw);
+	sqlite3_close(rw);
+}
+
 int api_db(api_t *a, sqlite3 **ret)
 {
 	int rc;
 
-	if (a->db && results_lag(a->db) > 0) {
-		sqlite3_close(a->db);
-		a->db = NULL;
-	}
 	if (!a->db) {
-		sqlite3 *rw, *db;
-
-		rc = results_open(a->home, false, &db);
+		rc = results_open(a->home, false, &a->db);
 		if (rc < 0)
 			return rc;
-		if (results_lag(db) > 0 &&
-		    results_open(a->home, true, &rw) == 0) {
-			results_catch_up(rw);
-			sqlite3_close(rw);
-		}
-		sqlite3_busy_timeout(db, 2000);
-		a->db = db;
 	}
+	/* a node with no runs yet has no index tables either */
+	if (!s_has_index(a->db) || results_lag(a->db) > 0)
+		s_catch_up(a->home);
 	*ret = a->db;
 	return 0;
 }

@@ -214,6 +214,18 @@ def test_config_http(d):
         except OSError:
             return False
     wait_for('node.http serves the dashboard', up, 10)
+    # a node without runs has no index tables yet: empty answers, not 500
+    for path, key in (('/api/commits', 'commits'), ('/api/metrics',
+                                                    'metrics'),
+                      ('/api/query', 'cases')):
+        conn = http.client.HTTPConnection('127.0.0.1', HTTP + 2, timeout=10)
+        conn.request('GET', path)
+        r = conn.getresponse()
+        body = r.read()
+        conn.close()
+        check(r.status == 200 and json.loads(body)[key] == [],
+              '%s on a node without runs: %d %r' % (path, r.status,
+                                                     body[:100]))
     c.stop()
 
 
