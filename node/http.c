@@ -48,6 +48,9 @@ struct http {
 	char *home;
 	s_client_t *clients; /* HTTP_MAX_CLIENTS */
 	size_t n_clients;
+	char *addr;    /* as given: HOST:PORT */
+	char *port;    /* its port, for the loopback Host names */
+	bool loopback; /* Host headers are checked (DNS rebinding) */
 };
 
 /* ---- the address ---- */
@@ -285,6 +288,33 @@ static enum MHD_Result s_api(http_t *h, struct MHD_Connection *conn,
 		      "no-store");
 }
 
+/*
+ * A loopback server answers only requests addressed to a loopback name:
+ * a web page whose DNS name is rebound to 127.0.0.1 would otherwise read
+ * the dashboard as if it were its own origin.
+ */
+static bool s_host_ok(const http_t *h, struct MHD_Connection *conn)
+{
+	static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
+	size_t n;
+
+	if (!h->loopback)
+		return true;
+	if (!host)
+		return false;
+	if (!strcmp(host, h->addr))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i]);
+		if (!strncmp(host, names[i], n) && host[n] == ':' &&
+		    !strcmp(host + n + 1, h->port))
+			return true;
+	}
+	return false;
+}
+
 static enum MHD_Result s_handle(void *cls, struct MHD_Connection *conn,
 				const char *url, const char *method,
 				const char *version, const char *upload_data,
@@ -307,6 +337,9 @@ static enum MHD_Result s_handle(void *cls, struct MHD_Connection *conn,
 	if (uri_len == 0 || uri_len - 1 > HTTP_MAX_URL)
 		return s_send_error(conn, MHD_HTTP_URI_TOO_LONG,
 				    "URL too long");
+	if (!s_host_ok(h, conn))
+		return s_send_error(conn, MHD_HTTP_MISDIRECTED_REQUEST,
+				    "unexpected Host");
 	if (!strncmp(url, "/api/", 5))
 		return s_api(h, conn, url);
 	return s_static(conn, url);
@@ -362,6 +395,9 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	h->home = xstrdup(home);
 	h->api = api_new(h->home);
 	h->clients = xcalloc(HTTP_MAX_CLIENTS, sizeof(*h->clients));
+	h->addr = xstrdup(addr);
+	h->port = xstrdup(strrchr(addr, ':') + 1);
+	h->loopback = s_loopback(&ss);
 	/* the server thread inherits this mask: SIGINT/SIGTERM go to the
 	 * node's loop, which stops on them, never to the server thread */
 	sigemptyset(&block);
@@ -401,6 +437,8 @@ void http_destroy(http_t **p)
 		MHD_stop_daemon(h->daemon);
 	api_destroy(&h->api);
 	free(h->clients);
+	free(h->addr);
+	free(h->port);
 	free(h->home);
 	free(h);
 	*p = NULL;

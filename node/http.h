@@ -12,6 +12,11 @@
  * URL gets 414, larger headers 431), URL length, query parameters, an
  * idle timeout, and a request rate per client address (429 past it).
  *
+ * On a loopback address only requests whose Host is a loopback name
+ * (127.0.0.1, localhost, [::1] with our port) are answered (421
+ * otherwise), so a page whose DNS name is rebound to 127.0.0.1 cannot
+ * read the dashboard.
+ *
  * Every answer carries Content-Type, Cache-Control, X-Content-Type-
  * Options: nosniff, a strict Content-Security-Policy (default-src
  * 'self'), Referrer-Policy and X-Frame-Options.

@@ -155,6 +155,13 @@ def test_methods_headers(d):
                           headers={'Content-Type': 'text/plain'})
         check(st == 405 and hd.get('allow') == 'GET, HEAD',
               '%s is refused with 405 and Allow' % m)
+    for host, want in (('evil.example:%d' % HTTP, 421),
+                       ('127.0.0.1.evil.example:%d' % HTTP, 421),
+                       ('localhost:%d' % (HTTP + 5), 421),
+                       ('localhost:%d' % HTTP, 200),
+                       ('[::1]:%d' % HTTP, 200)):
+        st, _, _ = d.get('/api/commits', headers={'Host': host})
+        check(st == want, 'Host %s: %d, want %d' % (host, st, want))
     st, hd, body = d.get('/api/commits', method='HEAD')
     check(st == 200 and body == b'', 'HEAD answers without a body')
     for path, ctype in (('/', 'text/html'), ('/dash.js', 'text/javascript'),
