@@ -310,9 +310,7 @@ static void s_run_query(api_t *a, const s_call_t *c, const query_filter_t *f,
 	if (rc < 0) {
 		buf_free(&cap.b);
 		if (cap.full)
-			api_error(ret, 413,
-				  "answer too large: narrow the"
-				  " filters");
+			api_error(ret, 413, "answer too large: narrow it");
 		else
 			api_error(ret, s_errno_status(rc),
 				  *err ? err : strerror(-rc));

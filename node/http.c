@@ -145,19 +145,15 @@ static int64_t s_mono_ms(void)
 
 static s_client_t *s_client(http_t *h, const struct sockaddr *sa, int64_t now)
 {
+	const struct sockaddr_in *in4 = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
 	uint8_t key[16] = {0};
 	size_t oldest = 0;
 
 	if (sa->sa_family == AF_INET)
-		memcpy(key,
-		       &((const struct sockaddr_in *)(const void *)sa)
-				->sin_addr,
-		       4);
+		memcpy(key, &in4->sin_addr, 4);
 	else if (sa->sa_family == AF_INET6)
-		memcpy(key,
-		       &((const struct sockaddr_in6 *)(const void *)sa)
-				->sin6_addr,
-		       16);
+		memcpy(key, &in6->sin6_addr, 16);
 	for (size_t i = 0; i < h->n_clients; i++) {
 		s_client_t *c = &h->clients[i];
 
@@ -380,14 +376,11 @@ int http_new(const char *home, const char *addr, bool allow_public,
 
 	if (s_resolve(addr, &ss, &sslen) < 0)
 		return s_fail(ret_err, -EINVAL,
-			      "--http '%.200s': give"
-			      " HOST:PORT",
-			      addr);
+			      "--http '%.200s': give HOST:PORT", addr);
 	if (!s_loopback(&ss) && !allow_public)
 		return s_fail(ret_err, -EPERM,
-			      "--http '%.200s' is not a"
-			      " loopback address: set node.http in the lab"
-			      " file to serve it",
+			      "--http '%.200s' is not a loopback address: set"
+			      " node.http in the lab file to serve it",
 			      addr);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -404,22 +397,22 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	h->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, s_handle, h, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned int)HTTP_MAX_PER_IP,
+	/* clang-format off */
+	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, s_handle, h,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_PER_IP,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 		MHD_OPTION_URI_LOG_CALLBACK, s_uri_log, h,
-		MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, h, MHD_OPTION_END);
+		MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, h,
+		MHD_OPTION_END);
+	/* clang-format on */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		http_destroy(&h);
 		return s_fail(ret_err, -EADDRINUSE,
-			      "cannot serve on"
-			      " '%.200s' (address in use?)",
+			      "cannot serve on '%.200s' (address in use?)",
 			      addr);
 	}
 	log_info("dashboard on http://%s/", addr);
