@@ -5,6 +5,7 @@
  */
 #include "node/cli.h"
 #include "node/ctl.h"
+#include "node/http.h"
 #include "node/node.h"
 #include "node/node_int.h"
 
@@ -20,13 +21,42 @@ static void s_node_usage(FILE *f)
 {
 	fprintf(f, "usage: labmesh node [--config FILE] [--home DIR]"
 		   " [--listen EP] [--log-level L]\n"
+		   "                    [--http ADDR:PORT]\n"
 		   "Run this lab's node in the foreground; logs go to stderr.\n"
 		   "  --config FILE    the lab file (default: a lab with one"
 		   " local board)\n"
 		   "  --listen EP      tcp://HOST:PORT instead of the lab's"
 		   " node.listen\n"
 		   "  --log-level L    error, warn, info (default) or debug\n"
+		   "  --http ADDR:PORT serve the dashboard there (loopback"
+		   " only, unless it is\n"
+		   "                   the lab file's node.http)\n"
 		   "Stops cleanly on SIGINT or SIGTERM.\n");
+}
+
+/*
+ * The dashboard, when asked for (--http, else the lab file's node.http).
+ * Only the lab file may open it beyond loopback: an address given on the
+ * command line must be a loopback one unless it is the configured one.
+ */
+static int s_http_start(cli_t *cli, node_t *node, const char *addr,
+			http_t **ret)
+{
+	const char *cfg = node->cfg ? node->cfg->http : NULL;
+	char *err = NULL;
+	int rc;
+
+	if (!addr)
+		addr = cfg;
+	if (!addr)
+		return CLI_EXIT_OK;
+	rc = http_new(cli->home, addr, cfg && !strcmp(cfg, addr), ret, &err);
+	if (rc < 0) {
+		rc = cli_fail("node", "%s", err ? err : strerror(-rc));
+		free(err);
+		return rc;
+	}
+	return CLI_EXIT_OK;
 }
 
 int cmd_node(cli_t *cli, int argc, char **argv)
@@ -35,15 +65,18 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "listen", required_argument, NULL, 'L' },
+		{ "http", required_argument, NULL, 'H' },
 		{ 0 },
 	};
 	node_opts_t o = { 0 };
 	enum log_level lvl;
 	node_t *node = NULL;
+	http_t *http = NULL;
+	const char *http_addr = NULL;
 	char *err = NULL;
 	int c, rc;
 
-	while ((c = cli_getopt(cli, argc, argv, "c:l:L:", opts)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "c:l:L:H:", opts)) != -1) {
 		if (c == 'h') {
 			s_node_usage(stdout);
 			return CLI_EXIT_OK;
@@ -51,6 +84,8 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 			o.config = optarg;
 		} else if (c == 'L') {
 			o.listen = optarg;
+		} else if (c == 'H') {
+			http_addr = optarg;
 		} else if (c == 'l') {
 			if (log_parse_level(optarg, &lvl) < 0)
 				return cli_usage_error("node", "bad log level"
@@ -74,7 +109,13 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 		free(err);
 		return rc;
 	}
+	rc = s_http_start(cli, node, http_addr, &http);
+	if (rc != CLI_EXIT_OK) {
+		node_destroy(&node);
+		return rc;
+	}
 	rc = node_run(node);
+	http_destroy(&http);
 	node_destroy(&node);
 	return rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -97,10 +97,13 @@ static int s_side_load(sqlite3 *db, const query_filter_t *f, s_side_t *s,
 		return -EINVAL;
 	}
 	if (rc == 0 && !s->runs.n) {
+		/* an empty load still holds its id map */
+		qruns_free(&s->runs);
 		g.commit = f->commit, g.run = s->arg, s->what = "run";
 		rc = qruns_load(db, &g, &s->runs);
 	}
 	if (rc == 0 && !s->runs.n) {
+		qruns_free(&s->runs);
 		g.run = f->run, g.request = s->arg, s->what = "request";
 		rc = qruns_load(db, &g, &s->runs);
 	}

@@ -1,0 +1,532 @@
+/*
+ * labmesh dashboard: every page's script. The page's <body data-page>
+ * picks the renderer below. Everything shown comes from the network
+ * (board names, branches, messages, logs), so the DOM is built with
+ * createElement + textContent only: no innerHTML, no string-built markup,
+ * links built with URLSearchParams.
+ */
+'use strict';
+
+const FILTERS = ['commit', 'branch', 'tree', 'board', 'lab', 'arch', 'suite',
+	'path', 'status', 'since', 'run', 'request'];
+const STATUSES = ['PASS', 'FAIL', 'ERROR', 'SKIP', 'MISS', 'DONE'];
+const args = new URLSearchParams(location.search);
+
+/* ---- DOM helpers ---- */
+
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {})) {
+		if (v !== undefined && v !== null)
+			e.setAttribute(k, String(v));
+	}
+	for (const k of kids) {
+		if (k === null || k === undefined)
+			continue;
+		e.appendChild(typeof k === 'object' ? k : document.createTextNode(String(k)));
+	}
+	return e;
+}
+
+function svg(tag, attrs, text) {
+	const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, String(v));
+	if (text !== undefined)
+		e.textContent = String(text);
+	return e;
+}
+
+function href(page, params) {
+	const q = new URLSearchParams();
+	for (const [k, v] of Object.entries(params || {})) {
+		if (v !== undefined && v !== null && v !== '')
+			q.set(k, v);
+	}
+	const s = q.toString();
+	return '/' + page + (s ? '?' + s : '');
+}
+
+function link(page, params, text, cls) {
+	return el('a', { href: href(page, params), class: cls }, text);
+}
+
+function badge(status) {
+	const s = STATUSES.includes(status) ? status : 'SKIP';
+	return el('span', { class: 'st st-' + s }, status);
+}
+
+function short(hex) {
+	return String(hex || '').slice(0, 12);
+}
+
+function when(ms) {
+	if (!ms)
+		return '';
+	return new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+}
+
+function content() {
+	return document.getElementById('content');
+}
+
+function setStatus(text, isError) {
+	const s = document.getElementById('status');
+	s.textContent = text || '';
+	s.className = isError ? 'error' : 'muted';
+}
+
+function setTitle(text) {
+	document.getElementById('title').textContent = text;
+}
+
+function table(headers, rows, cls) {
+	const t = el('table', { class: cls });
+	t.appendChild(el('thead', {}, el('tr', {}, ...headers.map(h => el('th', {}, h)))));
+	const body = el('tbody');
+	for (const r of rows)
+		body.appendChild(el('tr', {}, ...r.map(c =>
+			(c && c.nodeName === 'TD') ? c : el('td', {}, c))));
+	t.appendChild(body);
+	return t;
+}
+
+async function api(path, params) {
+	const r = await fetch(href('api/' + path, params), {
+		headers: { Accept: 'application/json' } });
+	let data = null;
+	try {
+		data = await r.json();
+	} catch (e) {
+		data = { error: 'bad answer (' + r.status + ')' };
+	}
+	return { ok: r.ok, status: r.status, data: data };
+}
+
+function filtersFromArgs(extra) {
+	const p = {};
+	for (const k of FILTERS.concat(extra || [])) {
+		if (args.get(k))
+			p[k] = args.get(k);
+	}
+	return p;
+}
+
+/* A small GET form that reloads the page with its fields as the query. */
+function filterForm(fields) {
+	const f = el('form', { class: 'filters', method: 'get' });
+	for (const [name, label, value] of fields) {
+		f.appendChild(el('label', {}, label,
+			el('input', { name: name, value: value || args.get(name) || '' })));
+	}
+	f.appendChild(el('button', { type: 'submit' }, 'Show'));
+	return f;
+}
+
+/* ---- the network ---- */
+
+async function pageNetwork() {
+	const [st, boards, peers, commits] = await Promise.all([
+		api('status'), api('boards'), api('peers'), api('commits')]);
+	const c = content();
+	if (st.ok) {
+		setTitle('The network, seen from ' + st.data.lab);
+		c.appendChild(el('p', { class: 'muted' },
+			'Node ', el('code', {}, short(st.data.id)), ' · ',
+			String(st.data.peers_up), ' of ', String(st.data.peers),
+			' peers up · ', String(st.data.records), ' records'));
+	}
+	const bl = boards.ok && Array.isArray(boards.data) ? boards.data : [];
+	const labs = new Map();
+	for (const b of bl) {
+		if (!labs.has(b.lab))
+			labs.set(b.lab, []);
+		labs.get(b.lab).push(b);
+	}
+	c.appendChild(el('h2', {}, 'Labs'));
+	const cards = el('div', { class: 'cards' });
+	for (const [lab, bs] of labs) {
+		const busy = bs.filter(b => b.state === 'busy').length;
+		const queue = bs.reduce((n, b) => n + (b.queue || 0), 0);
+		cards.appendChild(el('div', { class: 'card lab' },
+			el('h3', {}, lab),
+			el('div', {}, bs.length + ' board' + (bs.length === 1 ? '' : 's') +
+				', ' + busy + ' busy, ' + queue + ' queued')));
+	}
+	if (!labs.size)
+		cards.appendChild(el('p', { class: 'muted' }, boards.ok ?
+			'No adverts yet.' : 'The node does not answer: ' + boards.data.error));
+	c.appendChild(cards);
+
+	c.appendChild(el('h2', {}, 'Boards'));
+	c.appendChild(table(['Lab', 'Board', 'Arch', 'Tags', 'State', 'Queue'],
+		bl.map(b => [b.lab, b.board, b.arch, (b.tags || []).join(' '),
+			el('td', { class: 'state-' + b.state }, b.state),
+			el('td', { class: 'num' }, String(b.queue))]), 'boards'));
+
+	c.appendChild(el('h2', {}, 'Peers'));
+	const pl = peers.ok && Array.isArray(peers.data) ? peers.data : [];
+	c.appendChild(table(['Id', 'Lab', 'Endpoint', 'State', 'Last seen', 'RTT'],
+		pl.map(p => [el('td', { class: 'mono' }, short(p.id)), p.lab,
+			p.endpoint, p.state,
+			p.last_seen_s === undefined ? '' : p.last_seen_s + ' s',
+			p.rtt_ms === undefined ? '' : p.rtt_ms + ' ms'])));
+
+	c.appendChild(el('h2', {}, 'Commits tested'));
+	const cl = commits.ok ? commits.data.commits : [];
+	c.appendChild(table(['Commit', 'Branch', 'Tree', 'Boards', 'Runs',
+		'Failed runs', 'Latest', ''],
+		cl.map((k, i) => [
+			el('td', { class: 'mono' }, link('matrix.html', { commit: k.commit }, short(k.commit))),
+			k.branch, k.tree,
+			el('td', { class: 'num' }, String(k.boards)),
+			el('td', { class: 'num' }, String(k.runs)),
+			el('td', { class: 'num' }, String(k.failed_runs)),
+			when(k.end_ms),
+			i + 1 < cl.length ? link('compare.html',
+				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
+		]), 'commits'));
+	setStatus(commits.ok ? 'Refreshes every 15 s.' : commits.data.error, !commits.ok);
+	/* board states and queues change: keep the picture current */
+	setTimeout(() => location.reload(), 15000);
+}
+
+/* ---- the matrix of a commit ---- */
+
+function matrixTable(m) {
+	const t = el('table', { class: 'matrix', id: 'matrix' });
+	t.appendChild(el('thead', {}, el('tr', {}, el('th', {}, 'Lab'),
+		el('th', {}, 'Board'), el('th', {}, 'Arch'),
+		...m.suites.map(s => el('th', {}, s)))));
+	const body = el('tbody');
+	for (const b of m.boards) {
+		const tr = el('tr', { 'data-lab': b.lab, 'data-board': b.board },
+			el('td', {}, b.lab), el('td', { class: 'board' }, b.board),
+			el('td', {}, b.arch));
+		const cells = new Map(b.cells.map(x => [x.suite, x]));
+		for (const s of m.suites) {
+			const x = cells.get(s);
+			if (!x) {
+				tr.appendChild(el('td', { class: 'cell empty' }, '–'));
+				continue;
+			}
+			const counts = STATUSES.filter(k => x[k.toLowerCase()])
+				.map(k => x[k.toLowerCase()] + ' ' + k.toLowerCase()).join(', ');
+			tr.appendChild(el('td', {
+				class: 'cell st-' + x.status, 'data-suite': s,
+				'data-status': x.status },
+			el('a', { href: href('cases.html', { run: x.run, suite: s }) },
+				x.status, el('span', { class: 'counts' }, counts)),
+			el('a', { class: 'cell-log', href: href('log.html', { run: x.run, suite: s }) },
+				'log')));
+		}
+		body.appendChild(tr);
+	}
+	t.appendChild(body);
+	return t;
+}
+
+async function pageMatrix() {
+	const p = filtersFromArgs();
+	if (!p.commit && !p.request) {
+		const c = await api('commits');
+		if (c.ok && c.data.commits.length)
+			p.commit = c.data.commits[0].commit;
+	}
+	content().appendChild(filterForm([['commit', 'Commit', p.commit],
+		['board', 'Board'], ['lab', 'Lab'], ['suite', 'Suite'],
+		['path', 'Path']]));
+	p.view = 'matrix';
+	const r = await api('query', p);
+	if (!r.ok) {
+		setStatus(r.data.error, true);
+		return;
+	}
+	const m = r.data;
+	setTitle('Matrix of ' + short(m.commit));
+	content().appendChild(el('p', {}, 'Commit ', el('code', {}, m.commit),
+		' · ', m.boards.length + ' boards × ' + m.suites.length + ' suites · ',
+		link('history.html', {}, 'history of a test'), ' · click a cell for its cases and log'));
+	content().appendChild(matrixTable(m));
+	content().appendChild(el('p', { class: 'legend' },
+		...STATUSES.map(s => el('span', {}, badge(s)))));
+	setStatus('');
+}
+
+/* ---- the cases of a run's suite ---- */
+
+async function pageCases() {
+	const p = filtersFromArgs();
+	if (!p.run) {
+		setStatus('Give a run (follow a cell of the matrix).', true);
+		return;
+	}
+	p.view = 'list';
+	const r = await api('query', p);
+	if (!r.ok) {
+		setStatus(r.data.error, true);
+		return;
+	}
+	const cs = r.data.cases;
+	const first = cs[0] || {};
+	setTitle((p.suite || 'All suites') + ' on ' + (first.board || '?'));
+	const c = content();
+	c.appendChild(el('p', {},
+		'Lab ', first.lab || '', ' · board ', el('b', { id: 'board' }, first.board || ''),
+		' · commit ', link('matrix.html', { commit: first.commit }, short(first.commit)),
+		' · branch ', el('span', { id: 'branch' }, first.branch || ''),
+		' · run ', el('code', {}, short(p.run)), ' · ',
+		link('log.html', { run: p.run, suite: p.suite }, 'the log', 'loglink')));
+	const counts = {};
+	for (const k of cs)
+		counts[k.status] = (counts[k.status] || 0) + 1;
+	c.appendChild(el('p', {}, ...Object.entries(counts).map(([s, n]) =>
+		el('span', {}, badge(s), ' ' + n + '  '))));
+	c.appendChild(table(['Test', 'Status', 'Duration', 'Message'],
+		cs.map(k => [link('history.html', { test: k.path }, k.path),
+			el('td', {}, badge(k.status)),
+			el('td', { class: 'num' }, k.duration_ms + ' ms'),
+			el('td', { class: 'message' }, k.message)]), 'cases'));
+	setStatus('');
+}
+
+/* ---- a log ---- */
+
+async function pageLog() {
+	const p = { run: args.get('run'), suite: args.get('suite'), name: args.get('name') };
+	setTitle('Log of ' + (p.suite || 'the run') + ' · run ' + short(p.run));
+	const r = await fetch(href('api/log', p));
+	if (!r.ok) {
+		let msg = 'HTTP ' + r.status;
+		try {
+			msg = (await r.json()).error;
+		} catch (e) { /* keep the status */ }
+		setStatus(msg, true);
+		return;
+	}
+	const text = await r.text();
+	content().appendChild(el('p', {}, link('cases.html', { run: p.run, suite: p.suite },
+		'back to the cases'), ' · ' + text.length + ' bytes'));
+	content().appendChild(el('pre', { class: 'log', id: 'log' }, text));
+	setStatus('');
+}
+
+/* ---- regressions between two commits ---- */
+
+function changeList(items, cls, fmt) {
+	const ul = el('ul', { class: cls });
+	for (const x of items)
+		ul.appendChild(el('li', {}, ...fmt(x)));
+	return ul;
+}
+
+async function pageCompare() {
+	const p = filtersFromArgs(['base', 'new', 'threshold']);
+	delete p.commit;
+	if (!p.base || !p.new) {
+		const c = await api('commits');
+		if (c.ok && c.data.commits.length > 1) {
+			p.new = p.new || c.data.commits[0].commit;
+			p.base = p.base || c.data.commits[1].commit;
+		}
+	}
+	content().appendChild(filterForm([['base', 'Base', p.base], ['new', 'New', p.new],
+		['board', 'Board'], ['threshold', 'Metric threshold %']]));
+	const r = await api('compare', p);
+	if (!r.ok) {
+		setStatus(r.data.error, true);
+		return;
+	}
+	const d = r.data;
+	setTitle('Regressions from ' + short(d.base.commit) + ' to ' + short(d.new.commit));
+	const c = content();
+	const s = d.summary || {};
+	c.appendChild(el('p', { id: 'summary' },
+		el('b', { class: 'regress' }, (s.regressions || 0) + ' regressions'), ', ',
+		el('b', { class: 'fix' }, (s.fixes || 0) + ' fixes'), ', ',
+		(s.new || 0) + ' new, ' + (s.vanished || 0) + ' vanished, ' +
+		(s.metric_regressions || 0) + ' metric regressions (threshold ' +
+		d.threshold_pct + '%)'));
+	for (const b of d.boards || []) {
+		c.appendChild(el('h2', {}, b.board + ' (' + b.lab + ')'));
+		const tf = x => [link('history.html', { test: x.path, board: b.board }, x.path),
+			' ', badge(x.base), ' → ', badge(x.new)];
+		if (b.regressions.length) {
+			c.appendChild(el('h3', { class: 'regress' }, 'Regressions'));
+			c.appendChild(changeList(b.regressions, 'regressions', tf));
+		}
+		if (b.fixes.length) {
+			c.appendChild(el('h3', { class: 'fix' }, 'Fixes'));
+			c.appendChild(changeList(b.fixes, 'fixes', tf));
+		}
+		if (b.metrics.length) {
+			c.appendChild(el('h3', {}, 'Metrics'));
+			c.appendChild(changeList(b.metrics, 'metrics', x => [
+				link('trends.html', { metric: x.path }, x.path),
+				': ' + x.base + ' → ' + x.new + ' ' + x.unit +
+				' (' + x.change_pct + '%, ' + x.better + ' is better)']));
+		}
+		if (!b.regressions.length && !b.fixes.length && !b.metrics.length)
+			c.appendChild(el('p', { class: 'muted' }, 'No change.'));
+	}
+	setStatus('');
+}
+
+/* ---- a test's history ---- */
+
+async function pageHistory() {
+	const p = filtersFromArgs(['test']);
+	content().appendChild(filterForm([['test', 'Test (suite.path, or a glob)'],
+		['board', 'Board'], ['lab', 'Lab']]));
+	if (!p.test) {
+		setStatus('Give a test, e.g. from a cases page.');
+		return;
+	}
+	setTitle('History of ' + p.test);
+	const r = await api('history', p);
+	if (!r.ok) {
+		setStatus(r.data.error, true);
+		return;
+	}
+	const h = r.data.history;
+	content().appendChild(table(['Time', 'Commit', 'Branch', 'Lab', 'Board', 'Result', 'Message'],
+		h.map(x => [x.time, el('td', { class: 'mono' },
+			link('matrix.html', { commit: x.commit }, short(x.commit))),
+			x.branch, x.lab, x.board,
+			'value' in x ? el('td', { class: 'num' }, x.value + ' ' + x.unit) :
+				el('td', {}, badge(x.status), ' ' + x.duration_ms + ' ms'),
+			x.message || '']), 'history'));
+	setStatus(h.length + ' results');
+}
+
+/* ---- benchmark trends ---- */
+
+function chart(points, unit) {
+	const W = 420, H = 220, L = 56, R = 34, T = 14, B = 40;
+	const s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+		role: 'img' });
+	const vs = points.map(p => p.value);
+	let lo = Math.min(...vs), hi = Math.max(...vs);
+	if (lo === hi) {
+		lo -= 1;
+		hi += 1;
+	}
+	const pad = (hi - lo) * 0.08; /* keep points off the frame */
+	lo -= pad;
+	hi += pad;
+	const x = i => L + (points.length === 1 ? (W - L - R) / 2 :
+		i * (W - L - R) / (points.length - 1));
+	const y = v => T + (hi - v) * (H - T - B) / (hi - lo);
+	for (let k = 0; k <= 4; k++) {
+		const v = lo + (hi - lo) * k / 4;
+		s.appendChild(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v) }));
+		s.appendChild(svg('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end' },
+			Number(v.toPrecision(4))));
+	}
+	s.appendChild(svg('line', { class: 'axis', x1: L, x2: L, y1: T, y2: H - B }));
+	s.appendChild(svg('line', { class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
+	s.appendChild(svg('polyline', { class: 'line',
+		points: points.map((p, i) => x(i) + ',' + y(p.value)).join(' ') }));
+	points.forEach((p, i) => {
+		const c = svg('circle', { class: 'pt', cx: x(i), cy: y(p.value), r: 4 });
+		c.appendChild(svg('title', {}, short(p.commit) + ' ' + p.time + ': ' +
+			p.value + ' ' + unit));
+		s.appendChild(c);
+		s.appendChild(svg('text', { x: x(i), y: H - B + 16, 'text-anchor': 'middle' },
+			String(p.commit).slice(0, 7)));
+	});
+	s.appendChild(svg('text', { x: 4, y: 11 }, unit));
+	s.appendChild(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' },
+		'commits, oldest to newest'));
+	return s;
+}
+
+async function pageTrends() {
+	const m = await api('metrics');
+	const list = m.ok ? m.data.metrics : [];
+	const metric = args.get('metric') || (list[0] && list[0].path);
+	const f = el('form', { class: 'filters', method: 'get' });
+	const sel = el('select', { name: 'metric' });
+	for (const x of list) {
+		const o = el('option', { value: x.path }, x.path + (x.unit ? ' (' + x.unit + ')' : ''));
+		if (x.path === metric)
+			o.selected = true;
+		sel.appendChild(o);
+	}
+	f.appendChild(el('label', {}, 'Metric', sel));
+	f.appendChild(el('button', { type: 'submit' }, 'Show'));
+	content().appendChild(f);
+	if (!metric) {
+		setStatus('No metrics in the results yet.');
+		return;
+	}
+	setTitle('Trend of ' + metric);
+	const p = filtersFromArgs();
+	p.test = metric;
+	const r = await api('history', p);
+	if (!r.ok) {
+		setStatus(r.data.error, true);
+		return;
+	}
+	const per = new Map();
+	for (const x of r.data.history) {
+		if (!('value' in x))
+			continue;
+		const k = x.lab + ' / ' + x.board;
+		if (!per.has(k))
+			per.set(k, []);
+		per.get(k).push(x);
+	}
+	const charts = el('div', { class: 'charts' });
+	for (const [k, pts] of [...per].sort()) {
+		pts.reverse(); /* history is newest first */
+		charts.appendChild(el('div', { class: 'chart' }, el('h3', {}, k),
+			chart(pts, pts[0].unit)));
+	}
+	content().appendChild(charts);
+	setStatus(per.size + ' boards');
+}
+
+/* ---- a request's progress ---- */
+
+async function pageRequest() {
+	const id = args.get('id') || args.get('request');
+	content().appendChild(filterForm([['id', 'Request id (hex)', id]]));
+	if (!id) {
+		setStatus('Give a request id.');
+		return;
+	}
+	setTitle('Request ' + short(id));
+	const [jobs, res] = await Promise.all([api('request', { id: id }),
+		api('query', { request: id, view: 'matrix' })]);
+	const c = content();
+	c.appendChild(el('h2', {}, 'Jobs'));
+	if (jobs.ok) {
+		const js = jobs.data.jobs;
+		c.appendChild(table(['Board', 'State', 'Progress', 'Attempts', 'Updated'],
+			js.map(j => [j.board,
+				el('td', { class: 'state-' + j.state }, j.state),
+				j.text, el('td', { class: 'num' }, String(j.attempts)),
+				when(j.updated_ms)]), 'jobs'));
+		if (!js.length)
+			c.appendChild(el('p', { class: 'muted' }, 'No jobs of this request in this lab.'));
+	} else {
+		c.appendChild(el('p', { class: 'muted' }, jobs.data.error));
+	}
+	c.appendChild(el('h2', {}, 'Results so far'));
+	if (res.ok)
+		c.appendChild(matrixTable(res.data));
+	else
+		c.appendChild(el('p', { class: 'muted' }, res.data.error));
+	setStatus('Refreshes every 5 s.');
+	setTimeout(() => location.reload(), 5000);
+}
+
+const PAGES = {
+	network: pageNetwork, matrix: pageMatrix, cases: pageCases, log: pageLog,
+	compare: pageCompare, history: pageHistory, trends: pageTrends,
+	request: pageRequest,
+};
+
+(PAGES[document.body.dataset.page] || pageNetwork)().catch(e =>
+	setStatus('Failed: ' + e, true));
