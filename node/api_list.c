@@ -240,10 +240,17 @@ void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	json_key_str(&j, "request", id);
 	json_key(&j, "jobs");
 	json_arr_open(&j);
-	while (sqlite3_step(st) == SQLITE_ROW)
+	size_t rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && ++rows)
 		s_job_json(&j, st);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	if (rows == 0) {
+		/* Every node keeps a jobs queue; this one ran none of it. */
+		buf_free(&b);
+		api_error(ret, 404, "this node keeps no jobs of that request");
+		return;
+	}
 	json_arr_close(&j);
 	json_obj_close(&j);
 	s_reply_json(ret, &b, &j);

@@ -86,7 +86,7 @@ class DashNet:
         return p.stdout
 
 
-JOBS_SCHEMA = """CREATE TABLE jobs(id INTEGER PRIMARY KEY,
+JOBS_SCHEMA = """CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY,
  request_id BLOB NOT NULL, board TEXT NOT NULL, submitter BLOB,
  state INT NOT NULL, priority INT NOT NULL, attempts INT DEFAULT 0,
  created_ms INT, updated_ms INT, expires_ms INT, pid INT DEFAULT 0,
