@@ -199,8 +199,10 @@ static void test_noisy(transport_t *t)
 			"lines on the console meanwhile\n",
 		TEST_NOISY_COMMANDS - bad, TEST_NOISY_COMMANDS, s_noise_seen - seen0);
 	CHECK(bad == 0);
-	/* the noise really was there: at least one line per two commands */
-	CHECK(s_noise_seen - seen0 >= TEST_NOISY_COMMANDS / 2);
+	/* The noise really interleaved with the commands. How many lines the
+	 * guest's loop gets onto the console depends on how the emulated CPU
+	 * is scheduled on a loaded host, so ask for a floor, not a rate. */
+	CHECK(s_noise_seen - seen0 >= 10);
 	r = s_run(t, "kill $(cat /tmp/noise.pid); dmesg -n 1", &out, &st);
 	CHECK(r == 0 && st == 0);
 	buf_free(&out);
