@@ -28,6 +28,7 @@
  * re-synchronises with a new probe.
  */
 #include "transports/serial.h"
+#include "transports/proc.h"
 
 #include "proto/log.h"
 #include "proto/mem.h"
@@ -102,22 +103,6 @@ static void s_nonce(char out[SERIAL_NONCE_LEN + 1])
 	for (size_t i = 0; i < SERIAL_NONCE_LEN; i++)
 		out[i] = alpha[rnd[i] % (sizeof(alpha) - 1)];
 	out[SERIAL_NONCE_LEN] = '\0';
-}
-
-char *serial_quote(const char *s)
-{
-	buf_t b;
-
-	buf_init(&b, 0);
-	buf_putc(&b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_puts(&b, "'\\''");
-		else
-			buf_putc(&b, *s);
-	}
-	buf_putc(&b, '\'');
-	return buf_steal(&b);
 }
 
 static void s_consume(buf_t *b, size_t n)
@@ -305,7 +290,7 @@ static int s_sync(serial_t *s, long long deadline_ms)
 	int r = -ETIMEDOUT;
 
 	if (wd && *wd) {
-		char *q = serial_quote(wd);
+		char *q = proc_shell_quote(wd);
 
 		cd = xasprintf("mkdir -p %s 2>/dev/null; cd %s 2>/dev/null; ", q, q);
 		free(q);

@@ -66,8 +66,6 @@ int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
 /* The target's tools, probed once: a space-separated list. */
 int serial_tools(transport_t *t, bool *ret_base64, bool *ret_sha256,
 		 bool *ret_cksum);
-/* Single-quote s for the target shell; the caller frees. */
-char *serial_quote(const char *s);
 
 /* serial_open_fd with a deadline for the shell to answer (a booting
  * board); own_fd: close fd with the transport. */

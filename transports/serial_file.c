@@ -13,6 +13,7 @@
  * SHA-256 (libsodium), else POSIX cksum, else the size. The mode is kept.
  */
 #include "transports/serial.h"
+#include "transports/proc.h"
 
 #include "proto/mem.h"
 
@@ -232,7 +233,7 @@ static int s_put_fd(transport_t *t, int fd, const char *q, s_sum_t *sum)
 
 int serial_put(transport_t *t, const char *local, const char *remote)
 {
-	char *q = serial_quote(remote), *cmd = NULL;
+	char *q = proc_shell_quote(remote), *cmd = NULL;
 	struct stat st;
 	s_sum_t sum;
 	buf_t out;
@@ -426,7 +427,7 @@ static int s_get_once(transport_t *t, const char *q, const char *tmp,
 
 int serial_get(transport_t *t, const char *remote, const char *local)
 {
-	char *q = serial_quote(remote), *cmd, *tmp = xasprintf("%s.part", local);
+	char *q = proc_shell_quote(remote), *cmd, *tmp = xasprintf("%s.part", local);
 	unsigned mode = 0;
 	long long size = -1;
 	buf_t out;
