@@ -7,6 +7,7 @@
  *
  * usage: test-labs-fuego SAMPLES_DIR
  */
+#include "proto/tests/check.h"
 #include "labs/cli.h"
 #include "labs/lab.h"
 #include "proto/buf.h"
@@ -16,16 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 #define CHECK_STR(a, b)                                                        \
 	do {                                                                   \
@@ -33,7 +25,7 @@ static int s_failures;
 		if (!a_ || strcmp(a_, b_) != 0) {                              \
 			fprintf(stderr, "%s:%d: got '%s', want '%s'\n",        \
 				__FILE__, __LINE__, a_ ? a_ : "(null)", b_);   \
-			s_failures++;                                          \
+			check_failures++;                                          \
 		}                                                              \
 	} while (0)
 
@@ -52,7 +44,7 @@ static lab_config_t *s_round_trip(const char *yaml)
 	if (lab_config_parse("(t)", buf_str(&doc), doc.len, &cfg, &err) < 0) {
 		fprintf(stderr, "does not load: %s\n%s", err, yaml);
 		free(err);
-		s_failures++;
+		check_failures++;
 	}
 	buf_free(&doc);
 	return cfg;
@@ -69,7 +61,7 @@ static lab_config_t *s_import_file(const char *name, const lab_fuego_opts_t *o,
 	if (lab_import_fuego_file(path, o, out, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", name, err);
 		free(err);
-		s_failures++;
+		check_failures++;
 		return NULL;
 	}
 	return s_round_trip(buf_str(out));
@@ -145,7 +137,7 @@ static void s_ok(int line, const char *text, const lab_fuego_opts_t *o,
 	if (lab_import_fuego_text("x.board", text, strlen(text), o, &out, &err) < 0) {
 		fprintf(stderr, "%s:%d: unexpected error: %s\n", __FILE__, line, err);
 		free(err);
-		s_failures++;
+		check_failures++;
 		*ret_cfg = NULL;
 	} else {
 		*ret_cfg = s_round_trip(buf_str(&out));
@@ -165,7 +157,7 @@ static void s_err(int line, const char *text, size_t len,
 	if (r >= 0 || !err || strcmp(err, want) != 0 || out.len != 0) {
 		fprintf(stderr, "%s:%d: got %d '%s', want '%s'\n", __FILE__, line,
 			r, err ? err : "(none)", want);
-		s_failures++;
+		check_failures++;
 	}
 	free(err);
 	buf_free(&out);
@@ -319,8 +311,8 @@ int main(int argc, char **argv)
 	test_samples();
 	test_scanner();
 	test_cli();
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (check_failures) {
+		fprintf(stderr, "%d checks failed\n", check_failures);
 		return 1;
 	}
 	printf("ok\n");

@@ -3,6 +3,7 @@
  * output, escaping of every control character, repair of invalid UTF-8,
  * numbers, and the sticky errors.
  */
+#include "proto/tests/check.h"
 #include "proto/buf.h"
 #include "proto/json.h"
 
@@ -12,16 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 #define CHECK_STR(a, b)                                                        \
 	do {                                                                   \
@@ -29,7 +21,7 @@ static int s_failures;
 		if (strcmp(a_, b_) != 0) {                                     \
 			fprintf(stderr, "%s:%d: got '%s', want '%s'\n",        \
 				__FILE__, __LINE__, a_, b_);                   \
-			s_failures++;                                          \
+			check_failures++;                                          \
 		}                                                              \
 	} while (0)
 
@@ -274,8 +266,8 @@ int main(void)
 	test_random();
 	test_numbers();
 	test_errors();
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (check_failures) {
+		fprintf(stderr, "%d checks failed\n", check_failures);
 		return 1;
 	}
 	printf("ok\n");

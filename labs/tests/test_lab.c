@@ -6,6 +6,7 @@
  *
  * usage: test-labs-lab EXAMPLES_DIR
  */
+#include "proto/tests/check.h"
 #include "labs/lab.h"
 #include "proto/buf.h"
 
@@ -15,16 +16,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 #define CHECK_STR(a, b)                                                        \
 	do {                                                                   \
@@ -32,7 +24,7 @@ static int s_failures;
 		if (!a_ || strcmp(a_, b_) != 0) {                              \
 			fprintf(stderr, "%s:%d: got '%s', want '%s'\n",        \
 				__FILE__, __LINE__, a_ ? a_ : "(null)", b_);   \
-			s_failures++;                                          \
+			check_failures++;                                          \
 		}                                                              \
 	} while (0)
 
@@ -48,7 +40,7 @@ static lab_config_t *s_load_example(const char *name)
 	if (lab_config_load(path, &cfg, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", name, err);
 		free(err);
-		s_failures++;
+		check_failures++;
 		return NULL;
 	}
 	return cfg;
@@ -147,7 +139,7 @@ static void s_err(int line, const char *text, const char *want)
 	if (r >= 0 || !err || strcmp(err, want) != 0 || strchr(err, '\n')) {
 		fprintf(stderr, "%s:%d: got %d '%s', want '%s'\n", __FILE__,
 			line, r, err ? err : "(none)", want);
-		s_failures++;
+		check_failures++;
 	}
 	CHECK(cfg == NULL);
 	free(err);
@@ -429,8 +421,8 @@ int main(int argc, char **argv)
 	test_errors();
 	test_bombs();
 	test_default();
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (check_failures) {
+		fprintf(stderr, "%d checks failed\n", check_failures);
 		return 1;
 	}
 	printf("ok\n");

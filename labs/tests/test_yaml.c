@@ -3,6 +3,7 @@
  * features (aliases, tags, duplicate keys, several documents), the limits,
  * the typed readers and their one-line errors.
  */
+#include "proto/tests/check.h"
 #include "labs/yaml.h"
 #include "proto/buf.h"
 
@@ -12,16 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 #define CHECK_STR(a, b)                                                        \
 	do {                                                                   \
@@ -29,7 +21,7 @@ static int s_failures;
 		if (!a_ || strcmp(a_, b_) != 0) {                              \
 			fprintf(stderr, "%s:%d: got '%s', want '%s'\n",        \
 				__FILE__, __LINE__, a_ ? a_ : "(null)", b_);   \
-			s_failures++;                                          \
+			check_failures++;                                          \
 		}                                                              \
 	} while (0)
 
@@ -41,7 +33,7 @@ static yaml_tree_t *s_parse(const char *text)
 	if (yaml_tree_parse("t.yaml", text, strlen(text), NULL, &t, &err) < 0) {
 		fprintf(stderr, "unexpected parse error: %s\n", err);
 		free(err);
-		s_failures++;
+		check_failures++;
 		return NULL;
 	}
 	return t;
@@ -428,8 +420,8 @@ int main(void)
 	test_limits();
 	test_reads();
 	test_unknown();
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (check_failures) {
+		fprintf(stderr, "%d checks failed\n", check_failures);
 		return 1;
 	}
 	printf("ok\n");

@@ -3,6 +3,7 @@
  * the bytes, files land at blobs/<2>/<64>, a partial download is put in
  * place only when its hash is right and removed when it is not.
  */
+#include "proto/tests/check.h"
 #include "node/blob.h"
 
 #include "proto/mem.h"
@@ -15,15 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int s_fails;
-
-#define CHECK(c)                                                              \
-	do {                                                                  \
-		if (!(c)) {                                                   \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
-			s_fails++;                                            \
-		}                                                             \
-	} while (0)
+int check_failures;
 
 static void s_write(const char *path, const void *p, size_t n)
 {
@@ -81,10 +74,10 @@ int main(void)
 		char *cmd = xasprintf("rm -rf %s", home);
 
 		if (system(cmd) != 0)
-			s_fails++;
+			check_failures++;
 		free(cmd);
 	}
-	if (s_fails)
-		fprintf(stderr, "%d check(s) failed\n", s_fails);
-	return s_fails ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d check(s) failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

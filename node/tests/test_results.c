@@ -9,6 +9,7 @@
  * record corrupted in the SQLite file; blob eviction by LRU; the small
  * parsers (since, status, sizes, paths) and XML escaping.
  */
+#include "proto/tests/check.h"
 #include "node/export.h"
 #include "node/index.h"
 #include "node/query.h"
@@ -30,16 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int s_failed;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-			s_failed++;                                          \
-		}                                                            \
-	} while (0)
+int check_failures;
 
 #define T0 1793491200000ULL /* 2026-11-01T00:00:00Z */
 #define TREE "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git"
@@ -770,6 +762,6 @@ int main(void)
 		(void)!system(cmd);
 		free(cmd);
 	}
-	printf("test-results: %d failed\n", s_failed);
-	return s_failed ? 1 : 0;
+	printf("test-results: %d failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

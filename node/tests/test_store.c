@@ -3,6 +3,7 @@
  * duplicates, gaps, broken chains, equivocation evidence, the vector
  * cache across reopen, requests with expiry, integrity.
  */
+#include "proto/tests/check.h"
 #include "node/store.h"
 
 #include <stdio.h>
@@ -10,16 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int s_failed;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-			s_failed++;                                          \
-		}                                                            \
-	} while (0)
+int check_failures;
 
 /* A fake record: id derived from (author, seq, variant); bytes = id. */
 typedef struct {
@@ -143,7 +135,7 @@ int main(void)
 	unlink(tmp);
 	snprintf(tmp, sizeof(tmp), "%s-shm", db);
 	unlink(tmp);
-	if (s_failed)
-		fprintf(stderr, "%d checks failed\n", s_failed);
-	return s_failed ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d checks failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /*
  * Unit tests for the buffer, allocation and log-quoting helpers.
  */
+#include "proto/tests/check.h"
 #include "proto/buf.h"
 #include "proto/log.h"
 #include "proto/mem.h"
@@ -11,16 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void test_cap(void)
 {
@@ -75,7 +67,7 @@ int main(void)
 	test_grow();
 	test_arith();
 	test_quote();
-	if (s_failures)
-		fprintf(stderr, "%d checks failed\n", s_failures);
-	return s_failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d checks failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

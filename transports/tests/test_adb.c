@@ -4,6 +4,7 @@
  * transport contract, the device check at open, a bad serial refused.
  * What this cannot show is a real adbd's behaviour.
  */
+#include "proto/tests/check.h"
 #include "transports/tests/contract.h"
 #include "transports/transport.h"
 
@@ -14,16 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 int main(void)
 {
@@ -42,7 +34,7 @@ int main(void)
 		free(err);
 		return 1;
 	}
-	s_failures += contract_run(t, "adb (stand-in device)");
+	check_failures += contract_run(t, "adb (stand-in device)");
 	{
 		int st = -1;
 
@@ -61,6 +53,6 @@ int main(void)
 	b.transport.adb_serial = "-H evil";
 	CHECK(transport_open(&b, NULL, &t, &err) == -EINVAL);
 	free(err);
-	fprintf(stderr, "%d failures\n", s_failures);
-	return s_failures ? 1 : 0;
+	fprintf(stderr, "%d failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -3,6 +3,7 @@
  * (exact output for every chunking, streamed, strict about the frame),
  * the wrapper script run by a real /bin/sh, and the client command line.
  */
+#include "proto/tests/check.h"
 #include "transports/adb.h"
 #include "transports/remote.h"
 
@@ -18,16 +19,7 @@
 #define TOKEN "0123456789abcdef"
 #define FRAME ADB_FRAME_PREFIX TOKEN "="
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -189,6 +181,6 @@ int main(void)
 	test_big_and_streamed();
 	test_wrapper_in_sh();
 	test_command_line();
-	fprintf(stderr, "%d failures\n", s_failures);
-	return s_failures ? 1 : 0;
+	fprintf(stderr, "%d failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }

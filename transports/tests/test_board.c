@@ -5,6 +5,7 @@
  * console log, failures and timeouts are reported, power control works
  * and the board is powered off at close.
  */
+#include "proto/tests/check.h"
 #include "transports/backend.h"
 #include "transports/transport.h"
 
@@ -17,16 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -188,8 +180,8 @@ int main(void)
 	test_none();
 	unlink(canary);
 	transport_rmtree(dir);
-	fprintf(stderr, "%d failures\n", s_failures);
+	fprintf(stderr, "%d failures\n", check_failures);
 	free(dir);
 	free(canary);
-	return s_failures ? 1 : 0;
+	return check_failures ? 1 : 0;
 }

@@ -3,6 +3,7 @@
  * /bin/sh reads it, the output cap at its exact edges (stdout and stderr
  * together), argument checks, and proc's environment and errors.
  */
+#include "proto/tests/check.h"
 #include "transports/backend.h"
 #include "transports/proc.h"
 #include "transports/remote.h"
@@ -16,16 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -224,6 +216,6 @@ int main(void)
 	test_cap();
 	test_proc();
 	test_remote_kill_race();
-	fprintf(stderr, "%d failures\n", s_failures);
-	return s_failures ? 1 : 0;
+	fprintf(stderr, "%d failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -3,6 +3,7 @@
  * show — signals as 128+n, commands in the scratch dir, a timeout killing
  * the whole process group, no fd leaking into commands.
  */
+#include "proto/tests/check.h"
 #include "transports/backend.h"
 #include "transports/tests/contract.h"
 #include "transports/transport.h"
@@ -17,16 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -128,7 +120,7 @@ int main(void)
 		fprintf(stderr, "open: %s\n", err);
 		return 1;
 	}
-	s_failures += contract_run(t, "local");
+	check_failures += contract_run(t, "local");
 	workdir = xasprintf("%s/local-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	transport_close(&t);
 	if (!mkdtemp(workdir)) {
@@ -147,6 +139,6 @@ int main(void)
 	test_open_errors();
 	transport_rmtree(workdir);
 	free(workdir);
-	fprintf(stderr, "%d failures\n", s_failures);
-	return s_failures ? 1 : 0;
+	fprintf(stderr, "%d failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -5,6 +5,7 @@
  * a login prompt; console noise in the middle of output; the fallback
  * without base64.
  */
+#include "proto/tests/check.h"
 #include "transports/tests/contract.h"
 #include "transports/tests/serial_fixture.h"
 #include "transports/backend.h"
@@ -25,16 +26,7 @@
 #define TEST_TCP_PORT 23001
 #define TEST_NOISY_COMMANDS 100
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -329,7 +321,7 @@ int main(void)
 		fprintf(stderr, "socat not installed: pty path, unix and tcp relays not tested\n");
 	}
 	rmdir(dir);
-	if (s_failures)
-		fprintf(stderr, "%d checks failed\n", s_failures);
-	return s_failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d checks failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  * node killed on the next boot. Exits 77 (skip) only when the board cannot
  * be built here.
  */
+#include "proto/tests/check.h"
 #include "transports/tests/contract.h"
 #include "transports/backend.h"
 #include "transports/qemu.h"
@@ -26,16 +27,7 @@
 #define TEST_NOISY_COMMANDS 200
 #define TEST_SKIP 77
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static char s_kernel[512], s_initrd[512];
 static const char *s_archname = "x86_64";
@@ -345,7 +337,7 @@ int main(int argc, char **argv)
 	CHECK(!s_alive(qpid));
 	test_sigkill();
 	test_stale();
-	if (s_failures)
-		fprintf(stderr, "%d checks failed\n", s_failures);
-	return s_failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d checks failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

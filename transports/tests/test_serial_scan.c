@@ -2,6 +2,7 @@
  * The console scanner: kernel records inserted at every byte position of
  * our output, fed in every chunking, come out exactly as our output.
  */
+#include "proto/tests/check.h"
 #include "transports/serial.h"
 
 #include "proto/buf.h"
@@ -9,16 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_emit(void *arg, const char *data, size_t len)
 {
@@ -138,7 +130,7 @@ int main(void)
 	test_insert_everywhere();
 	test_crlf_mode();
 	test_long_candidate();
-	if (s_failures)
-		fprintf(stderr, "%d checks failed\n", s_failures);
-	return s_failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "%d checks failed\n", check_failures);
+	return check_failures ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * target; a wrong or missing pinned host key refused with a clear error;
  * a lost connection reported, then re-established.
  */
+#include "proto/tests/check.h"
 #include "transports/backend.h"
 #include "transports/tests/contract.h"
 #include "transports/tests/sshd_fixture.h"
@@ -21,16 +22,7 @@
 #define TEST_PORT 22201
 #define BOARD_PORT_FROM 22240 /* the command-booted board's sshd */
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static void s_collect(void *arg, enum transport_stream st, const char *data,
 		      size_t len)
@@ -317,9 +309,9 @@ int main(void)
 	if (transport_open(&b, NULL, &t, &oerr) < 0) {
 		fprintf(stderr, "open: %s\n", oerr);
 		free(oerr);
-		s_failures++;
+		check_failures++;
 	} else {
-		s_failures += contract_run(t, "ssh");
+		check_failures += contract_run(t, "ssh");
 		s_master_gone(t);
 		test_long_workdir(&b, &f);
 		test_remote_kill(t);
@@ -330,6 +322,6 @@ int main(void)
 	test_password_path(&f);
 	test_command_board_over_ssh(&f);
 	sshd_fixture_stop(&f);
-	fprintf(stderr, "%d failures\n", s_failures);
-	return s_failures ? 1 : 0;
+	fprintf(stderr, "%d failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }
