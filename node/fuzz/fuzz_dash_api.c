@@ -4,7 +4,8 @@
  * ("k=v&k=v...", already URL-decoded as libmicrohttpd hands it over: any
  * bytes but NUL) split into parameters, more than API_MAX_PARAMS
  * included. The store is a real one with the results index, in a
- * temporary home made once; every answer must be a well-formed reply.
+ * temporary home made once and removed at exit; every answer must be a
+ * well-formed reply.
  */
 #include "node/api.h"
 #include "node/results.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,6 +27,21 @@ static const char *const s_paths[] = {
 
 static api_t *s_api;
 static char s_home[] = "/tmp/lm-fuzz-dash-XXXXXX";
+
+static void s_cleanup(void)
+{
+	static const char *const files[] = { "store.db", "store.db-wal",
+					     "store.db-shm",
+					     "store.db-journal" };
+	char path[sizeof(s_home) + 32];
+
+	api_destroy(&s_api);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", s_home, files[i]);
+		unlink(path);
+	}
+	rmdir(s_home);
+}
 
 static void s_init(void)
 {
@@ -39,6 +56,7 @@ static void s_init(void)
 	sqlite3_close(db);
 	free(path);
 	s_api = api_new(s_home);
+	atexit(s_cleanup);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
