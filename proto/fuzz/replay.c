@@ -1,7 +1,8 @@
 /*
  * replay: run a fuzz harness over the files of its corpus directories
  * without libFuzzer, so the seeds and every crash input kept there are
- * replayed by the unit tests (and under ASan/UBSan in CI).
+ * replayed by the unit tests (and under ASan/UBSan in CI). Each input's
+ * name goes to stderr first, so a crash names the input that caused it.
  *
  * usage: replay-NAME DIR...
  */
@@ -32,6 +33,7 @@ static int s_run_file(const char *path)
 	}
 	n = fread(data, 1, REPLAY_MAX_INPUT, f);
 	fclose(f);
+	fprintf(stderr, "%s\n", path);
 	LLVMFuzzerTestOneInput(data, n);
 	free(data);
 	return 0;
