@@ -392,6 +392,7 @@ static bool s_recv_one(node_t *node, void *sock)
 		zmq_msg_close(&rid);
 		return false;
 	}
+	node->messages_total++;
 	zmq_msg_init(&body);
 	/* the rest of a message is there once its first part is */
 	if (zmq_msg_more(&rid) && zmq_msg_recv(&body, sock, 0) >= 0)

@@ -304,6 +304,7 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "peers", node->n_peers);
 	json_key_uint(&j, "peers_up", up);
 	json_key_uint(&j, "appending", node->debug_append_left);
+	json_key_uint(&j, "messages", node->messages_total);
 	json_key_uint(&j, "bad_messages", node->garbage_total);
 	json_key_uint(&j, "bans", node->bans_total);
 	json_key_uint(&j, "refused_connections", node->refused_total);

@@ -127,6 +127,7 @@ struct node {
 	int64_t next_round_ms;
 	bool vec_dirty, pull_dirty;
 	int64_t last_trim_ms;
+	uint64_t messages_total; /* received on the ROUTER, good or bad */
 	uint64_t garbage_total, bans_total, refused_total;
 	bool peers_changed;
 	bool stopping;
