@@ -45,6 +45,8 @@
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
+#define NODE_LOG_BURST 20               /* such warnings per window, all
+					 * keys together */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -129,6 +131,9 @@ struct node {
 	int64_t last_trim_ms;
 	uint64_t messages_total; /* received on the ROUTER, good or bad */
 	uint64_t garbage_total, bans_total, refused_total;
+	int64_t log_window_ms; /* warnings about outside traffic, node-wide */
+	int log_count;
+	uint64_t log_suppressed;
 	bool peers_changed;
 	bool stopping;
 	bool tamper;
