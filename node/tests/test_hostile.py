@@ -1,14 +1,62 @@
 #!/usr/bin/env python3
-"""A hostile peer sends 10,000 garbage frames, oversized frames,
-non-canonical encodings and forged records: the node stays up, its RSS
-stays bounded, and an honest node's new advert arrives within 2 s."""
+"""A hostile peer against a lab node, with the node measured while it runs.
+
+1. Unloaded: an honest client submits requests (`labmesh submit` through
+   its own node) to the target lab's `local` board; the submit-to-accept
+   latency is the time from starting `submit` until the target's signed
+   accept record is in the honest node's store. Median of several.
+2. Flood: `hostile flood` sustains ~10,000 messages/s (garbage before
+   hello, pings, replayed records and requests, forged and truncated
+   records, oversized counts, unknown message and record kinds, signed
+   requests for the target's board from submitters its policy refuses,
+   blob requests for blobs it does not hold or past their end) while the
+   honest client submits again. The median latency must stay within
+   LATENCY_RATIO_MAX x the unloaded one, the target's RSS under
+   RSS_BOUND_KIB over its level before, no hostile request may become a
+   job and no forbidden blob byte may be served. The rate the node took
+   in, its CPU and its peak RSS are printed.
+3. The older attack (10,000 garbage frames from rotating keys, oversized
+   frames, non-canonical encodings, forged batches): the node bans, stays
+   up, keeps the honest peer and passes no made-up peer on.
+"""
+import os
+import sqlite3
+import statistics
 import subprocess
 import time
 import lmtest
 from lmtest import check, wait_for
 
-BASE = 17500
-RSS_GROWTH_MAX_KIB = 32 * 1024
+BASE = 26000
+FLOOD_RATE = 10000          # messages a second
+FLOOD_MAX_S = 40            # the flood stops once the samples are taken
+FLOOD_MIN_S = 8             # but lasts at least this long
+FLOOD_WARMUP_S = 1.5        # before the first sample
+SAMPLES = 7                 # honest submissions per phase
+LATENCY_RATIO_MAX = 2.0
+RSS_BOUND_KIB = 48 * 1024   # target's RSS growth during the flood
+LOG_LINES_MAX = 200         # node-wide warning budget: 20 per 10 s
+RECORD_ACCEPT = 2           # proto/record.h
+
+
+def sanitized(path):
+    # ASan's quarantine holds freed memory: RSS says nothing there
+    out = subprocess.run(['ldd', path], capture_output=True, text=True).stdout
+    return 'libasan' in out
+
+
+class LabNode(lmtest.Node):
+    """A node whose lab file also has a policy block."""
+    def __init__(self, net, name, port, policy='', **kw):
+        super().__init__(net, name, port, **kw)
+        self.policy = policy
+
+    def config(self):
+        path = super().config()
+        if self.policy:
+            with open(path, 'a') as f:
+                f.write(self.policy)
+        return path
 
 
 def board_state(node, lab):
@@ -18,71 +66,193 @@ def board_state(node, lab):
     return None
 
 
-def sanitized(path):
-    # ASan's quarantine holds freed memory: RSS says nothing there
-    out = subprocess.run(['ldd', path], capture_output=True, text=True).stdout
-    return 'libasan' in out
+def cpu_ticks(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
 
 
-def test(net):
-    base = net.base(BASE)
+class Honest:
+    """An honest submitter using its own node; sees accepts in its store."""
+    def __init__(self, net, node, target, key):
+        self.net, self.node, self.target, self.key = net, node, target, key
+        self.db = sqlite3.connect('file:%s?mode=ro' % os.path.join(
+            node.home, 'store.db'), uri=True, timeout=5)
+        self.author = bytes.fromhex(target.id)
+        self.requests = []
+        self.cli_s = []  # of which `labmesh submit` itself
+
+    def accepted(self, req):
+        rows = self.db.execute(
+            'SELECT bytes FROM records WHERE author = ? AND kind = ?',
+            (self.author, RECORD_ACCEPT)).fetchall()
+        return any(req in r[0] for r in rows)
+
+    def submit(self):
+        t0 = time.time()
+        out = self.node.cmd('submit', '--suite', 'smoke', '--lab', 'target',
+                            '--key', self.key)
+        req = bytes.fromhex(out.split()[1])
+        self.requests.append(req)
+        self.cli_s.append(time.time() - t0)
+        while not self.accepted(req):
+            check(time.time() - t0 < 30, 'no accept within 30 s')
+            time.sleep(0.002)
+        return time.time() - t0
+
+    def samples(self, n):
+        out = []
+        for _ in range(n):
+            out.append(self.submit())
+            time.sleep(0.3)
+        return out
+
+
+def job_submitters(node):
+    db = sqlite3.connect('file:%s?mode=ro' % os.path.join(node.home,
+                                                          'jobs.db'),
+                         uri=True, timeout=5)
+    try:
+        return [bytes(r[0]) for r in db.execute('SELECT submitter FROM jobs')]
+    finally:
+        db.close()
+
+
+def held_blob(node):
+    root = os.path.join(node.home, 'blobs')
+    for d, _, files in os.walk(root):
+        if os.path.basename(d) == 'tmp':
+            continue
+        for f in files:
+            if len(f) == 64:
+                return f
+    return None
+
+
+def fmt(xs):
+    return ' '.join('%.0f' % (x * 1000) for x in xs)
+
+
+def flood_phase(net, n, h, honest, base):
     hostile = net.tools[0]
-    rss_limit = RSS_GROWTH_MAX_KIB * (100 if sanitized(net.labmesh) else 1)
-    n = net.node('target', base)
-    h = net.node('honest', base + 1, seeds=[n])
-    n.start()
-    h.start()
-    wait_for('honest up', lambda: any(p['state'] == 'up'
-                                      for p in n.peers()), 5)
-    wait_for('honest advert', lambda: board_state(n, 'honest') == 'idle', 5)
-    time.sleep(0.5)
+    blob = held_blob(n)
+    check(blob is not None, 'the honest jobs left log blobs on the target')
     rss0 = n.rss_kib()
-    t0 = time.time()
-    atk = subprocess.Popen([hostile, 'attack', n.endpoint, n.id, '10000'],
-                           stdout=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    check(atk.poll() is None, 'the attack is still going on')
-    h.cmd('debug', 'set-board', 'honest-board', 'maintenance', '3')
-    _, dt = wait_for('new advert during the attack',
-                     lambda: board_state(n, 'honest') == 'maintenance', 2)
-    print('honest advert arrived %.3f s after it was published, during'
-          ' the attack' % dt)
-    out, _ = atk.communicate(timeout=240)
-    print(out.strip())
-    check(atk.returncode == 0, 'attack program ran')
-    print('attack took %.1f s' % (time.time() - t0))
-    check(n.alive(), 'target still running')
-    st = n.status()
-    print('target counted %d bad messages, %d bans, %d refused connections'
-          % (st['bad_messages'], st['bans'], st['refused_connections']))
-    rss1 = n.rss_kib()
-    print('target RSS: %d KiB before, %d KiB after' % (rss0, rss1))
-    check(rss1 - rss0 < rss_limit, 'RSS bounded')
-    # a second attack: memory must not keep growing with the traffic
+    lines0 = len(n.logtext().splitlines())
+    args = [hostile, 'flood', n.endpoint, n.id, str(FLOOD_MAX_S),
+            str(FLOOD_RATE), 'target', 'target-board', str(base + 5), blob]
+    atk = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    start = time.time()
+    time.sleep(FLOOD_WARMUP_S)  # the flood at full rate first
+    check(atk.poll() is None, 'the flood is going on')
+    st0 = n.status()
+    t0, c0 = time.time(), cpu_ticks(n.proc.pid)
+    rss_peak = n.rss_kib()
+    lat = []
+    while len(lat) < SAMPLES or time.time() - start < FLOOD_MIN_S:
+        if len(lat) < SAMPLES:
+            lat.append(honest.submit())
+        rss_peak = max(rss_peak, n.rss_kib())
+        time.sleep(0.3)
+    check(atk.poll() is None, 'the flood lasted through the samples')
+    st1 = n.status()
+    t1, c1 = time.time(), cpu_ticks(n.proc.pid)
+    rss_peak = max(rss_peak, n.rss_kib())
+    atk.terminate()
+    out, _ = atk.communicate(timeout=60)
+    print(out.rstrip())
+    check(atk.returncode == 0, 'the flood program ran')
+    return {'lat': lat, 'rss0': rss0, 'rss_peak': rss_peak,
+            'cpu': (c1 - c0) / os.sysconf('SC_CLK_TCK') / (t1 - t0),
+            'rate': (st1['messages'] - st0['messages']) / (t1 - t0),
+            'bad': st1['bad_messages'] - st0['bad_messages'],
+            'log_lines': len(n.logtext().splitlines()) - lines0,
+            'out': out}
+
+
+def served(out, what):
+    line = [x for x in out.splitlines() if x.startswith('flood:')][-1]
+    return int(line.split(what)[1].split(',')[0].split()[0])
+
+
+def attack_phase(net, n, h):
+    hostile = net.tools[0]
     atk = subprocess.run([hostile, 'attack', n.endpoint, n.id, '10000'],
                          stdout=subprocess.PIPE, text=True, timeout=240)
-    check(atk.returncode == 0 and n.alive(), 'second attack, target up')
-    rss2 = n.rss_kib()
-    print('target RSS right after a second attack: %d KiB' % rss2)
-    check(rss2 - rss0 < rss_limit, 'RSS bounded after a second attack')
-    # buffers freed after a burst go back to the system at the node's next
-    # trim (every 5 s): a leak would keep RSS up, a burst does not
-    _, dt = wait_for('RSS back near its level before the attacks',
-                     lambda: n.rss_kib() - rss0 < rss_limit // 4, 15)
-    print('target RSS %d KiB, %.1f s after the second attack'
-          % (n.rss_kib(), dt))
-    h.cmd('debug', 'set-board', 'honest-board', 'idle', '0')
+    print(atk.stdout.strip())
+    check(atk.returncode == 0 and n.alive(), 'attack program ran, target up')
+    st = n.status()
+    print('target counted %d messages, %d bad, %d bans, %d refused'
+          ' connections' % (st['messages'], st['bad_messages'], st['bans'],
+                            st['refused_connections']))
+    h.cmd('debug', 'set-board', 'honest-board', 'maintenance', '3')
     _, dt = wait_for('new advert after the attack',
-                     lambda: board_state(n, 'honest') == 'idle', 2)
-    print('next advert arrived %.3f s after it was published' % dt)
-    log = n.logtext()
-    check('bad message' in log and 'banned' in log,
-          'garbage counted and peers banned')
+                     lambda: board_state(n, 'honest') == 'maintenance', 2)
+    print('honest advert arrived %.3f s after it was published' % dt)
+    check('bad message' in n.logtext() and st['bans'] > 0,
+          'garbage logged and peers banned')
     check(any(p['id'] == h.id and p['state'] == 'up' for p in n.peers()),
           'honest peer still up')
     check(all(p['lab'] != 'hostile' for p in h.peers()),
           'made-up peers were not passed on to the honest node')
     check(len(n.peers()) <= 8, 'peer table within max_peers')
+
+
+def test(net):
+    base = net.base(BASE)
+    key = os.path.join(net.dir, 'submitter.key')
+    net.run('keygen', '--out', key)
+    sub = open(key + '.pub').read().split()[-1]
+    n = LabNode(net, 'target', base,
+                policy='policy:\n  submitters: [%s]\n' % sub,
+                boards=[{'name': 'target-board', 'arch': os.uname().machine,
+                         'tags': ['local']}])
+    net.nodes.append(n)
+    h = net.node('honest', base + 1, seeds=[n])
+    n.start()
+    h.start()
+    wait_for('honest up', lambda: any(p['state'] == 'up'
+                                      for p in n.peers()), 5)
+    wait_for('adverts', lambda: board_state(n, 'honest') == 'idle' and
+             board_state(h, 'target') == 'idle', 5)
+    honest = Honest(net, h, n, key)
+    honest.submit()  # warm-up: first run creates the suite's work folders
+    time.sleep(1)
+    lat0 = honest.samples(SAMPLES)
+    base_ms = statistics.median(lat0)
+    print('unloaded submit-to-accept: %s ms, median %.0f ms'
+          % (fmt(lat0), base_ms * 1000))
+
+    print('of which `labmesh submit` itself: %s ms' % fmt(honest.cli_s[1:]))
+    honest.cli_s = []
+    f = flood_phase(net, n, h, honest, base)
+    med = statistics.median(f['lat'])
+    ratio = med / base_ms
+    limit = RSS_BOUND_KIB * (100 if sanitized(net.labmesh) else 1)
+    print('flood: node took in %.0f msg/s (%d counted bad), CPU %.0f%% of'
+          ' one core' % (f['rate'], f['bad'], f['cpu'] * 100))
+    print('flood: the target wrote %d log lines' % f['log_lines'])
+    check(f['log_lines'] < LOG_LINES_MAX, 'the log is not flooded')
+    print('flood: target RSS %d KiB before, %d KiB peak (bound: +%d KiB)'
+          % (f['rss0'], f['rss_peak'], limit))
+    print('under flood submit-to-accept: %s ms, median %.0f ms; ratio %.2f'
+          ' (limit %.1f)' % (fmt(f['lat']), med * 1000, ratio,
+                             LATENCY_RATIO_MAX))
+    print('of which `labmesh submit` itself: %s ms' % fmt(honest.cli_s))
+    check(n.alive(), 'target still running')
+    check(f['rate'] >= 0.8 * FLOOD_RATE, 'the node took in ~%d msg/s'
+          % FLOOD_RATE)
+    check(f['rss_peak'] - f['rss0'] < limit, 'RSS bounded under the flood')
+    check(ratio <= LATENCY_RATIO_MAX, 'honest latency within %.1fx under'
+          ' the flood' % LATENCY_RATIO_MAX)
+    check(served(f['out'], 'forbidden') == 0,
+          'no byte served for blobs the node must not serve')
+    check(served(f['out'], 'control') > 0,
+          'the node answered blob requests at all (control)')
+    subs = job_submitters(n)
+    check(subs and all(s == bytes.fromhex(sub) for s in subs),
+          'only the honest submitter got jobs (%d jobs)' % len(subs))
+    attack_phase(net, n, h)
 
 
 lmtest.main(test)
