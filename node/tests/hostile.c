@@ -459,7 +459,8 @@ typedef struct {
 
 static bool s_fsend(client_t *c, const void *p, size_t n)
 {
-	if (!c->sock || zmq_send(zsock_resolve(c->sock), p, n, ZMQ_DONTWAIT) < 0)
+	if (!c->sock ||
+	    zmq_send(zsock_resolve(c->sock), p, n, ZMQ_DONTWAIT) < 0)
 		return false;
 	s_sent++;
 	return true;
@@ -570,11 +571,14 @@ static void s_flood_bad(flood_t *f, fclient_t *fc)
 static bool s_send_unknown(fclient_t *fc, uint64_t i)
 {
 	static const uint8_t types[][3] = {
-		{ 0x92, 0x7f, 0x00 }, { 0x92, 0x0e, 0x00 }, { 0x92, 0x00, 0x00 },
+		{ 0x92, 0x7f, 0x00 }, /* type 127 */
+		{ 0x92, 0x0e, 0x00 }, /* one past the last type */
+		{ 0x92, 0x00, 0x00 }, /* type 0 */
 	};
 
 	if (i % 4 == 3)
-		return fc->unknown && s_fsend(&fc->c, fc->unknown, fc->unknown_len);
+		return fc->unknown &&
+		       s_fsend(&fc->c, fc->unknown, fc->unknown_len);
 	return s_fsend(&fc->c, types[i % 4], sizeof(types[0]));
 }
 

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sum.size > (d.hex ? size / 2 : size / 4 * 3 + 3))
 		abort();
 	if (!d.hex && !d.bad && !d.nq && !d.err) {
-		/* good base64 (whitespace apart): libsodium agrees on the size */
+		/* good base64 (bar whitespace): libsodium agrees on the size */
 		unsigned char *bin = malloc(size + 1);
 		size_t blen = 0;
 
