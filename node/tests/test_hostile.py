@@ -46,16 +46,20 @@ def sanitized(path):
 
 
 class LabNode(lmtest.Node):
-    """A node whose lab file also has a policy block."""
-    def __init__(self, net, name, port, policy='', **kw):
+    """A node whose lab takes anyone's requests but whose boards take only
+    the listed submitters' (boards.submitters)."""
+    def __init__(self, net, name, port, submitters, **kw):
         super().__init__(net, name, port, **kw)
-        self.policy = policy
+        self.submitters = submitters
 
     def config(self):
         path = super().config()
-        if self.policy:
-            with open(path, 'a') as f:
-                f.write(self.policy)
+        with open(path) as f:
+            text = f.read()
+        text = text.replace('boot: {method: none}}', 'boot: {method: none},'
+                            ' submitters: [%s]}' % ', '.join(self.submitters))
+        with open(path, 'w') as f:
+            f.write(text + 'policy:\n  submitters: any\n')
         return path
 
 
@@ -203,8 +207,7 @@ def test(net):
     key = os.path.join(net.dir, 'submitter.key')
     net.run('keygen', '--out', key)
     sub = open(key + '.pub').read().split()[-1]
-    n = LabNode(net, 'target', base,
-                policy='policy:\n  submitters: [%s]\n' % sub,
+    n = LabNode(net, 'target', base, [sub],
                 boards=[{'name': 'target-board', 'arch': os.uname().machine,
                          'tags': ['local']}])
     net.nodes.append(n)
