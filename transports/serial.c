@@ -48,6 +48,7 @@
 #define SERIAL_LOGIN_WAIT_MS 3000   /* for a login/password prompt */
 #define SERIAL_MAX_CLEAN (256 * 1024)
 #define SERIAL_MARKER_MAX 64
+#define SERIAL_STATUS_MAX 8          /* chars of an end marker's status */
 #define SERIAL_NO_DEADLINE (1LL << 62)
 
 enum s_phase { S_START, S_BODY, S_STATUS, S_DONE };
@@ -143,12 +144,15 @@ static void s_frame_status(s_frame_t *f, buf_t *c)
 	long v;
 
 	if (!nl) {
-		if (c->len > el + 8)
+		if (c->len > el + SERIAL_STATUS_MAX)
 			f->bad = true, f->phase = S_DONE;
 		return;
 	}
+	/* the same bound when the whole line is there: how the bytes were
+	 * chunked must not change the verdict */
 	v = strtol((const char *)c->data + el, &endp, 10);
-	if (endp != nl || endp == (const char *)c->data + el || v < 0 || v > 255)
+	if (endp != nl || endp == (const char *)c->data + el || v < 0 ||
+	    v > 255 || nl - ((const char *)c->data + el) > SERIAL_STATUS_MAX)
 		f->bad = true;
 	f->status = (int)v;
 	s_consume(c, (size_t)(nl - (const char *)c->data) + 1);
