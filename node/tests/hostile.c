@@ -31,41 +31,33 @@
  *       msg/s; blob bytes served: forbidden F, control C".
  *
  * It uses proto only to build the few valid things (hello, descriptor,
- * records) that get it past the first checks.
+ * records) that get it past the first checks. The flood lives in
+ * hostile_flood.c.
  */
+#include "node/tests/hostile.h"
+
 #include "proto/desc.h"
 #include "proto/error.h"
 #include "proto/keys.h"
-#include "proto/mem.h"
 #include "proto/msg.h"
 #include "proto/record.h"
 #include "proto/request.h"
 
 #include <czmq.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HOSTILE_KEY_EVERY 40 /* fresh key after this many bad messages */
+unsigned long hostile_sent;
 
-typedef struct {
-	zsock_t *sock;
-	key_pair_t kp;
-	char pub[KEY_Z85_LEN + 1], sec[KEY_Z85_LEN + 1];
-} client_t;
-
-static unsigned long s_sent;
-
-static void s_client_close(client_t *c)
+void hostile_client_close(hostile_client_t *c)
 {
 	zsock_destroy(&c->sock);
 	key_wipe(&c->kp);
 }
 
-static int s_client_open(client_t *c, const char *ep, const char *server)
+int hostile_client_open(hostile_client_t *c, const char *ep, const char *server)
 {
 	memset(c, 0, sizeof(*c));
 	if (key_generate(&c->kp) < 0 || key_curve(&c->kp, c->pub, c->sec) < 0)
@@ -80,13 +72,13 @@ static int s_client_open(client_t *c, const char *ep, const char *server)
 	return zsock_connect(c->sock, "%s", ep);
 }
 
-static void s_send(client_t *c, const void *p, size_t n)
+static void s_send(hostile_client_t *c, const void *p, size_t n)
 {
 	if (zmq_send(zsock_resolve(c->sock), p, n, 0) >= 0)
-		s_sent++;
+		hostile_sent++;
 }
 
-static void s_hello(client_t *c, int port)
+void hostile_hello(hostile_client_t *c, int port)
 {
 	const char *eps[1];
 	char ep[64];
@@ -113,24 +105,24 @@ static void s_hello(client_t *c, int port)
 	free(b);
 }
 
-static void s_rotate(client_t *c, const char *ep, const char *server,
+static void s_rotate(hostile_client_t *c, const char *ep, const char *server,
 		     int *count, bool hello)
 {
 	if (++*count % HOSTILE_KEY_EVERY)
 		return;
-	s_client_close(c);
-	s_client_open(c, ep, server);
+	hostile_client_close(c);
+	hostile_client_open(c, ep, server);
 	if (hello)
-		s_hello(c, 1);
+		hostile_hello(c, 1);
 }
 
 static void s_garbage(const char *ep, const char *server, int n)
 {
-	client_t c;
+	hostile_client_t c;
 	uint8_t buf[2048];
 	int count = 0;
 
-	s_client_open(&c, ep, server);
+	hostile_client_open(&c, ep, server);
 	for (int i = 0; i < n; i++) {
 		size_t len = 1 + randombytes_uniform(sizeof(buf));
 
@@ -145,7 +137,7 @@ static void s_garbage(const char *ep, const char *server, int n)
 		zmq_send(zsock_resolve(c.sock), "a", 1, ZMQ_SNDMORE);
 		s_send(&c, "b", 1);
 	}
-	s_client_close(&c);
+	hostile_client_close(&c);
 	printf("garbage: %d random frames, 100 multi-part\n", n);
 }
 
@@ -153,20 +145,20 @@ static void s_oversized(const char *ep, const char *server)
 {
 	size_t len = 3 * 1024 * 1024;
 	uint8_t *big = malloc(len);
-	client_t c;
+	hostile_client_t c;
 
 	memset(big, 0x91, len);
 	for (int i = 0; i < 8; i++) {
-		s_client_open(&c, ep, server);
+		hostile_client_open(&c, ep, server);
 		s_send(&c, big, len);
 		zclock_sleep(50);
-		s_client_close(&c);
+		hostile_client_close(&c);
 	}
 	/* just over the pre-hello cap, from a key that said no hello */
-	s_client_open(&c, ep, server);
+	hostile_client_open(&c, ep, server);
 	for (int i = 0; i < 20; i++)
 		s_send(&c, big, 20 * 1024);
-	s_client_close(&c);
+	hostile_client_close(&c);
 	free(big);
 	printf("oversized: 8 x 3 MiB, 20 x 20 KiB before hello\n");
 }
@@ -192,18 +184,18 @@ static const struct {
 static void s_noncanonical(const char *ep, const char *server, int rounds)
 {
 	size_t n = sizeof(s_noncanon) / sizeof(s_noncanon[0]);
-	client_t c;
+	hostile_client_t c;
 	int count = 0;
 
-	s_client_open(&c, ep, server);
-	s_hello(&c, 1);
+	hostile_client_open(&c, ep, server);
+	hostile_hello(&c, 1);
 	for (int r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < n; i++) {
 			s_send(&c, s_noncanon[i].b, s_noncanon[i].len);
 			s_rotate(&c, ep, server, &count, true);
 		}
 	}
-	s_client_close(&c);
+	hostile_client_close(&c);
 	printf("non-canonical: %zu kinds x %d\n", n, rounds);
 }
 
@@ -253,11 +245,11 @@ static int s_forged_batch(const key_pair_t *kp, const uint8_t *victim,
 static void s_forged(const char *ep, const char *server,
 		     const uint8_t *victim, int n)
 {
-	client_t c;
+	hostile_client_t c;
 	int count = 0, sent = 0;
 
-	s_client_open(&c, ep, server);
-	s_hello(&c, 1);
+	hostile_client_open(&c, ep, server);
+	hostile_hello(&c, 1);
 	for (int i = 0; i < n; i++) {
 		uint8_t *b = NULL;
 		size_t len = 0;
@@ -269,7 +261,7 @@ static void s_forged(const char *ep, const char *server,
 		free(b);
 		s_rotate(&c, ep, server, &count, true);
 	}
-	s_client_close(&c);
+	hostile_client_close(&c);
 	printf("forged: %d records messages of %d records\n", sent,
 	       PROTO_MAX_BATCH);
 }
@@ -280,11 +272,11 @@ static int s_equivocate(const char *ep, const char *server)
 {
 	const char *texts[3] = { "one story", "another story", "more" };
 	uint8_t first[32];
-	client_t c;
+	hostile_client_t c;
 
-	if (s_client_open(&c, ep, server) < 0)
+	if (hostile_client_open(&c, ep, server) < 0)
 		return 1;
-	s_hello(&c, 1);
+	hostile_hello(&c, 1);
 	for (int i = 0; i < 3; i++) {
 		proto_bytes_t one;
 		msg_t m = { .type = MSG_RECORDS };
@@ -318,7 +310,7 @@ static int s_equivocate(const char *ep, const char *server)
 	for (int i = 0; i < 32; i++)
 		printf("%02x", c.kp.pk[i]);
 	printf("\n");
-	s_client_close(&c);
+	hostile_client_close(&c);
 	return 0;
 }
 
@@ -383,481 +375,6 @@ static int s_make_request(const char *path, long ttl_ms)
 }
 
 
-/* ---- the sustained flood ------------------------------------------------ */
-
-#define FLOOD_CLIENTS 6   /* hello'd hostile peers at a time */
-#define FLOOD_MIX 100     /* the mix repeats every this many messages */
-#define FLOOD_PAST_END (1ull << 40)
-
-enum flood_kind {
-	FK_GARBAGE,	   /* random bytes before hello */
-	FK_PING,	   /* valid and cheap */
-	FK_REPLAY_RECORD,  /* our seq 1 again */
-	FK_REPLAY_REQUEST, /* the same signed request again */
-	FK_FORGED,	   /* a record with a broken signature */
-	FK_TRUNCATED,	   /* a valid record cut short */
-	FK_COUNT,	   /* a container count over its cap */
-	FK_UNKNOWN,	   /* unknown message type or record kind */
-	FK_UNAUTH,	   /* a new signed request for a board not ours */
-	FK_BLOB,	   /* blob-get for what the node must not serve */
-	FK_N
-};
-
-static const struct {
-	const char *name;
-	int weight; /* per FLOOD_MIX */
-	bool bad;   /* counted as garbage: the sender rotates its key */
-} s_fk[FK_N] = {
-	[FK_GARBAGE] = { "garbage before hello", 30, true },
-	[FK_PING] = { "ping", 15, false },
-	[FK_REPLAY_RECORD] = { "replayed record", 10, false },
-	[FK_REPLAY_REQUEST] = { "replayed request", 10, false },
-	[FK_FORGED] = { "forged record", 8, true },
-	[FK_TRUNCATED] = { "truncated record", 8, true },
-	[FK_COUNT] = { "oversized count", 8, true },
-	[FK_UNKNOWN] = { "unknown kind", 5, true },
-	[FK_UNAUTH] = { "request for an unauthorised board", 3, false },
-	[FK_BLOB] = { "forbidden blob-get", 3, false },
-};
-
-/* Hand-made messages whose counts are over their caps. */
-static const struct {
-	size_t len;
-	uint8_t b[8];
-} s_counts[] = {
-	{ 7, { 0x92, 0x07, 0xdd, 0xff, 0xff, 0xff, 0xff } }, /* 2^32 records */
-	{ 5, { 0x92, 0x05, 0xdc, 0x04, 0x01 } },	     /* vector 1025 */
-	{ 5, { 0x92, 0x02, 0xdc, 0x00, 0x41 } },	     /* 65 peers */
-	{ 5, { 0x92, 0x04, 0xdc, 0x07, 0xd0 } },	     /* 2000 ids */
-	{ 7, { 0x92, 0x08, 0xce, 0xff, 0xff, 0xff, 0xff } }, /* credit */
-	{ 8, { 0x92, 0x07, 0x91, 0xc6, 0x80, 0, 0, 0 } },    /* 2 GiB record */
-};
-
-typedef struct {
-	client_t c;
-	int bad;
-	key_pair_t sub; /* its submitter key */
-	uint8_t *rec, *forged, *trunc, *unknown, *req;
-	size_t rec_len, forged_len, trunc_len, unknown_len, req_len;
-} fclient_t;
-
-typedef struct {
-	const char *ep, *server, *lab, *board;
-	fclient_t fc[FLOOD_CLIENTS];
-	client_t pre;	/* says no hello: garbage */
-	int pre_bad;
-	client_t lis;	/* says hello with an endpoint it listens on */
-	zsock_t *router;
-	bool has_blob;
-	uint8_t blob[32];
-	uint8_t *big_ids, *want, *blob_big; /* over-cap messages, made once */
-	size_t big_ids_len;
-	uint8_t mix[FLOOD_MIX];
-	unsigned long count[FK_N], dropped, rotated;
-	uint64_t served_forbidden, served_control, answers;
-} flood_t;
-
-static bool s_fsend(client_t *c, const void *p, size_t n)
-{
-	if (!c->sock ||
-	    zmq_send(zsock_resolve(c->sock), p, n, ZMQ_DONTWAIT) < 0)
-		return false;
-	s_sent++;
-	return true;
-}
-
-/* [RECORDS, [one record]] with rec's bytes; NULL on failure. */
-static uint8_t *s_wrap_record(const uint8_t *rec, size_t len, size_t *ret_len)
-{
-	proto_bytes_t one = { rec, len };
-	msg_t m = { .type = MSG_RECORDS };
-	uint8_t *b = NULL;
-
-	m.records.recs = &one;
-	m.records.n = 1;
-	if (msg_encode(&m, &b, ret_len) < 0)
-		return NULL;
-	return b;
-}
-
-/* A signed request for BOARD of LAB from the client's submitter key. */
-static uint8_t *s_flood_request(flood_t *f, fclient_t *fc, size_t *ret_len)
-{
-	static const char *const suites[] = { "smoke" };
-	const char *labs[1] = { f->lab }, *boards[1] = { f->board };
-	request_t r = { 0 };
-	msg_t m = { .type = MSG_REQUEST };
-	uint8_t *q = NULL, *b = NULL, id[32];
-	size_t qlen = 0;
-	int64_t now = zclock_time();
-
-	r.created_ms = (uint64_t)now - 1000;
-	r.expires_ms = (uint64_t)now + 3600 * 1000;
-	randombytes_buf(r.nonce, sizeof(r.nonce));
-	r.priority = 100;
-	r.kernel.type = REQUEST_KERNEL_NONE;
-	r.suites = suites;
-	r.n_suites = 1;
-	r.select.arch = "";
-	r.select.labs = labs;
-	r.select.n_labs = 1;
-	r.select.boards = boards;
-	r.select.n_boards = 1;
-	if (request_sign(&r, &fc->sub, &q, &qlen, id) < 0)
-		return NULL;
-	m.request = (proto_bytes_t){ q, qlen };
-	if (msg_encode(&m, &b, ret_len) < 0)
-		b = NULL;
-	free(q);
-	return b;
-}
-
-static void s_fclient_free(fclient_t *fc)
-{
-	s_client_close(&fc->c);
-	key_wipe(&fc->sub);
-	free(fc->rec);
-	free(fc->forged);
-	free(fc->trunc);
-	free(fc->unknown);
-	free(fc->req);
-	memset(fc, 0, sizeof(*fc));
-}
-
-/* A fresh key, its hello, and the records and request it will send. */
-static void s_fclient_open(flood_t *f, fclient_t *fc)
-{
-	record_t r;
-	uint8_t *rec = NULL, id[32];
-	size_t len = 0, cut;
-
-	s_fclient_free(fc);
-	if (s_client_open(&fc->c, f->ep, f->server) < 0 ||
-	    key_generate(&fc->sub) < 0)
-		return;
-	zsock_set_linger(fc->c.sock, 1000);
-	s_hello(&fc->c, 1);
-	memset(&r, 0, sizeof(r));
-	r.head.kind = RECORD_EVENT;
-	r.head.seq = 1;
-	r.head.ts_ms = (uint64_t)zclock_time();
-	r.event.board = "x";
-	r.event.state = JOB_QUEUED;
-	r.event.suite = "";
-	r.event.text = "replayed";
-	if (record_sign(&r, &fc->c.kp, &rec, &len, id) < 0)
-		return;
-	fc->rec = s_wrap_record(rec, len, &fc->rec_len);
-	rec[len - 1 - randombytes_uniform(64)] ^= 0x04; /* the signature */
-	fc->forged = s_wrap_record(rec, len, &fc->forged_len);
-	rec[len - 1 - randombytes_uniform(64)] ^= 0x04;
-	cut = 1 + randombytes_uniform((uint32_t)len - 1);
-	fc->trunc = s_wrap_record(rec, len - cut, &fc->trunc_len);
-	rec[2] = 0x7e; /* [ver, kind, ...]: a kind nobody knows */
-	fc->unknown = s_wrap_record(rec, len, &fc->unknown_len);
-	free(rec);
-	fc->req = s_flood_request(f, fc, &fc->req_len);
-	f->rotated++;
-}
-
-static void s_flood_bad(flood_t *f, fclient_t *fc)
-{
-	if (++fc->bad >= HOSTILE_KEY_EVERY) {
-		s_fclient_open(f, fc);
-		fc->bad = 0;
-	}
-}
-
-static bool s_send_unknown(fclient_t *fc, uint64_t i)
-{
-	static const uint8_t types[][3] = {
-		{ 0x92, 0x7f, 0x00 }, /* type 127 */
-		{ 0x92, 0x0e, 0x00 }, /* one past the last type */
-		{ 0x92, 0x00, 0x00 }, /* type 0 */
-	};
-
-	if (i % 4 == 3)
-		return fc->unknown &&
-		       s_fsend(&fc->c, fc->unknown, fc->unknown_len);
-	return s_fsend(&fc->c, types[i % 4], sizeof(types[0]));
-}
-
-static bool s_send_count(flood_t *f, fclient_t *fc, uint64_t i)
-{
-	size_t n = sizeof(s_counts) / sizeof(s_counts[0]);
-	size_t k = i % (n + 3);
-
-	if (k < n)
-		return s_fsend(&fc->c, s_counts[k].b, s_counts[k].len);
-	if (k == n)
-		return s_fsend(&fc->c, f->big_ids, f->big_ids_len);
-	if (k == n + 1)
-		return s_fsend(&fc->c, f->want, 42);
-	return s_fsend(&fc->c, f->blob_big, 42);
-}
-
-/* Blob ids the node does not hold, or past the end of one it holds. */
-static bool s_send_blob(flood_t *f, fclient_t *fc, uint64_t i)
-{
-	msg_t m = { .type = MSG_BLOB_GET };
-	client_t *c = f->router ? &f->lis : &fc->c;
-	uint8_t *b = NULL;
-	size_t len = 0;
-	bool ok;
-
-	randombytes_buf(m.blob_get.blob_id, 32);
-	m.blob_get.length = 64 * 1024;
-	if (f->has_blob && i % 2) {
-		memcpy(m.blob_get.blob_id, f->blob, 32);
-		m.blob_get.offset = FLOOD_PAST_END;
-	}
-	if (msg_encode(&m, &b, &len) < 0)
-		return false;
-	ok = s_fsend(c, b, len);
-	free(b);
-	return ok;
-}
-
-static bool s_flood_one(flood_t *f, enum flood_kind k, uint64_t i)
-{
-	fclient_t *fc = &f->fc[i % FLOOD_CLIENTS];
-	uint8_t junk[1024], *b = NULL;
-	size_t len;
-	bool ok = false;
-
-	switch (k) {
-	case FK_GARBAGE:
-		len = 1 + randombytes_uniform(sizeof(junk));
-		randombytes_buf(junk, len);
-		junk[0] = i % 3 ? 0x92 : junk[0]; /* often a plausible start */
-		ok = s_fsend(&f->pre, junk, len);
-		if (++f->pre_bad >= HOSTILE_KEY_EVERY) {
-			s_client_close(&f->pre);
-			s_client_open(&f->pre, f->ep, f->server);
-			zsock_set_linger(f->pre.sock, 1000);
-			f->pre_bad = 0;
-			f->rotated++;
-		}
-		return ok;
-	case FK_PING:
-		return s_fsend(&fc->c, (uint8_t[]){ 0x92, 0x0b, 0x05 }, 3);
-	case FK_REPLAY_RECORD:
-		return fc->rec && s_fsend(&fc->c, fc->rec, fc->rec_len);
-	case FK_REPLAY_REQUEST:
-		return fc->req && s_fsend(&fc->c, fc->req, fc->req_len);
-	case FK_FORGED:
-		ok = fc->forged && s_fsend(&fc->c, fc->forged, fc->forged_len);
-		break;
-	case FK_TRUNCATED:
-		ok = fc->trunc && s_fsend(&fc->c, fc->trunc, fc->trunc_len);
-		break;
-	case FK_COUNT:
-		ok = s_send_count(f, fc, i / FLOOD_MIX);
-		break;
-	case FK_UNKNOWN:
-		ok = s_send_unknown(fc, i / FLOOD_MIX);
-		break;
-	case FK_UNAUTH:
-		b = s_flood_request(f, fc, &len);
-		ok = b && s_fsend(&fc->c, b, len);
-		free(b);
-		return ok;
-	case FK_BLOB:
-		return s_send_blob(f, fc, i / FLOOD_MIX);
-	default:
-		return false;
-	}
-	s_flood_bad(f, fc);
-	return ok;
-}
-
-/* What the node sends our listening peer: count blob bytes served. */
-static void s_flood_drain(flood_t *f)
-{
-	for (int n = 0; f->router && n < 256; n++) {
-		zmsg_t *zm = zmsg_recv_nowait(f->router);
-		zframe_t *body;
-		msg_t *m = NULL;
-
-		if (!zm)
-			return;
-		body = zmsg_last(zm);
-		if (zmsg_size(zm) == 2 &&
-		    msg_decode(zframe_data(body), zframe_size(body),
-			       PROTO_MAX_MSG, &m) == 0 &&
-		    m->type == MSG_BLOB_DATA) {
-			bool control = f->has_blob &&
-				       memcmp(m->blob_data.blob_id, f->blob,
-					      32) == 0 &&
-				       m->blob_data.offset < FLOOD_PAST_END;
-
-			f->answers++;
-			if (control)
-				f->served_control += m->blob_data.data.len;
-			else
-				f->served_forbidden += m->blob_data.data.len;
-		}
-		msg_destroy(&m);
-		zmsg_destroy(&zm);
-	}
-}
-
-/* One blob-get for the held blob: proves the node answers at all. */
-static void s_flood_control(flood_t *f)
-{
-	msg_t m = { .type = MSG_BLOB_GET };
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	if (!f->router || !f->has_blob)
-		return;
-	memcpy(m.blob_get.blob_id, f->blob, 32);
-	m.blob_get.length = 4096;
-	if (msg_encode(&m, &b, &len) == 0)
-		s_fsend(&f->lis, b, len);
-	free(b);
-}
-
-static void s_flood_make(flood_t *f)
-{
-	size_t n = 0;
-	uint8_t *p;
-
-	for (int k = 0; k < FK_N; k++)
-		for (int w = 0; w < s_fk[k].weight && n < FLOOD_MIX; w++)
-			f->mix[n++] = (uint8_t)k;
-	for (size_t i = FLOOD_MIX - 1; i > 0; i--) { /* shuffle */
-		size_t j = randombytes_uniform((uint32_t)i + 1);
-		uint8_t t = f->mix[i];
-
-		f->mix[i] = f->mix[j];
-		f->mix[j] = t;
-	}
-	/* [REQUEST_IDS, 1025 ids]: complete, one over the cap */
-	f->big_ids_len = 5 + (PROTO_MAX_IDS + 1) * 34;
-	f->big_ids = p = xmalloc(f->big_ids_len);
-	memcpy(p, (uint8_t[]){ 0x92, 0x04, 0xdc, 0x04, 0x01 }, 5);
-	for (p += 5; p < f->big_ids + f->big_ids_len; p += 34) {
-		p[0] = 0xc4;
-		p[1] = 32;
-		randombytes_buf(p + 2, 32);
-	}
-	/* [WANT, author, 1, 100000] and [BLOB_GET, id, 0, 1 MiB] */
-	f->want = xzalloc(42);
-	memcpy(f->want, (uint8_t[]){ 0x94, 0x06, 0xc4, 0x20 }, 4);
-	memcpy(f->want + 36, (uint8_t[]){ 0x01, 0xce, 0x00, 0x01, 0x86,
-					  0xa0 }, 6);
-	f->blob_big = xzalloc(42);
-	memcpy(f->blob_big, (uint8_t[]){ 0x94, 0x09, 0xc4, 0x20 }, 4);
-	memcpy(f->blob_big + 36, (uint8_t[]){ 0x00, 0xce, 0x00, 0x10, 0x00,
-					      0x00 }, 6);
-}
-
-static void s_flood_report(flood_t *f, double secs)
-{
-	unsigned long total = 0;
-
-	for (int k = 0; k < FK_N; k++) {
-		printf("  %-36s %lu\n", s_fk[k].name, f->count[k]);
-		total += f->count[k];
-	}
-	printf("keys used %lu, messages not queued (high-water mark) %lu,"
-	       " blob answers %" PRIu64 "\n", f->rotated, f->dropped,
-	       f->answers);
-	printf("flood: %lu messages in %.2f s, %.0f msg/s; blob bytes served:"
-	       " forbidden %" PRIu64 ", control %" PRIu64 "\n", total, secs,
-	       total / secs, f->served_forbidden, f->served_control);
-}
-
-static volatile sig_atomic_t s_stop; /* SIGTERM: stop, then report */
-
-static void s_on_term(int sig)
-{
-	(void)sig;
-	s_stop = 1;
-}
-
-static void s_flood_run(flood_t *f, double secs, long rate)
-{
-	int64_t t0 = zclock_usecs(), end = t0 + (int64_t)(secs * 1e6);
-	int64_t now, next_control = t0;
-	uint64_t i = 0;
-
-	signal(SIGTERM, s_on_term);
-	while ((now = zclock_usecs()) < end && !s_stop) {
-		uint64_t due = (uint64_t)((now - t0) * rate / 1000000);
-
-		if (now >= next_control) {
-			s_flood_control(f);
-			next_control = now + 250 * 1000;
-		}
-		if (i >= due) {
-			s_flood_drain(f);
-			zclock_sleep(1);
-			continue;
-		}
-		for (; i < due; i++) {
-			enum flood_kind k = f->mix[i % FLOOD_MIX];
-
-			if (s_flood_one(f, k, i))
-				f->count[k]++;
-			else
-				f->dropped++;
-		}
-	}
-	now = zclock_usecs();
-	/* the answers to the last requests */
-	for (int t = 0; t < 10; t++) {
-		zclock_sleep(100);
-		s_flood_drain(f);
-	}
-	s_flood_report(f, (double)(now - t0) / 1e6);
-}
-
-/* flood ENDPOINT NODE_ID SECONDS RATE LAB BOARD [PORT [BLOB]] */
-static int s_flood_main(int argc, char **argv)
-{
-	flood_t f = { .ep = argv[2], .lab = argv[6], .board = argv[7] };
-	char server[KEY_Z85_LEN + 1];
-	uint8_t victim[32];
-	double secs = atof(argv[4]);
-	long rate = atol(argv[5]);
-	int port = argc > 8 ? atoi(argv[8]) : 0;
-
-	if (key_parse_hex(argv[3], victim) < 0 ||
-	    key_curve_public(victim, server) < 0 || secs <= 0 || rate <= 0)
-		return 2;
-	f.server = server;
-	if (argc > 9 && key_parse_hex(argv[9], f.blob) == 0)
-		f.has_blob = true;
-	s_flood_make(&f);
-	if (port > 0 && s_client_open(&f.lis, f.ep, server) == 0) {
-		f.router = zsock_new(ZMQ_ROUTER);
-		zsock_set_curve_server(f.router, 1);
-		zsock_set_curve_secretkey(f.router, f.lis.sec);
-		if (zsock_bind(f.router, "tcp://127.0.0.1:%d", port) < 0) {
-			fprintf(stderr, "hostile: cannot listen on %d\n", port);
-			return 1;
-		}
-		s_hello(&f.lis, port);
-		zclock_sleep(300); /* the node connects back */
-	}
-	s_client_open(&f.pre, f.ep, server);
-	for (int c = 0; c < FLOOD_CLIENTS; c++)
-		s_fclient_open(&f, &f.fc[c]);
-	zclock_sleep(200); /* the hellos first */
-	s_flood_run(&f, secs, rate);
-	for (int c = 0; c < FLOOD_CLIENTS; c++)
-		s_fclient_free(&f.fc[c]);
-	s_client_close(&f.pre);
-	s_client_close(&f.lis);
-	zsock_destroy(&f.router);
-	free(f.big_ids);
-	free(f.want);
-	free(f.blob_big);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	uint8_t victim[32];
@@ -878,7 +395,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
 		return s_make_request(argv[2], atol(argv[3]));
 	if (argc >= 8 && strcmp(argv[1], "flood") == 0)
-		return s_flood_main(argc, argv);
+		return hostile_flood_main(argc, argv);
 	if (argc < 4 || strcmp(argv[1], "attack") != 0 ||
 	    key_parse_hex(argv[3], victim) < 0 ||
 	    key_curve_public(victim, server) < 0) {
@@ -892,6 +409,6 @@ int main(int argc, char **argv)
 	s_oversized(argv[2], server);
 	s_noncanonical(argv[2], server, 50);
 	s_forged(argv[2], server, victim, 200);
-	printf("sent %lu messages\n", s_sent);
+	printf("sent %lu messages\n", hostile_sent);
 	return 0;
 }
