@@ -21,6 +21,9 @@
 #define NODE_MAX_PEERS_HARD 64          /* whatever the config says */
 #define NODE_MAX_STRANGERS 1024         /* tracked keys without a hello */
 #define NODE_MAX_REQ_PER_MIN 600        /* requests per peer per minute */
+/* requests we forward to one peer per minute: half its cap on us, as our
+ * minute and its minute need not start together */
+#define NODE_MAX_FWD_PER_MIN (NODE_MAX_REQ_PER_MIN / 2)
 #define NODE_MAX_HELLO_PER_MIN 30
 #define NODE_GARBAGE_BAN 64             /* bad messages before a ban */
 #define NODE_BAN_MS (60 * 1000)
@@ -90,6 +93,8 @@ typedef struct peer {
 	/* limits */
 	int64_t req_window_ms, hello_window_ms;
 	int req_count, hello_count;
+	int64_t fwd_window_ms; /* requests we forwarded to them */
+	int fwd_count;
 } peer_t;
 
 /* Traffic accounting for any CURVE key, known peer or not. */

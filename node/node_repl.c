@@ -516,6 +516,12 @@ static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 
 		if (p == from || p->state != PEER_ACTIVE)
 			continue;
+		/* over its cap on us, it would count us as a flooder and
+		 * ban us: a relay must not carry a flood it was handed by
+		 * many keys of one attacker */
+		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
+				  NODE_MAX_FWD_PER_MIN))
+			continue;
 		if (wire_request(bytes, len, &b, &blen) == 0)
 			node_send(node, p, b, blen);
 	}
