@@ -7,6 +7,10 @@
  *   hostile equivocate ENDPOINT NODE_ID
  *       say hello, then send two different records both at seq 1 of
  *       our own feed; print our id.
+ *   hostile requests ENDPOINT NODE_ID KEYS N
+ *       KEYS peers with fresh keys each say hello and send N newly signed
+ *       requests (for a lab named "nowhere": every lab declines them),
+ *       as fast as they can; print how many were sent.
  *   hostile make-request FILE TTL_MS
  *       write a validly signed test request (a fresh submitter key)
  *       expiring in TTL_MS; print its id. For the flooding test.
@@ -334,6 +338,52 @@ static int s_plain(const char *ep)
 	return 0;
 }
 
+/* KEYS hello'd peers, N new requests each (see the usage above). */
+static int s_requests(const char *ep, const char *server, int keys, int n)
+{
+	static const char *const suites[] = { "smoke" };
+	static const char *const labs[] = { "nowhere" };
+	int sent = 0;
+
+	for (int k = 0; k < keys; k++) {
+		hostile_client_t c;
+
+		if (hostile_client_open(&c, ep, server) < 0)
+			return 1;
+		hostile_hello(&c, 1);
+		zclock_sleep(300); /* a peer, then a flooder */
+		for (int i = 0; i < n; i++) {
+			request_t r = { 0 };
+			msg_t m = { .type = MSG_REQUEST };
+			uint8_t *q = NULL, *b = NULL, id[32];
+			size_t qlen = 0, blen = 0;
+			int64_t now = zclock_time();
+
+			r.created_ms = (uint64_t)now - 1000;
+			r.expires_ms = (uint64_t)now + 600 * 1000;
+			randombytes_buf(r.nonce, sizeof(r.nonce));
+			r.kernel.type = REQUEST_KERNEL_NONE;
+			r.suites = suites;
+			r.n_suites = 1;
+			r.select.arch = "";
+			r.select.labs = labs;
+			r.select.n_labs = 1;
+			if (request_sign(&r, &c.kp, &q, &qlen, id) == 0) {
+				m.request = (proto_bytes_t){ q, qlen };
+				if (msg_encode(&m, &b, &blen) == 0 &&
+				    zmq_send(zsock_resolve(c.sock), b, blen,
+					     0) >= 0)
+					sent++;
+			}
+			free(q);
+			free(b);
+		}
+		hostile_client_close(&c);
+	}
+	printf("requests: %d sent from %d keys\n", sent, keys);
+	return 0;
+}
+
 /* Write a signed request (kernel none, suite "smoke") expiring in ttl. */
 static int s_make_request(const char *path, long ttl_ms)
 {
@@ -391,6 +441,13 @@ int main(int argc, char **argv)
 		    key_curve_public(victim, server) < 0)
 			return 2;
 		return s_equivocate(argv[2], server);
+	}
+	if (argc == 6 && strcmp(argv[1], "requests") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_requests(argv[2], server, atoi(argv[4]),
+				  atoi(argv[5]));
 	}
 	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
 		return s_make_request(argv[2], atol(argv[3]));

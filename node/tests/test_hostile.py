@@ -20,6 +20,8 @@
 3. The older attack (10,000 garbage frames from rotating keys, oversized
    frames, non-canonical encodings, forged batches): the node bans, stays
    up, keeps the honest peer and passes no made-up peer on.
+4. A request flood from several keys: the target relays no more than its
+   honest neighbour accepts, so the neighbour does not ban it.
 """
 import os
 import sqlite3
@@ -225,6 +227,29 @@ def attack_phase(net, n, h):
     check(len(n.peers()) <= 8, 'peer table within max_peers')
 
 
+def relay_phase(net, n, h):
+    # two hostile keys hand the target 1,400 new requests at once: it takes
+    # 600 a minute from each and relays what it takes to the honest node,
+    # which takes 600 a minute from the target and bans a peer that sends
+    # more; the target must not relay more than its neighbour accepts
+    wait_for('hostile peers to time out', lambda: not any(
+        p['lab'] == 'hostile' and p['state'] == 'up' for p in n.peers()), 15)
+    bad0 = h.status()['bad_messages']
+    atk = subprocess.run([net.tools[0], 'requests', n.endpoint, n.id, '2',
+                          '700'], stdout=subprocess.PIPE, text=True,
+                         timeout=120)
+    print(atk.stdout.strip())
+    check(atk.returncode == 0, 'request flood sent')
+    time.sleep(2)
+    st = h.status()
+    print('the honest node holds %d requests, counted %d bad messages from'
+          ' the relay' % (len(h.json('debug', 'requests')),
+                          st['bad_messages'] - bad0))
+    check(st['bad_messages'] == bad0 and any(
+        p['id'] == n.id and p['state'] == 'up' for p in h.peers()),
+        'the honest node did not count its relay as a flooder')
+
+
 def test(net):
     base = net.base(BASE)
     key = os.path.join(net.dir, 'submitter.key')
@@ -287,6 +312,7 @@ def test(net):
     check(subs and all(s == bytes.fromhex(sub) for s in subs),
           'only the honest submitter got jobs (%d jobs)' % len(subs))
     attack_phase(net, n, h)
+    relay_phase(net, n, h)
 
 
 lmtest.main(test)
