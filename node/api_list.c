@@ -5,6 +5,7 @@
  * the jobs tables) and a log blob this node holds.
  */
 #include "node/api_int.h"
+#include "node/ctl.h"
 
 #include "proto/buf.h"
 #include "proto/json.h"
@@ -280,17 +281,17 @@ static bool s_pick_log(const char *logs, const char *name, char hex[65])
 	return false;
 }
 
-/* The logs column of the run (whole run) or of one of its suites. */
+/* The logs column of the run (whole run) or of one of its suites, and
+ * the lab that ran it (which holds the logs). */
 static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
-		       char **ret)
+		       char **ret, char **ret_lab)
 {
 	static const char q_run[] =
-		"SELECT logs FROM res_runs WHERE lower(hex(rec)) LIKE ?1 || '%'"
-		" LIMIT 2";
+		"SELECT logs, lab FROM res_runs WHERE lower(hex(rec)) LIKE"
+		" ?1 || '%' LIMIT 2";
 	static const char q_suite[] =
-		"SELECT s.logs FROM res_suites s JOIN res_runs r ON r.id = "
-		"s.run"
-		" JOIN res_strs n ON n.id = s.suite"
+		"SELECT s.logs, r.lab FROM res_suites s JOIN res_runs r ON"
+		" r.id = s.run JOIN res_strs n ON n.id = s.suite"
 		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
 	sqlite3_stmt *st = NULL;
 	int rows = 0;
@@ -302,16 +303,21 @@ static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
 	if (suite)
 		sqlite3_bind_text(st, 2, suite, -1, SQLITE_STATIC);
 	*ret = NULL;
+	*ret_lab = NULL;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *lab = (const char *)sqlite3_column_text(st, 1);
 
-		if (++rows == 1 && t)
-			*ret = xstrdup(t);
+		if (++rows > 1)
+			continue;
+		*ret = t ? xstrdup(t) : NULL;
+		*ret_lab = xstrdup(lab ? lab : "");
 	}
 	sqlite3_finalize(st);
 	if (rows > 1) {
 		free(*ret);
-		*ret = NULL;
+		free(*ret_lab);
+		*ret = *ret_lab = NULL;
 		return -EINVAL;
 	}
 	return rows ? 0 : -ENOENT;
@@ -355,12 +361,73 @@ static int s_read_blob(const char *home, const char hex[65], char **ret,
 	return 0;
 }
 
+/*
+ * A log this node lacks: ask the node to fetch it from its peers (the
+ * blob transfer the jobs use for kernels). The answer is 202 with
+ * {"fetching": message, "lab": lab, "blob": id} while it travels, so the
+ * page can say who holds it and ask again; 200 with the text once here.
+ */
+static int s_fetch_log(api_t *a, const char *hex, const char *lab,
+		       api_reply_t *ret)
+{
+	char *body = NULL, *msg;
+	bool ok = false;
+	buf_t b;
+	json_t j;
+
+	if (!ctl_running(a->home) ||
+	    api_ctl(a->home, "blob-fetch", hex, &ok, &body) < 0) {
+		api_error(ret, 503, "this node does not hold that log and its"
+				    " node does not answer to fetch it");
+		return -EIO;
+	}
+	if (ok && !strncmp(body, "have ", 5)) {
+		free(body);
+		return 0; /* arrived meanwhile: read it */
+	}
+	free(body);
+	if (!ok) {
+		msg = xasprintf("the log is held by lab %.64s, which no peer"
+				" of this node can reach now",
+				lab);
+		api_error(ret, 404, msg);
+		free(msg);
+		return -ENOENT;
+	}
+	msg = xasprintf("the log is held by lab %.64s: fetching it from the"
+			" network",
+			lab);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key_str(&j, "fetching", msg);
+	json_key_str(&j, "lab", lab);
+	json_key_str(&j, "blob", hex);
+	json_obj_close(&j);
+	free(msg);
+	s_reply_json(ret, &b, &j);
+	ret->status = 202;
+	return -EINPROGRESS;
+}
+
+static void s_log_error(api_reply_t *ret, int rc)
+{
+	if (rc == -ENOENT)
+		api_error(ret, 404, "this node does not hold that log");
+	else if (rc == -EFBIG)
+		api_error(ret, 413,
+			  "the log is too large to show here: use"
+			  " labmesh log");
+	else
+		api_error(ret, 500, "the log blob is unreadable or damaged");
+}
+
 void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
 	const char *run = api_param(p, n, "run");
 	const char *suite = api_param(p, n, "suite");
 	const char *name = api_param(p, n, "name");
-	char hex[65], *logs = NULL, *data;
+	char hex[65], *logs = NULL, *lab = NULL, *data;
 	sqlite3 *db;
 	size_t len;
 	int rc;
@@ -371,7 +438,7 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		api_error(ret, 400, "give run, a run id (hex prefix)");
 		return;
 	}
-	rc = s_find_logs(db, run, suite, &logs);
+	rc = s_find_logs(db, run, suite, &logs, &lab);
 	if (rc < 0) {
 		api_error(ret, rc == -EINVAL ? 400 : 404,
 			  rc == -EINVAL
@@ -381,21 +448,25 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	}
 	if (!logs || !s_pick_log(logs, name, hex)) {
 		free(logs);
+		free(lab);
 		api_error(ret, 404, "no such log in this run");
 		return;
 	}
 	free(logs);
 	rc = s_read_blob(a->home, hex, &data, &len);
-	if (rc == -ENOENT)
-		api_error(ret, 404, "this node does not hold that log");
-	else if (rc == -EFBIG)
-		api_error(ret, 413,
-			  "the log is too large to show here: use"
-			  " labmesh log");
-	else if (rc < 0)
-		api_error(ret, 500, "the log blob is unreadable or damaged");
-	if (rc < 0)
+	if (rc == -ENOENT) {
+		/* not here (yet): fetching, or why not, is the answer */
+		if (s_fetch_log(a, hex, lab, ret) < 0) {
+			free(lab);
+			return;
+		}
+		rc = s_read_blob(a->home, hex, &data, &len);
+	}
+	free(lab);
+	if (rc < 0) {
+		s_log_error(ret, rc);
 		return;
+	}
 	ret->status = 200;
 	ret->type = "text/plain; charset=utf-8";
 	ret->body = data;

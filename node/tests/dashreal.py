@@ -1,0 +1,177 @@
+"""dashreal: a real network run for the dashboard's browser test.
+
+Four `labmesh node` processes on loopback, seeded in a line
+hq - lab-a - lab-b - lab-x (peer exchange then meshes them):
+
+- hq: the dashboard node. Its one board boots nothing (`none`), so it
+  declines every request that brings a kernel: it runs none of the jobs
+  and learns every result by replication.
+- lab-a (two boards), lab-b, lab-x: `local` boards with the `command` boot
+  method. The operator's deploy command copies the request's kernel image
+  to HOME/deployed; the lab's `probe` suite reads that file, so what
+  a board reports depends on the image it was given, as on real hardware.
+  lab-x is the hostile lab: its probe prints markup
+  (<script>, <img onerror>) into case messages and its logs.
+
+Two requests go out from lab-a with `labmesh submit`, each an image (fetched
+by every lab from lab-a as a blob) with the git identity it was built
+from: BASE (commit 1, branch main) and NEW (commit 2, on a branch whose
+name holds markup). NEW's image makes `probe.image.feature` fail and its
+`probe_ms` figure worse on every board: real regressions between real
+commits. Suites: smoke (the catalog's shell checks), syscall-latency (a
+catalog benchmark: three figures in ns) and probe.
+"""
+import json
+import os
+import subprocess
+import time
+
+import jobstest
+from jobstest import Fail, check, wait_for
+
+XSS = '<script>alert(1)</script>'
+XSS_MSG = XSS + '<img src=x onerror=alert(2)>'
+COMMITS = ['1dea' * 10, 'b0a7' * 10]
+BRANCHES = ['main', 'next-' + XSS]
+SUITES = 'smoke,syscall-latency,probe'
+CATALOG = ('smoke', 'syscall-latency')
+
+PROBE_YAML = """name: probe
+version: 1
+kind: functional
+description: What the deployed image says (a lab's own check)
+timeout: 30
+parser: tap
+metrics:
+  - {name: probe_ms, unit: ms, better: lower}
+"""
+
+# %(deployed)s: the file the deploy command writes; %(noise)s: extra
+# output (the hostile lab's markup)
+PROBE_SH = """#!/bin/sh
+img=$(head -n 1 '%(deployed)s' 2>/dev/null)
+echo "TAP version 13"
+echo "1..3"
+echo "ok 1 - image.deployed"
+case "$img" in
+*regress*) echo "not ok 2 - image.feature"
+	echo "# feature missing in $img%(msg)s" ;;
+*) echo "ok 2 - image.feature" ;;
+esac
+echo "ok 3 - image.clock"
+case "$img" in
+*regress*) echo "# metric probe_ms 180 ms" ;;
+*) echo "# metric probe_ms 100 ms" ;;
+esac
+%(noise)s
+exit 0
+"""
+
+
+def command_board(name, deployed):
+    return ('  - name: %s\n    arch: %s\n    tags: [local, rack]\n'
+            '    transport: {type: local}\n'
+            '    boot:\n      method: command\n'
+            "      deploy: 'cp \"$LABMESH_KERNEL\" %s.$$ && mv %s.$$ %s'\n"
+            "      power_cycle: 'true'\n      timeout: 30\n"
+            '      boot_timeout: 30\n' % (name, os.uname().machine, deployed,
+                                     deployed, deployed))
+
+
+class RealNet:
+    """The four labs, started; submit() and wait() for the two requests."""
+
+    def __init__(self, labmesh, root, zmq_port, http_port):
+        self.root = root
+        self.http_port = http_port
+        self.net = jobstest.Net(labmesh)
+        self.labs = {}
+        prev = None
+        for i, (name, boards) in enumerate((
+                ('hq', ['hq-host']), ('lab-a', ['rack-a1', 'rack-a2']),
+                ('lab-b', ['rack-b1']), ('lab-x', ['xss-board']))):
+            n = self.net.node(name, zmq_port + i, [], '',
+                              seeds=[prev] if prev else [])
+            dep = os.path.join(n.home, 'deployed')
+            self.suites_dir(n, dep, hostile=name == 'lab-x')
+            if name == 'hq':
+                n.boards = [jobstest.local_board('hq-host', ('hq',))]
+            else:
+                n.boards = [command_board(b, dep) for b in boards]
+            self.labs[name] = n
+            prev = n
+        self.hq = self.labs['hq']
+        self.requests = []
+        self.images = []
+
+    def suites_dir(self, n, deployed, hostile):
+        d = os.path.join(n.home, 'suites')
+        os.makedirs(os.path.join(d, 'probe'))
+        for s in CATALOG:
+            os.symlink(os.path.join(self.root, 'suites', s),
+                       os.path.join(d, s))
+        with open(os.path.join(d, 'probe', 'suite.yaml'), 'w') as f:
+            f.write(PROBE_YAML)
+        noise = ''
+        if hostile:
+            noise = ("echo '%s in the output' >&2\necho '# %s'" %
+                     (XSS_MSG, XSS_MSG))
+        with open(os.path.join(d, 'probe', 'run.sh'), 'w') as f:
+            f.write(PROBE_SH % {'deployed': deployed,
+                                'msg': ': ' + XSS_MSG if hostile else '',
+                                'noise': noise})
+        os.chmod(os.path.join(d, 'probe', 'run.sh'), 0o755)
+        n.suites = d
+
+    def start_node(self, n, http=None):
+        n.write_config()
+        env = dict(self.net.env)
+        if getattr(n, 'suites', None):
+            env['LABMESH_SUITES'] = n.suites
+        argv = [self.net.labmesh, 'node', '--home', n.home, '--config',
+                n.cfg]
+        if http:
+            argv += ['--http', '127.0.0.1:%d' % http]
+        logf = open(n.log, 'a')
+        n.proc = subprocess.Popen(argv, stdout=logf, stderr=logf, env=env,
+                                  start_new_session=True)
+        logf.close()
+        wait_for('%s answers' % n.name, lambda: n.cli(
+            'peers', check_rc=False).returncode == 0, 15)
+
+    def start(self):
+        for n in self.labs.values():
+            self.start_node(n, self.http_port if n is self.hq else None)
+        wait_for('every advert on hq', lambda: len(json.loads(
+            self.hq.cli('--json', 'boards').stdout)) == 5, 60)
+        wait_for('lab-x connected', lambda: any(
+            p['state'] == 'up' for p in json.loads(self.labs['lab-x'].cli(
+                '--json', 'peers').stdout)), 30)
+
+    def submit(self, i):
+        a = self.labs['lab-a']
+        img = os.path.join(self.net.dir, 'vmlinuz-%d' % i)
+        with open(img, 'w') as f:
+            f.write('labmesh test image %d: %s\n' %
+                    (i, 'regress' if i else 'good') + 'x' * 200000)
+        p = a.cli('submit', '--kernel', img, '--describe', '6.1.%d-lm' % i,
+                  '--git', 'https://git.example.org/linux.git',
+                  '--branch', BRANCHES[i], '--commit', COMMITS[i],
+                  '--config', 'defconfig', '--suite', SUITES,
+                  '--arch', os.uname().machine, '--json')
+        req = json.loads(p.stdout)['request']
+        self.requests.append(req)
+        return req
+
+    def done(self, req):
+        st = self.hq.status(req)
+        if not st or not st['done']:
+            return None
+        return st
+
+    def wait(self, req, timeout=150):
+        return wait_for('request %s done as hq sees it' % req[:12],
+                        lambda: self.done(req), timeout, 0.5)
+
+    def close(self):
+        self.net.close()
