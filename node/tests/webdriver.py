@@ -115,8 +115,14 @@ class Browser:
         h = self.js('return Math.max(document.documentElement.scrollHeight,'
                     ' document.body.scrollHeight);')
         h = max(600, min(int(h) + 20, max_height))
-        self.s('POST', '/window/rect', {'width': self.width, 'height': h})
-        png = base64.b64decode(self.s('GET', '/screenshot'))
+        # a window is no taller than the headless screen: capture the
+        # page beyond the viewport through the DevTools protocol
+        shot = self.s('POST', '/goog/cdp/execute', {
+            'cmd': 'Page.captureScreenshot', 'params': {
+                'format': 'png', 'captureBeyondViewport': True,
+                'clip': {'x': 0, 'y': 0, 'width': self.width,
+                         'height': h, 'scale': 1}}})
+        png = base64.b64decode(shot['data'])
         with open(path, 'wb') as f:
             f.write(png)
         return len(png)

@@ -419,12 +419,13 @@ async function pageHistory() {
 	}
 	const h = r.data.history;
 	content().appendChild(table(['Time', 'Commit', 'Branch', 'Lab', 'Board', 'Result', 'Message'],
-		h.map(x => [x.time, el('td', { class: 'mono' },
+		h.map(x => [String(x.time).replace('T', ' ').slice(0, 19),
+			el('td', { class: 'mono' },
 			link('matrix.html', { commit: x.commit }, short(x.commit))),
 			x.branch, x.lab, x.board,
 			'value' in x ? el('td', { class: 'num' }, x.value + ' ' + x.unit) :
 				el('td', {}, badge(x.status), ' ' + x.duration_ms + ' ms'),
-			x.message || '']), 'history'));
+			el('td', { class: 'message' }, x.message || '')]), 'history'));
 	setStatus(h.length + ' results');
 }
 
@@ -461,7 +462,7 @@ function chart(points, unit) {
 		c.appendChild(svg('title', {}, short(p.commit) + ' ' + p.time + ': ' +
 			p.value + ' ' + unit));
 		s.appendChild(c);
-		s.appendChild(svg('text', { x: x(i), y: H - B + 16, 'text-anchor': 'middle' },
+		s.appendChild(svg('text', { x: x(i), y: H - B + 20, 'text-anchor': 'middle' },
 			String(p.commit).slice(0, 7)));
 	});
 	s.appendChild(svg('text', { x: 4, y: 11 }, unit));
