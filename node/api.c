@@ -548,6 +548,8 @@ int api_handle(api_t *a, const char *path, const api_param_t *params,
 		api_metrics(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/request"))
 		api_request(a, params, n_params, ret);
+	else if (!strcmp(path, "/api/requests"))
+		api_requests(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/progress"))
 		s_progress(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/log"))

@@ -15,6 +15,7 @@
  *   /api/metrics   metric paths with their units
  *   /api/request   id     this lab's jobs of a request, from HOME/jobs.db
  *                         (404 when this node keeps no jobs)
+ *   /api/requests  the requests in this node's store, newest first
  *   /api/progress  id     every lab's answer and progress of a request
  *                         = labmesh status ID --json
  *   /api/log       run [suite] [name]   a log blob, as text/plain; one

@@ -35,6 +35,7 @@ int api_ctl(const char *home, const char *command, const char *arg,
 
 void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
+void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 

@@ -11,6 +11,7 @@
 #include "proto/json.h"
 #include "proto/mem.h"
 #include "proto/record.h"
+#include "proto/request.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@
 #define API_MAX_COMMITS 500  /* rows of /api/commits */
 #define API_MAX_METRICS 2000 /* rows of /api/metrics */
 #define API_MAX_JOBS 4096    /* rows of /api/request */
+#define API_MAX_REQUESTS 200 /* rows of /api/requests */
 #define API_MIN_PREFIX 4     /* hex digits of a run/request prefix */
 
 static void s_reply_json(api_reply_t *ret, buf_t *b, json_t *j)
@@ -156,6 +158,79 @@ void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 			     (const char *)sqlite3_column_text(st, 1));
 		json_key_int(&j, "values", sqlite3_column_int64(st, 2));
 		json_obj_close(&j);
+	}
+	sqlite3_finalize(st);
+	json_arr_close(&j);
+	json_obj_close(&j);
+	s_reply_json(ret, &b, &j);
+}
+
+/* ---- the requests this node has seen ---- */
+
+static const char *const s_kernel_kind[] = {"none", "git", "artifact"};
+
+static void s_request_json(json_t *j, const char *id, const request_t *r)
+{
+	const request_kernel_t *k = &r->kernel;
+	char sub[65];
+
+	proto_hex(r->submitter, 32, sub);
+	json_obj_open(j);
+	json_key_str(j, "request", id);
+	json_key_str(j, "submitter", sub);
+	json_key_int(j, "created_ms", (int64_t)r->created_ms);
+	json_key_int(j, "expires_ms", (int64_t)r->expires_ms);
+	json_key_str(j, "kernel", k->type <= REQUEST_KERNEL_MAX
+					  ? s_kernel_kind[k->type]
+					  : "?");
+	json_key_str(j, "tree", k->url);
+	json_key_str(j, "branch", k->branch);
+	json_key_str(j, "commit", k->commit);
+	json_key_str(j, "describe", k->describe);
+	json_key(j, "suites");
+	json_arr_open(j);
+	for (size_t i = 0; i < r->n_suites; i++)
+		json_str(j, r->suites[i]);
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+/*
+ * The requests in this node's store, newest first: what a submitter
+ * asked of the network (the progress page of each shows the answers).
+ * The store keeps unexpired requests only.
+ */
+void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	static const char sql[] = "SELECT lower(hex(id)), bytes FROM requests"
+				  " ORDER BY seen_ms DESC, id LIMIT ?1";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	buf_t b;
+	json_t j;
+
+	if (!s_open(a, p, n, 0, &db, ret))
+		return;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		api_error(ret, 500, "reading the store failed");
+		return;
+	}
+	sqlite3_bind_int(st, 1, API_MAX_REQUESTS);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key(&j, "requests");
+	json_arr_open(&j);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		request_t *r = NULL;
+
+		if (request_decode(sqlite3_column_blob(st, 1),
+				   (size_t)sqlite3_column_bytes(st, 1),
+				   &r) == 0)
+			s_request_json(&j, (const char *)sqlite3_column_text(
+						   st, 0),
+				       r);
+		request_destroy(&r);
 	}
 	sqlite3_finalize(st);
 	json_arr_close(&j);

@@ -223,7 +223,7 @@ class Pages:
                          ' return e ? e.textContent : null;', css)
 
 
-def test_network(pg):
+def test_network(pg, rn):
     pg.load('network', '/')
     t = pg.text('main')
     for s in ['lab-a', 'lab-b', 'lab-x', 'hq'] + BOARDS + ['hq-host']:
@@ -234,10 +234,23 @@ def test_network(pg):
           'network page links both commits, newest first: %r' % links)
     check(dashreal.BRANCHES[1] in t,
           'the branch with markup is shown as text on the network page')
+    reqs = pg.b.js("""return [...document.querySelectorAll(
+        'table.requests tbody tr')].map(r => [...r.cells].map(
+        c => c.textContent));""")
+    check([r[0] for r in reqs] == [q[:12] for q in reversed(rn.requests)] and
+          reqs[0][2].startswith(COMMITS[1][:12]) and
+          reqs[0][3] == dashreal.BRANCHES[1] and
+          reqs[0][4] == dashreal.SUITES.replace(',', ', '),
+          'network page lists both requests, newest first: %r' % reqs)
 
 
 def test_request(pg, rn):
-    pg.load('request', '/request.html?id=' + rn.requests[1])
+    """Follow NEW from the network page to its progress in every lab."""
+    pg.b.click('table.requests a[href="/request.html?id=%s"]' %
+               rn.requests[1])
+    pg.ready('request')
+    pg.no_injection('request')
+    pg.shot('request')
     rows = pg.b.js("""return [...document.querySelectorAll(
         'table.progress tbody tr')].map(r => [...r.cells].map(
         c => c.textContent));""")
@@ -427,7 +440,7 @@ def test(labmesh, build):
         test_log_api(rn, runs0['rack-b1'])
         browser = webdriver.Browser(DRIVER)
         pg = Pages(browser, shots)
-        test_network(pg)
+        test_network(pg, rn)
         test_request(pg, rn)
         test_matrix(pg, 0)
         test_matrix(pg, 1)

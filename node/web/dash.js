@@ -130,8 +130,9 @@ function filterForm(fields) {
 /* ---- the network ---- */
 
 async function pageNetwork() {
-	const [st, boards, peers, commits] = await Promise.all([
-		api('status'), api('boards'), api('peers'), api('commits')]);
+	const [st, boards, peers, commits, reqs] = await Promise.all([
+		api('status'), api('boards'), api('peers'), api('commits'),
+		api('requests')]);
 	const c = content();
 	if (st.ok) {
 		setTitle('The network, seen from ' + st.data.lab);
@@ -190,6 +191,19 @@ async function pageNetwork() {
 			i + 1 < cl.length ? link('compare.html',
 				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
 		]), 'commits'));
+
+	c.appendChild(el('h2', {}, 'Requests'));
+	const rl = reqs.ok ? reqs.data.requests : [];
+	c.appendChild(table(['Request', 'Submitted', 'Kernel', 'Branch', 'Suites'],
+		rl.map(r => [
+			el('td', { class: 'mono' }, link('request.html', { id: r.request }, short(r.request))),
+			when(r.created_ms),
+			r.kernel === 'none' ? 'boards as they are' :
+				short(r.commit) + (r.describe ? ' (' + r.describe + ')' : ''),
+			r.branch, r.suites.join(', ')]), 'requests'));
+	if (!rl.length)
+		c.appendChild(el('p', { class: 'muted' }, reqs.ok ?
+			'No unexpired requests in this node\'s store.' : reqs.data.error));
 	setStatus(commits.ok ? 'Refreshes every 15 s.' : commits.data.error, !commits.ok);
 	/* board states and queues change: keep the picture current */
 	setTimeout(() => location.reload(), 15000);
