@@ -446,7 +446,7 @@ static int s_fetch_log(api_t *a, const char *hex, const char *lab,
 		       api_reply_t *ret)
 {
 	char *body = NULL, *msg;
-	bool ok = false;
+	bool ok = false, busy;
 	buf_t b;
 	json_t j;
 
@@ -460,6 +460,7 @@ static int s_fetch_log(api_t *a, const char *hex, const char *lab,
 		free(body);
 		return 0; /* arrived meanwhile: read it */
 	}
+	busy = ok && !strncmp(body, "busy", 4);
 	free(body);
 	if (!ok) {
 		msg = xasprintf("the log is held by lab %.64s, which no peer"
@@ -469,8 +470,10 @@ static int s_fetch_log(api_t *a, const char *hex, const char *lab,
 		free(msg);
 		return -ENOENT;
 	}
-	msg = xasprintf("the log is held by lab %.64s: fetching it from the"
-			" network",
+	msg = xasprintf(busy ? "the log is held by lab %.64s: this node is"
+			       " fetching other logs, asking again"
+			     : "the log is held by lab %.64s: fetching it"
+			       " from the network",
 			lab);
 	buf_init(&b, API_MAX_REPLY);
 	json_init(&j, &b, JSON_PRETTY);

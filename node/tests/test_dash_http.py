@@ -266,6 +266,24 @@ def test_rate(d):
           'rate cap: 429 after the burst (at %r)' % seen)
 
 
+def test_fetch_cap(d):
+    """Blobs no node holds, asked for over the control socket as the
+    dashboard asks for logs: such asks take half the node's fetch slots at
+    most (the rest stay for the jobs' kernels), then are told to wait."""
+    p = subprocess.run([d.net.tools[0], '--blob-fetch', d.b.home, '40'],
+                       capture_output=True, text=True, timeout=60)
+    got = p.stdout.split('\n')[:-1]
+    busy = [i for i, a in enumerate(got) if a == 'ok busy']
+    check(p.returncode == 0 and len(got) == 40 and
+          all(a == 'ok fetching' for a in got[:busy[0]]) and
+          28 <= busy[0] <= 32 and busy == list(range(busy[0], 40)),
+          'asks past half the fetch slots are told to wait: %r %s' %
+          (got, p.stderr))
+    st, _, body = d.get('/api/log?' + q({'run': d.seed['hostile_run'],
+                                         'suite': 'suite0'}))
+    check(st == 200, 'a held log is still served: %d' % st)
+
+
 def test(net):
     d = DashNet(net, ZMQ, HTTP)
     test_equal(d)
@@ -274,6 +292,7 @@ def test(net):
     test_methods_headers(d)
     test_refusals(d)
     test_config_http(d)
+    test_fetch_cap(d)
     test_rate(d)
     check(d.b.alive(), 'B is still running')
     d.b.proc.send_signal(signal.SIGTERM)
