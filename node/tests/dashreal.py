@@ -15,10 +15,10 @@ hq - lab-a - lab-b - lab-x (peer exchange then meshes them):
 
 Two requests go out from lab-a with `labmesh submit`, each an image (fetched
 by every lab from lab-a as a blob) with the git identity it was built
-from: BASE (commit 1, branch main) and NEW (commit 2, on a branch whose
-name holds markup). NEW's image makes `probe.image.feature` fail and its
-`probe_ms` figure worse on every board: real regressions between real
-commits. Suites: smoke (the catalog's shell checks), syscall-latency (a
+from: BASE (commit 1, branch main) and NEW (commit 2; its branch name and
+its describe text hold markup). NEW's image makes `probe.image.feature`
+fail and its `probe_ms` figure worse on every board: real regressions
+between real commits. Suites: smoke (the catalog's shell checks), syscall-latency (a
 catalog benchmark: three figures in ns) and probe.
 """
 import json
@@ -33,6 +33,7 @@ XSS = '<script>alert(1)</script>'
 XSS_MSG = XSS + '<img src=x onerror=alert(2)>'
 COMMITS = ['1dea' * 10, 'b0a7' * 10]
 BRANCHES = ['main', 'next-' + XSS]
+DESCRIBES = ['6.1.0-lm', '6.1.1-lm<img src=x onerror=alert(3)>']
 SUITES = 'smoke,syscall-latency,probe'
 CATALOG = ('smoke', 'syscall-latency')
 
@@ -154,7 +155,7 @@ class RealNet:
         with open(img, 'w') as f:
             f.write('labmesh test image %d: %s\n' %
                     (i, 'regress' if i else 'good') + 'x' * 200000)
-        p = a.cli('submit', '--kernel', img, '--describe', '6.1.%d-lm' % i,
+        p = a.cli('submit', '--kernel', img, '--describe', DESCRIBES[i],
                   '--git', 'https://git.example.org/linux.git',
                   '--branch', BRANCHES[i], '--commit', COMMITS[i],
                   '--config', 'defconfig', '--suite', SUITES,

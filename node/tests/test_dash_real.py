@@ -180,14 +180,18 @@ class Pages:
 
     def ready(self, name):
         """Wait until the page's script has finished (status no longer
-        'Loading…' nor 'fetching'); it must not be an error."""
+        'Loading…' nor 'fetching'); it must not be an error. The pages
+        that reload themselves (network, request) are kept still while
+        they are checked."""
         st = self.b.wait('%s rendered' % name, """
             const s = document.getElementById('status');
             if (!s || s.textContent === 'Loading…' ||
                 s.className === 'fetching')
                 return null;
-            return [s.className, s.textContent];""")
+            return [s.className, s.textContent];""", 60)
         check(st[0] != 'error', '%s: error %r' % (name, st[1]))
+        self.b.js('for (let i = setTimeout(() => 0, 0); i > 0; i--)'
+                  ' clearTimeout(i);')
 
     def no_injection(self, name):
         check(self.b.alert() is None, '%s: no alert opened' % name)
@@ -239,6 +243,8 @@ def test_network(pg, rn):
         c => c.textContent));""")
     check([r[0] for r in reqs] == [q[:12] for q in reversed(rn.requests)] and
           reqs[0][2].startswith(COMMITS[1][:12]) and
+          reqs[0][2] == '%s (%s)' % (COMMITS[1][:12],
+                                     dashreal.DESCRIBES[1]) and
           reqs[0][3] == dashreal.BRANCHES[1] and
           reqs[0][4] == dashreal.SUITES.replace(',', ', '),
           'network page lists both requests, newest first: %r' % reqs)
