@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The dashboard over the results of a real network run, in a real browser.
 
-dashreal.py starts four labs on loopback and submits two real requests
-(BASE and NEW images, each with its git identity) that run smoke,
-syscall-latency and the labs' probe suite on four boards of three labs.
+dashreal.py starts five labs on loopback and submits two real requests
+(BASE and NEW: a kernel and an initrd with a marker, each with its git
+identity) that run smoke, syscall-latency and the labs' probe suite on
+five boards of four labs: four `local` boards with the command boot
+method and a QEMU board that boots the request's kernel.
 The dashboard node, hq, ran none of the jobs: everything it shows arrived
 by replication, and every log it shows it fetches from the lab that holds
 it when a page asks (the test copies no file).
@@ -48,7 +50,7 @@ from jobstest import Fail, check, wait_for  # noqa: E402
 ZMQ = 25100
 HTTP = 25110
 DRIVER = 25120
-BOARDS = ['rack-a1', 'rack-a2', 'rack-b1', 'xss-board']
+BOARDS = []  # the boards that run the requests, in (lab, board) order
 SUITES = ['probe', 'smoke', 'syscall-latency']
 
 
@@ -118,9 +120,9 @@ def test_api(rn):
     lst = same(rn, 'query', {'status': 'fail', 'view': 'list'},
                ['query', '--status', 'fail', '--list'])
     fails = lst['cases'] if isinstance(lst, dict) else lst
-    check(len(fails) == 4 and all(
+    check(len(fails) == len(BOARDS) and all(
         x['path'] == 'probe.image.feature' and x['commit'] == c1
-        for x in fails), 'failed cases: the probe of NEW on 4 boards: %r' %
+        for x in fails), 'failed cases: the probe of NEW on every board: %r' %
         fails)
     same(rn, 'query', {'request': r0[:16], 'board': 'rack-a1'},
          ['query', '--request', r0[:16], '--board', 'rack-a1'])
@@ -134,14 +136,16 @@ def test_api(rn):
           '--since', '1h'])
     cmp = same(rn, 'compare', {'base': c0, 'new': c1},
                ['compare', c0, c1], rc=1)
-    check(cmp['summary']['regressions'] == 4, 'four regressions: %r' %
+    check(cmp['summary']['regressions'] == len(BOARDS),
+          'a regression per board: %r' %
           cmp['summary'])
     same(rn, 'compare', {'base': r0, 'new': r1, 'lab': 'lab-b',
                          'threshold': '50'},
          ['compare', r0, r1, '--lab', 'lab-b', '--threshold', '50'], rc=1)
     h = same(rn, 'history', {'test': 'probe.image.feature'},
              ['history', 'probe.image.feature'])
-    check(len(h['history']) == 8, 'history: 4 boards x 2 commits')
+    check(len(h['history']) == 2 * len(BOARDS),
+          'history: every board x 2 commits')
     same(rn, 'history', {'test': 'syscall-latency.getppid',
                          'board': 'xss-board'},
          ['history', 'syscall-latency.getppid', '--board', 'xss-board'])
@@ -167,6 +171,20 @@ def test_log_api(rn, run_b):
         blob_path(rn.hq.home, j['blob'])),
         'the smoke log of lab-b is served and kept by hq')
     print('log api: 202 held by lab-b, then 200 (%d bytes)' % len(body))
+
+
+def test_qemu_console(rn, run_q):
+    """The QEMU board booted the request's kernel: its console log, which
+    only lab-q holds, fetched through hq's API."""
+    path = '/api/log?' + urllib.parse.urlencode({'run': run_q,
+                                                 'name': 'console'})
+    st, body = wait_for('the console of qemu-q on hq', lambda: (
+        lambda r: r if r[0] != 202 else None)(get(path)), 60)
+    check(st == 200 and rn.board['KVERSION'].encode() in body,
+          'the console shows the kernel %s booted: %d %r' %
+          (rn.board['KVERSION'], st, body[:300]))
+    print('qemu-q console: %d bytes, kernel %s' % (len(body),
+                                                   rn.board['KVERSION']))
 
 
 # ---- the pages ----
@@ -271,7 +289,7 @@ def test_request(pg, rn):
           'every board of NEW accepted, done, FAIL: %r' % rows)
     check('finished' in pg.text('#progress-summary'), 'request finished')
     check(pg.b.js("return document.querySelectorAll("
-                  "'#matrix td.cell').length") == 12,
+                  "'#matrix td.cell').length") == 3 * len(BOARDS),
           'the request page shows its results matrix')
 
 
@@ -306,7 +324,7 @@ def test_matrix(pg, i):
             check(status == want_st, 'cell %s/%s is %s (%s)' %
                   (g[1], suite, want_st, status))
             n += 1
-    check(n == 12, '12 cells')
+    check(n == 3 * len(BOARDS), 'a cell per board and suite')
     return want
 
 
@@ -369,16 +387,18 @@ def test_log_held_elsewhere(pg, rn, run_b):
 
 def test_compare(pg):
     pg.load('compare', '/compare.html?base=%s&new=%s' % tuple(COMMITS))
-    check(pg.text('#summary').startswith('4 regressions, 0 fixes'),
+    check(pg.text('#summary').startswith('%d regressions, 0 fixes' %
+                                         len(BOARDS)),
           'summary: %r' % pg.text('#summary'))
     regs = pg.b.js("""return [...document.querySelectorAll(
         'ul.regressions li')].map(li => li.textContent);""")
-    check(len(regs) == 4 and all(r.startswith('probe.image.feature') and
+    check(len(regs) == len(BOARDS) and all(r.startswith('probe.image.feature') and
                                  'PASS' in r and 'FAIL' in r for r in regs),
           'one regression per board: %r' % regs)
     mets = pg.b.js("""return [...document.querySelectorAll(
         'ul.metrics li')].map(li => li.textContent);""")
-    check(sum('probe.probe_ms: 100 → 180 ms' in m for m in mets) == 4,
+    check(sum('probe.probe_ms: 100 → 180 ms' in m for m in mets) ==
+          len(BOARDS),
           'probe_ms worse on every board: %r' % mets)
 
 
@@ -388,7 +408,8 @@ def test_history(pg):
         'table.history tbody tr')].map(r => [r.cells[1].textContent,
         r.cells[2].textContent, r.cells[4].textContent,
         r.cells[5].textContent]);""")
-    check(len(rows) == 8, 'history: 8 results: %r' % rows)
+    check(len(rows) == 2 * len(BOARDS), 'history: a result per board and'
+          ' commit: %r' % rows)
     for commit, branch, board, res in rows:
         new = commit == COMMITS[1][:12]
         check(board in BOARDS and ('FAIL' if new else 'PASS') in res and
@@ -427,6 +448,7 @@ def test(labmesh, build):
                                         '..'))
     t0 = time.time()
     rn = dashreal.RealNet(labmesh, root, ZMQ, HTTP)
+    BOARDS[:] = [b for _, b in rn.boards]
     browser = None
     try:
         test_markup_board_refused(rn)
@@ -444,6 +466,8 @@ def test(labmesh, build):
               'hq ran no job')
         test_api(rn)
         test_log_api(rn, runs0['rack-b1'])
+        if rn.board:
+            test_qemu_console(rn, runs['qemu-q'])
         browser = webdriver.Browser(DRIVER)
         pg = Pages(browser, shots)
         test_network(pg, rn)
