@@ -180,9 +180,9 @@ static void s_request_json(json_t *j, const char *id, const request_t *r)
 	json_key_str(j, "submitter", sub);
 	json_key_int(j, "created_ms", (int64_t)r->created_ms);
 	json_key_int(j, "expires_ms", (int64_t)r->expires_ms);
-	json_key_str(j, "kernel", k->type <= REQUEST_KERNEL_MAX
-					  ? s_kernel_kind[k->type]
-					  : "?");
+	json_key_str(j, "kernel",
+		     k->type <= REQUEST_KERNEL_MAX ? s_kernel_kind[k->type]
+						   : "?");
 	json_key_str(j, "tree", k->url);
 	json_key_str(j, "branch", k->branch);
 	json_key_str(j, "commit", k->commit);
@@ -227,8 +227,8 @@ void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		if (request_decode(sqlite3_column_blob(st, 1),
 				   (size_t)sqlite3_column_bytes(st, 1),
 				   &r) == 0)
-			s_request_json(&j, (const char *)sqlite3_column_text(
-						   st, 0),
+			s_request_json(&j,
+				       (const char *)sqlite3_column_text(st, 0),
 				       r);
 		request_destroy(&r);
 	}
@@ -452,8 +452,9 @@ static int s_fetch_log(api_t *a, const char *hex, const char *lab,
 
 	if (!ctl_running(a->home) ||
 	    api_ctl(a->home, "blob-fetch", hex, &ok, &body) < 0) {
-		api_error(ret, 503, "this node does not hold that log and its"
-				    " node does not answer to fetch it");
+		api_error(ret, 503,
+			  "this node does not hold that log and its"
+			  " node does not answer to fetch it");
 		return -EIO;
 	}
 	if (ok && !strncmp(body, "have ", 5)) {
@@ -484,7 +485,8 @@ static int s_fetch_log(api_t *a, const char *hex, const char *lab,
 	json_obj_close(&j);
 	free(msg);
 	s_reply_json(ret, &b, &j);
-	ret->status = 202;
+	if (ret->status == 200)
+		ret->status = 202;
 	return -EINPROGRESS;
 }
 
