@@ -28,6 +28,7 @@ figures in ns) and probe.
 """
 import json
 import os
+import re
 import subprocess
 
 import jobstest
@@ -92,9 +93,15 @@ def cached_board(root):
     test does not spend minutes building it), else None."""
     cache = os.environ.get('LABMESH_CACHE') or os.path.expanduser(
         '~/.cache/labmesh')
-    if not os.path.exists(os.path.join(cache, 'boards', 'x86_64',
-                                       'board.env')):
+    try:
+        env = open(os.path.join(cache, 'boards', 'x86_64',
+                                'board.env')).read().split('\n')
+        mk = open(os.path.join(root, 'scripts', 'mkboard')).read()
+    except OSError:
         return None
+    layout = re.search(r'^LAYOUT=\d+$', mk, re.M)
+    if not layout or layout.group(0) not in env:
+        return None  # missing or out of date: mkboard would rebuild it
     return jobstest.board_dir(root)
 
 
