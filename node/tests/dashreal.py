@@ -242,7 +242,7 @@ class RealNet:
             return None
         return st
 
-    def wait(self, req, timeout=150):
+    def wait(self, req, timeout=300):
         return wait_for('request %s done as hq sees it' % req[:12],
                         lambda: self.done(req), timeout, 0.5)
 

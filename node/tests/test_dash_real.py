@@ -227,18 +227,29 @@ class Pages:
         check('labmesh' in got[2] and 'alert' not in got[2],
               '%s: title untouched: %r' % (name, got[2]))
 
-    def shot(self, name):
+    def shot(self, name, what):
+        """Save the page as real-NAME.png; what: what it shows (for
+        real-index.txt, written at the end)."""
         path = os.path.join(self.shots, 'real-%s.png' % name)
         n = self.b.screenshot(path)
         check(n > 5000, 'screenshot %s saved (%d bytes)' % (path, n))
-        self.saved.append(path)
-        print('  page %-14s %s' % (name, path))
+        self.saved.append((os.path.basename(path), self.b.url(), what))
+        print('  page %-16s %s' % (name, path))
 
-    def load(self, name, path):
+    def load(self, name, path, what):
         self.b.go(self.base + path)
         self.ready(name)
         self.no_injection(name)
-        self.shot(name)
+        self.shot(name, what)
+
+    def index(self):
+        with open(os.path.join(self.shots, 'real-index.txt'), 'w') as f:
+            f.write('Screenshots of the dashboard of hq, a node that ran none'
+                    ' of the jobs,\nafter a real network run'
+                    ' (node/tests/test_dash_real.py).\n\n')
+            for png, url, what in self.saved:
+                f.write('%s\n  %s\n  %s\n\n' % (png, url.replace(
+                    self.base, ''), what))
 
     def text(self, css='body'):
         return self.b.js('const e = document.querySelector(arguments[0]);'
@@ -246,7 +257,9 @@ class Pages:
 
 
 def test_network(pg, rn):
-    pg.load('network', '/')
+    pg.load('network', '/', 'the labs (hq, lab-a, lab-b, lab-q, lab-x) and'
+            ' their boards, the peers, the two commits tested (NEW with'
+            ' its markup branch shown as text) and the two requests')
     t = pg.text('main')
     for s in ['lab-a', 'lab-b', 'lab-x', 'hq'] + BOARDS + ['hq-host']:
         check(s in t, 'network page names %s' % s)
@@ -274,7 +287,9 @@ def test_request(pg, rn):
                rn.requests[1])
     pg.ready('request')
     pg.no_injection('request')
-    pg.shot('request')
+    pg.shot('request', 'NEW, followed from the network page: every lab'
+            "'s answer (hq declined: boot method none), each board done"
+            ' with a FAIL result, and the results matrix of the request')
     rows = pg.b.js("""return [...document.querySelectorAll(
         'table.progress tbody tr')].map(r => [...r.cells].map(
         c => c.textContent));""")
@@ -302,7 +317,10 @@ def matrix_cells(pg):
 
 def test_matrix(pg, i):
     c = COMMITS[i]
-    pg.load('matrix-%s' % ('base', 'new')[i], '/matrix.html?commit=' + c)
+    pg.load('matrix-%s' % ('base', 'new')[i], '/matrix.html?commit=' + c,
+            'the matrix of %s: every board x (probe, smoke,'
+            ' syscall-latency), %s' % (('BASE', 'NEW')[i], (
+                'all PASS', 'probe FAIL on every board')[i]))
     st, body = get('/api/query?commit=' + c)
     want = json.loads(body)
     got = matrix_cells(pg)
@@ -343,7 +361,9 @@ def test_follow(pg, rn):
         c => c.textContent));""")
     check(any(r[0] == 'probe.image.feature' and r[1] == 'FAIL' and
               XSS in r[3] for r in rows), 'failed case listed: %r' % rows)
-    pg.shot('cases')
+    pg.shot('cases', "lab-x's probe cell of NEW, clicked: its cases,"
+            ' image.feature FAIL with the hostile message and the branch'
+            ' shown as text')
     run = urllib.parse.parse_qs(urllib.parse.urlparse(
         pg.b.url()).query)['run'][0]
     before = blobs_of(rn.hq.home)
@@ -356,7 +376,8 @@ def test_follow(pg, rn):
           'the log of lab-x, markup in it as text: %r' % (log or '')[:300])
     check(len(blobs_of(rn.hq.home) - before) == 1,
           'hq fetched the log and keeps it')
-    pg.shot('log')
+    pg.shot('log', 'the "the log" link clicked: lab-x\'s probe log,'
+            ' fetched by hq from lab-x, its markup shown as text')
     return run
 
 
@@ -375,18 +396,24 @@ def test_log_held_elsewhere(pg, rn, run_b):
         check('held by lab lab-b' in msg, 'fetching state: %r' % msg)
         time.sleep(2.5)
         pg.no_injection('log-fetching')
-        pg.shot('log-fetching')
+        pg.shot('log-fetching', 'a log of lab-b while lab-b is stopped:'
+                ' "the log is held by lab lab-b: fetching it from the'
+                ' network… (N s)"')
     finally:
         os.killpg(lab_b.proc.pid, signal.SIGCONT)
     pg.ready('log-fetched')
     check('ok 1 - image.deployed' in (pg.text('#log') or ''),
           'the log arrives once lab-b runs again')
-    pg.shot('log-fetched')
+    pg.shot('log-fetched', 'the same page once lab-b runs again: the log'
+            ' arrived and is shown')
     print('log held by a stopped lab: %r, then shown' % msg)
 
 
 def test_compare(pg):
-    pg.load('compare', '/compare.html?base=%s&new=%s' % tuple(COMMITS))
+    pg.load('compare', '/compare.html?base=%s&new=%s' % tuple(COMMITS),
+            'regressions from BASE to NEW: probe.image.feature PASS -> FAIL'
+            ' on every board, probe.probe_ms 100 -> 180 ms, and whatever'
+            ' syscall-latency figures moved past 10%')
     check(pg.text('#summary').startswith('%d regressions, 0 fixes' %
                                          len(BOARDS)),
           'summary: %r' % pg.text('#summary'))
@@ -403,7 +430,9 @@ def test_compare(pg):
 
 
 def test_history(pg):
-    pg.load('history', '/history.html?test=probe.image.feature')
+    pg.load('history', '/history.html?test=probe.image.feature',
+            'the history of probe.image.feature: PASS on BASE, FAIL on NEW,'
+            ' per board')
     rows = pg.b.js("""return [...document.querySelectorAll(
         'table.history tbody tr')].map(r => [r.cells[1].textContent,
         r.cells[2].textContent, r.cells[4].textContent,
@@ -420,7 +449,9 @@ def test_history(pg):
 def test_trends(pg):
     for metric in ('syscall-latency.getppid', 'probe.probe_ms'):
         name = 'trends-' + metric.split('.')[-1]
-        pg.load(name, '/trends.html?metric=' + metric)
+        pg.load(name, '/trends.html?metric=' + metric,
+                'the trend of %s: one SVG chart per board, BASE then NEW'
+                % metric)
         got = pg.b.js("""return [...document.querySelectorAll('div.chart')]
             .map(c => [c.querySelector('h3').textContent,
             c.querySelectorAll('svg polyline').length,
@@ -481,6 +512,7 @@ def test(labmesh, build):
         test_trends(pg)
         for lab in rn.labs.values():
             check(lab.proc.poll() is None, '%s still runs' % lab.name)
+        pg.index()
         print('dashboard over a real run OK: %d screenshots, %.0f s' %
               (len(pg.saved), time.time() - t0))
     except (Fail, webdriver.Error) as e:
