@@ -8,6 +8,7 @@
 #include "node/api.h"
 #include "node/api_int.h"
 #include "node/ctl.h"
+#include "node/jobs_cli.h"
 #include "node/query.h"
 #include "node/results.h"
 
@@ -234,12 +235,13 @@ static int s_errno_status(int rc)
 
 /* ---- the query functions, into memory ---- */
 
-typedef enum { S_MATRIX, S_LIST, S_COMPARE, S_HISTORY } s_view_t;
+typedef enum { S_MATRIX, S_LIST, S_COMPARE, S_HISTORY, S_STATUS } s_view_t;
 
 typedef struct {
 	s_view_t view;
 	const char *a, *b; /* compare base/new, history path */
 	double threshold;
+	uint8_t request[32]; /* S_STATUS */
 } s_call_t;
 
 static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
@@ -253,6 +255,8 @@ static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 	case S_COMPARE:
 		return query_compare(db, c->a, c->b, f, c->threshold, true, out,
 				     err, errsz);
+	case S_STATUS:
+		return submit_status_json(db, c->request, out);
 	default:
 		return query_history(db, c->a, f, true, out, err, errsz);
 	}
@@ -410,6 +414,34 @@ static void s_history(api_t *a, const api_param_t *p, size_t n,
 	s_run_query(a, &c, &f, ret);
 }
 
+/*
+ * Where a request stands in every lab (answers, each board's latest
+ * event, its run), from the records this node holds: what `labmesh
+ * status REQUEST --json` prints, so a node that runs none of the jobs
+ * still shows their progress.
+ */
+static void s_progress(api_t *a, const api_param_t *p, size_t n,
+		       api_reply_t *ret)
+{
+	const char *id = api_param(p, n, "id");
+	s_call_t c = {.view = S_STATUS};
+	query_filter_t f = {0};
+	int rc;
+
+	if (n != 1 || !id) {
+		api_error(ret, 400, "give id, a request id (hex prefix)");
+		return;
+	}
+	rc = submit_find_request(a->home, id, c.request);
+	if (rc < 0) {
+		api_error(ret, rc == -ENOENT ? 404 : 400,
+			  rc == -ENOENT ? "no such request in this node's store"
+					: "ambiguous or malformed request id");
+		return;
+	}
+	s_run_query(a, &c, &f, ret);
+}
+
 /* ---- answers of the running node ---- */
 
 /*
@@ -417,8 +449,8 @@ static void s_history(api_t *a, const api_param_t *p, size_t n,
  * without ctl_call's process-wide czmq settings (it turns off czmq's
  * signal handling, which the node's loop relies on to stop cleanly).
  */
-static int s_ctl_call(const char *home, const char *command, bool *ret_ok,
-		      char **ret_body)
+int api_ctl(const char *home, const char *command, const char *arg,
+	    bool *ret_ok, char **ret_body)
 {
 	char *ep = ctl_endpoint(home), *text;
 	zsock_t *req;
@@ -442,6 +474,8 @@ static int s_ctl_call(const char *home, const char *command, bool *ret_ok,
 	msg = zmsg_new();
 	zmsg_addstr(msg, command);
 	zmsg_addstr(msg, "json");
+	if (arg)
+		zmsg_addstr(msg, arg);
 	if (zmsg_send(&msg, req) == 0 && (msg = zmsg_recv(req))) {
 		st = zmsg_first(msg);
 		body = zmsg_next(msg);
@@ -471,7 +505,7 @@ static void s_ctl(api_t *a, const char *command, const api_param_t *p, size_t n,
 		return;
 	}
 	if (!ctl_running(a->home) ||
-	    s_ctl_call(a->home, command, &ok, &body) < 0) {
+	    api_ctl(a->home, command, NULL, &ok, &body) < 0) {
 		api_error(ret, 503, "the node does not answer");
 		return;
 	}
@@ -514,6 +548,10 @@ int api_handle(api_t *a, const char *path, const api_param_t *params,
 		api_metrics(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/request"))
 		api_request(a, params, n_params, ret);
+	else if (!strcmp(path, "/api/requests"))
+		api_requests(a, params, n_params, ret);
+	else if (!strcmp(path, "/api/progress"))
+		s_progress(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/log"))
 		api_log(a, params, n_params, ret);
 	else

@@ -15,8 +15,13 @@
  *   /api/metrics   metric paths with their units
  *   /api/request   id     this lab's jobs of a request, from HOME/jobs.db
  *                         (404 when this node keeps no jobs)
- *   /api/log       run [suite] [name]   a log blob this node holds, as
- *                                       text/plain
+ *   /api/requests  the requests in this node's store, newest first
+ *   /api/progress  id     every lab's answer and progress of a request
+ *                         = labmesh status ID --json
+ *   /api/log       run [suite] [name]   a log blob, as text/plain; one
+ *                         this node lacks is fetched from its peers
+ *                         through the running node: 202 with
+ *                         {"fetching": text, "lab", "blob"} meanwhile
  * The query, compare and history answers are produced by the same
  * functions as the commands, so they are byte-identical to their --json
  * output. Errors are {"error": "one line"} with a 4xx/5xx status.

@@ -24,8 +24,18 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
 /* The thread's connection, index caught up. 0 or -errno. */
 int api_db(api_t *a, sqlite3 **ret);
 
+/*
+ * Ask the running node's control socket (command [arg], as the commands
+ * do, but without ctl_call's process-wide czmq settings). 0 with
+ * *ret_ok and *ret_body (the caller frees), or -errno when no node
+ * answers.
+ */
+int api_ctl(const char *home, const char *command, const char *arg,
+	    bool *ret_ok, char **ret_body);
+
 void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
+void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 

@@ -5,11 +5,13 @@
  * the jobs tables) and a log blob this node holds.
  */
 #include "node/api_int.h"
+#include "node/ctl.h"
 
 #include "proto/buf.h"
 #include "proto/json.h"
 #include "proto/mem.h"
 #include "proto/record.h"
+#include "proto/request.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 #define API_MAX_COMMITS 500  /* rows of /api/commits */
 #define API_MAX_METRICS 2000 /* rows of /api/metrics */
 #define API_MAX_JOBS 4096    /* rows of /api/request */
+#define API_MAX_REQUESTS 200 /* rows of /api/requests */
 #define API_MIN_PREFIX 4     /* hex digits of a run/request prefix */
 
 static void s_reply_json(api_reply_t *ret, buf_t *b, json_t *j)
@@ -162,6 +165,79 @@ void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	s_reply_json(ret, &b, &j);
 }
 
+/* ---- the requests this node has seen ---- */
+
+static const char *const s_kernel_kind[] = {"none", "git", "artifact"};
+
+static void s_request_json(json_t *j, const char *id, const request_t *r)
+{
+	const request_kernel_t *k = &r->kernel;
+	char sub[65];
+
+	proto_hex(r->submitter, 32, sub);
+	json_obj_open(j);
+	json_key_str(j, "request", id);
+	json_key_str(j, "submitter", sub);
+	json_key_int(j, "created_ms", (int64_t)r->created_ms);
+	json_key_int(j, "expires_ms", (int64_t)r->expires_ms);
+	json_key_str(j, "kernel",
+		     k->type <= REQUEST_KERNEL_MAX ? s_kernel_kind[k->type]
+						   : "?");
+	json_key_str(j, "tree", k->url);
+	json_key_str(j, "branch", k->branch);
+	json_key_str(j, "commit", k->commit);
+	json_key_str(j, "describe", k->describe);
+	json_key(j, "suites");
+	json_arr_open(j);
+	for (size_t i = 0; i < r->n_suites; i++)
+		json_str(j, r->suites[i]);
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+/*
+ * The requests in this node's store, newest first: what a submitter
+ * asked of the network (the progress page of each shows the answers).
+ * The store keeps unexpired requests only.
+ */
+void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	static const char sql[] = "SELECT lower(hex(id)), bytes FROM requests"
+				  " ORDER BY seen_ms DESC, id LIMIT ?1";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	buf_t b;
+	json_t j;
+
+	if (!s_open(a, p, n, 0, &db, ret))
+		return;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		api_error(ret, 500, "reading the store failed");
+		return;
+	}
+	sqlite3_bind_int(st, 1, API_MAX_REQUESTS);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key(&j, "requests");
+	json_arr_open(&j);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		request_t *r = NULL;
+
+		if (request_decode(sqlite3_column_blob(st, 1),
+				   (size_t)sqlite3_column_bytes(st, 1),
+				   &r) == 0)
+			s_request_json(&j,
+				       (const char *)sqlite3_column_text(st, 0),
+				       r);
+		request_destroy(&r);
+	}
+	sqlite3_finalize(st);
+	json_arr_close(&j);
+	json_obj_close(&j);
+	s_reply_json(ret, &b, &j);
+}
+
 /* ---- a request's jobs ---- */
 
 /*
@@ -280,17 +356,17 @@ static bool s_pick_log(const char *logs, const char *name, char hex[65])
 	return false;
 }
 
-/* The logs column of the run (whole run) or of one of its suites. */
+/* The logs column of the run (whole run) or of one of its suites, and
+ * the lab that ran it (which holds the logs). */
 static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
-		       char **ret)
+		       char **ret, char **ret_lab)
 {
 	static const char q_run[] =
-		"SELECT logs FROM res_runs WHERE lower(hex(rec)) LIKE ?1 || '%'"
-		" LIMIT 2";
+		"SELECT logs, lab FROM res_runs WHERE lower(hex(rec)) LIKE"
+		" ?1 || '%' LIMIT 2";
 	static const char q_suite[] =
-		"SELECT s.logs FROM res_suites s JOIN res_runs r ON r.id = "
-		"s.run"
-		" JOIN res_strs n ON n.id = s.suite"
+		"SELECT s.logs, r.lab FROM res_suites s JOIN res_runs r ON"
+		" r.id = s.run JOIN res_strs n ON n.id = s.suite"
 		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
 	sqlite3_stmt *st = NULL;
 	int rows = 0;
@@ -302,16 +378,21 @@ static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
 	if (suite)
 		sqlite3_bind_text(st, 2, suite, -1, SQLITE_STATIC);
 	*ret = NULL;
+	*ret_lab = NULL;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *lab = (const char *)sqlite3_column_text(st, 1);
 
-		if (++rows == 1 && t)
-			*ret = xstrdup(t);
+		if (++rows > 1)
+			continue;
+		*ret = t ? xstrdup(t) : NULL;
+		*ret_lab = xstrdup(lab ? lab : "");
 	}
 	sqlite3_finalize(st);
 	if (rows > 1) {
 		free(*ret);
-		*ret = NULL;
+		free(*ret_lab);
+		*ret = *ret_lab = NULL;
 		return -EINVAL;
 	}
 	return rows ? 0 : -ENOENT;
@@ -355,12 +436,78 @@ static int s_read_blob(const char *home, const char hex[65], char **ret,
 	return 0;
 }
 
+/*
+ * A log this node lacks: ask the node to fetch it from its peers (the
+ * blob transfer the jobs use for kernels). The answer is 202 with
+ * {"fetching": message, "lab": lab, "blob": id} while it travels, so the
+ * page can say who holds it and ask again; 200 with the text once here.
+ */
+static int s_fetch_log(api_t *a, const char *hex, const char *lab,
+		       api_reply_t *ret)
+{
+	char *body = NULL, *msg;
+	bool ok = false, busy;
+	buf_t b;
+	json_t j;
+
+	if (!ctl_running(a->home) ||
+	    api_ctl(a->home, "blob-fetch", hex, &ok, &body) < 0) {
+		api_error(ret, 503,
+			  "this node does not hold that log and its"
+			  " node does not answer to fetch it");
+		return -EIO;
+	}
+	if (ok && !strncmp(body, "have ", 5)) {
+		free(body);
+		return 0; /* arrived meanwhile: read it */
+	}
+	busy = ok && !strncmp(body, "busy", 4);
+	free(body);
+	if (!ok) {
+		msg = xasprintf("the log is held by lab %.64s, which no peer"
+				" of this node can reach now",
+				lab);
+		api_error(ret, 404, msg);
+		free(msg);
+		return -ENOENT;
+	}
+	msg = xasprintf(busy ? "the log is held by lab %.64s: this node is"
+			       " fetching other logs, asking again"
+			     : "the log is held by lab %.64s: fetching it"
+			       " from the network",
+			lab);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key_str(&j, "fetching", msg);
+	json_key_str(&j, "lab", lab);
+	json_key_str(&j, "blob", hex);
+	json_obj_close(&j);
+	free(msg);
+	s_reply_json(ret, &b, &j);
+	if (ret->status == 200)
+		ret->status = 202;
+	return -EINPROGRESS;
+}
+
+static void s_log_error(api_reply_t *ret, int rc)
+{
+	if (rc == -ENOENT)
+		api_error(ret, 404, "this node does not hold that log");
+	else if (rc == -EFBIG)
+		api_error(ret, 413,
+			  "the log is too large to show here: use"
+			  " labmesh log");
+	else
+		api_error(ret, 500, "the log blob is unreadable or damaged");
+}
+
 void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
 	const char *run = api_param(p, n, "run");
 	const char *suite = api_param(p, n, "suite");
 	const char *name = api_param(p, n, "name");
-	char hex[65], *logs = NULL, *data;
+	char hex[65], *logs = NULL, *lab = NULL, *data;
 	sqlite3 *db;
 	size_t len;
 	int rc;
@@ -371,7 +518,7 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		api_error(ret, 400, "give run, a run id (hex prefix)");
 		return;
 	}
-	rc = s_find_logs(db, run, suite, &logs);
+	rc = s_find_logs(db, run, suite, &logs, &lab);
 	if (rc < 0) {
 		api_error(ret, rc == -EINVAL ? 400 : 404,
 			  rc == -EINVAL
@@ -381,21 +528,25 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	}
 	if (!logs || !s_pick_log(logs, name, hex)) {
 		free(logs);
+		free(lab);
 		api_error(ret, 404, "no such log in this run");
 		return;
 	}
 	free(logs);
 	rc = s_read_blob(a->home, hex, &data, &len);
-	if (rc == -ENOENT)
-		api_error(ret, 404, "this node does not hold that log");
-	else if (rc == -EFBIG)
-		api_error(ret, 413,
-			  "the log is too large to show here: use"
-			  " labmesh log");
-	else if (rc < 0)
-		api_error(ret, 500, "the log blob is unreadable or damaged");
-	if (rc < 0)
+	if (rc == -ENOENT) {
+		/* not here (yet): fetching, or why not, is the answer */
+		if (s_fetch_log(a, hex, lab, ret) < 0) {
+			free(lab);
+			return;
+		}
+		rc = s_read_blob(a->home, hex, &data, &len);
+	}
+	free(lab);
+	if (rc < 0) {
+		s_log_error(ret, rc);
 		return;
+	}
 	ret->status = 200;
 	ret->type = "text/plain; charset=utf-8";
 	ret->body = data;

@@ -20,6 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A failed fetch is reported as failed this long (to every job that waits
+ * for the blob), then its slot is free and a new ask starts over: the
+ * blob may be reachable again. */
+#define FETCH_FAILED_KEEP_MS (60 * 1000)
+/* Fetches asked over the control socket (`labmesh log`, the dashboard)
+ * take at most this many slots, so jobs always find one for a kernel. */
+#define FETCH_MAX_ASKED (JOBS_MAX_FETCHES / 2)
+
 static jobs_fetch_t *s_find(jobs_t *j, const uint8_t id[32])
 {
 	for (size_t i = 0; i < JOBS_MAX_FETCHES; i++)
@@ -71,28 +79,58 @@ static bool s_next_peer(jobs_t *j, jobs_fetch_t *f)
 	return false;
 }
 
-int fetch_blob(jobs_t *j, const uint8_t id[32])
+/* A slot that holds a fetch failed long enough ago is free again. */
+static bool s_stale(const jobs_fetch_t *f, int64_t now)
 {
+	return f->active && f->failed &&
+	       now >= f->deadline_ms + FETCH_FAILED_KEEP_MS;
+}
+
+static int s_fetch(jobs_t *j, const uint8_t id[32], bool asked)
+{
+	int64_t now = node_now();
 	jobs_fetch_t *f;
+	size_t n_asked = 0;
 
 	if (blob_have(j->node->home, id))
 		return 1;
 	f = s_find(j, id);
-	if (f)
+	if (f && s_stale(f, now))
+		f->active = false;
+	else if (f)
 		return f->failed ? -ENOENT : 0;
-	for (size_t i = 0; i < JOBS_MAX_FETCHES && !f; i++)
-		if (!j->fetches[i].active)
+	f = NULL;
+	for (size_t i = 0; i < JOBS_MAX_FETCHES; i++) {
+		if (s_stale(&j->fetches[i], now))
+			j->fetches[i].active = false;
+		if (j->fetches[i].active)
+			n_asked += j->fetches[i].asked;
+		else if (!f)
 			f = &j->fetches[i];
+	}
+	if (asked && n_asked >= FETCH_MAX_ASKED)
+		return -EBUSY;
 	if (!f)
 		return 0; /* full: asked again on the next tick */
 	memset(f, 0, sizeof(*f));
 	memcpy(f->id, id, 32);
 	f->active = true;
+	f->asked = asked;
 	f->total = -1;
 	f->offset = s_part_size(j, id);
 	f->deadline_ms = node_now() + JOBS_FETCH_TIMEOUT_MS;
 	s_next_peer(j, f);
 	return 0;
+}
+
+int fetch_blob(jobs_t *j, const uint8_t id[32])
+{
+	return s_fetch(j, id, false);
+}
+
+int fetch_blob_asked(jobs_t *j, const uint8_t id[32])
+{
+	return s_fetch(j, id, true);
 }
 
 void fetch_tick(jobs_t *j)

@@ -382,6 +382,17 @@ static void s_json(const s_view_t *v, const uint8_t *id, FILE *f)
 	buf_free(&out);
 }
 
+int submit_status_json(sqlite3 *db, const uint8_t id[32], FILE *out)
+{
+	s_view_t v = { 0 };
+	int rc = s_collect(db, id, &v);
+
+	if (rc == 0)
+		s_json(&v, id, out);
+	s_view_free(&v);
+	return rc;
+}
+
 /* One line per answer and per event, for logs and pipes. */
 typedef struct {
 	uint8_t (*ids)[32];

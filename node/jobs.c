@@ -790,8 +790,10 @@ static void s_ctl_blob(jobs_t *j, const uint8_t *arg, size_t len, buf_t *out,
 		buf_puts(out, "blob-fetch: need a 64-hex blob id");
 		return;
 	}
-	rc = fetch_blob(j, id);
-	if (rc > 0) {
+	rc = fetch_blob_asked(j, id);
+	if (rc == -EBUSY) {
+		buf_puts(out, "busy\n"); /* ask again later */
+	} else if (rc > 0) {
 		char *path = blob_path(j->node->home, id);
 
 		buf_printf(out, "have %s\n", path);

@@ -8,8 +8,10 @@
 
 #include "node/cli.h"
 
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SUBMIT_POLL_MS 250
 #define SUBMIT_DEFAULT_WAIT_MS (6LL * 3600 * 1000)
@@ -30,5 +32,12 @@ int submit_find_request(const char *home, const char *prefix,
  */
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		  int64_t timeout_ms);
+
+/*
+ * What `labmesh status REQUEST --json` prints for request id, read through
+ * db (a connection to HOME/store.db; the dashboard's is read-only),
+ * written to out. 0 or -EIO.
+ */
+int submit_status_json(sqlite3 *db, const uint8_t id[32], FILE *out);
 
 #endif

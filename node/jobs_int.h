@@ -47,6 +47,7 @@ typedef struct {
 	char curve[WIRE_Z85_LEN + 1]; /* who we asked */
 	int64_t chunk_deadline_ms, deadline_ms;
 	bool failed;
+	bool asked; /* over the control socket, not for a job */
 } jobs_fetch_t;
 
 struct jobs {
@@ -82,6 +83,9 @@ void exec_stop_all(jobs_t *j);
 /* blob_fetch.c */
 /* 1 when held, 0 when a fetch is under way, -errno when it failed. */
 int fetch_blob(jobs_t *j, const uint8_t id[32]);
+/* The same for a blob asked over the control socket; -EBUSY when such
+ * asks already hold their share of the fetches. */
+int fetch_blob_asked(jobs_t *j, const uint8_t id[32]);
 void fetch_tick(jobs_t *j);
 void fetch_on_get(jobs_t *j, peer_t *p, const struct msg *m);
 void fetch_on_data(jobs_t *j, peer_t *p, const struct msg *m);

@@ -10,7 +10,13 @@
  *   dash-tool HOME
  * Prints one JSON line: {"hostile_run": HEX, "log_blob": HEX,
  *                        "script_board_refused": true}
+ *
+ *   dash-tool --blob-fetch HOME N
+ * Asks the node running in HOME to fetch N random blob ids (held by no
+ * node) over its control socket, as the dashboard does for a log; prints
+ * each answer's first word (fetching, busy, ...), one a line.
  */
+#include "node/ctl.h"
 #include "node/results_synth.h"
 #include "node/store.h"
 
@@ -96,6 +102,31 @@ static void s_fill(record_run_t *run, run_suite_t *s, run_case_t *c,
 	};
 }
 
+static int s_blob_fetch(const char *home, const char *count)
+{
+	long n = strtol(count, NULL, 10);
+
+	for (long i = 0; i < n; i++) {
+		uint8_t id[32];
+		char hex[65], *body = NULL;
+		const char *args[1] = {hex};
+		bool ok = false;
+
+		randombytes_buf(id, sizeof(id));
+		proto_hex(id, 32, hex);
+		if (ctl_call(home, "blob-fetch", false, 1, args, NULL,
+			     CTL_TIMEOUT_MS, &ok, &body) < 0) {
+			fprintf(stderr, "dash-tool: no node answers in %s\n",
+				home);
+			return 1;
+		}
+		printf("%s %.*s\n", ok ? "ok" : "error",
+		       (int)strcspn(body, " \n"), body);
+		free(body);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	synth_params_t p;
@@ -112,6 +143,8 @@ int main(int argc, char **argv)
 	bool refused;
 	int rc;
 
+	if (argc == 4 && !strcmp(argv[1], "--blob-fetch"))
+		return s_blob_fetch(argv[2], argv[3]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: dash-tool HOME\n");
 		return 2;

@@ -6,7 +6,6 @@ import hashlib
 import http.client
 import json
 import os
-import shutil
 import subprocess
 import time
 
@@ -39,17 +38,6 @@ class DashNet:
             return all(got.get(k, {}).get('seq') == s
                        for k, s in feeds.items())
         wait_for('B has every run record', has_all, 60)
-
-    def give_b_the_log(self):
-        """Copy lab-x's log blob from A to B. Records replicate; blobs are
-        not fetched between nodes yet, so B holds a log only once it is
-        placed in its blob store."""
-        blob = self.seed['log_blob']
-        rel = os.path.join('blobs', blob[:2], blob)
-        os.makedirs(os.path.join(self.b.home, 'blobs', blob[:2]),
-                    exist_ok=True)
-        shutil.copyfile(os.path.join(self.a.home, rel),
-                        os.path.join(self.b.home, rel))
 
     def start_b(self):
         """Start B with --http (lmtest's start knows no extra options)."""

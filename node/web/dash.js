@@ -70,10 +70,14 @@ function content() {
 	return document.getElementById('content');
 }
 
-function setStatus(text, isError) {
+function setStatus(text, isError, cls) {
 	const s = document.getElementById('status');
 	s.textContent = text || '';
-	s.className = isError ? 'error' : 'muted';
+	s.className = cls || (isError ? 'error' : 'muted');
+}
+
+function sleep(ms) {
+	return new Promise(resolve => setTimeout(resolve, ms));
 }
 
 function setTitle(text) {
@@ -126,8 +130,9 @@ function filterForm(fields) {
 /* ---- the network ---- */
 
 async function pageNetwork() {
-	const [st, boards, peers, commits] = await Promise.all([
-		api('status'), api('boards'), api('peers'), api('commits')]);
+	const [st, boards, peers, commits, reqs] = await Promise.all([
+		api('status'), api('boards'), api('peers'), api('commits'),
+		api('requests')]);
 	const c = content();
 	if (st.ok) {
 		setTitle('The network, seen from ' + st.data.lab);
@@ -186,6 +191,19 @@ async function pageNetwork() {
 			i + 1 < cl.length ? link('compare.html',
 				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
 		]), 'commits'));
+
+	c.appendChild(el('h2', {}, 'Requests'));
+	const rl = reqs.ok ? reqs.data.requests : [];
+	c.appendChild(table(['Request', 'Submitted', 'Kernel', 'Branch', 'Suites'],
+		rl.map(r => [
+			el('td', { class: 'mono' }, link('request.html', { id: r.request }, short(r.request))),
+			when(r.created_ms),
+			r.kernel === 'none' ? 'boards as they are' :
+				short(r.commit) + (r.describe ? ' (' + r.describe + ')' : ''),
+			r.branch, r.suites.join(', ')]), 'requests'));
+	if (!rl.length)
+		c.appendChild(el('p', { class: 'muted' }, reqs.ok ?
+			'No unexpired requests in this node\'s store.' : reqs.data.error));
 	setStatus(commits.ok ? 'Refreshes every 15 s.' : commits.data.error, !commits.ok);
 	/* board states and queues change: keep the picture current */
 	setTimeout(() => location.reload(), 15000);
@@ -292,11 +310,36 @@ async function pageCases() {
 
 /* ---- a log ---- */
 
+/*
+ * A log this node lacks is fetched from the lab that holds it: the API
+ * answers 202 with who holds it while it travels; ask again each second
+ * (the node gives a fetch 10 minutes).
+ */
+const LOG_WAIT_S = 600;
+
+async function fetchLog(p) {
+	const t0 = Date.now();
+	for (;;) {
+		const r = await fetch(href('api/log', p));
+		if (r.status !== 202)
+			return r;
+		let what = 'fetching the log from the network';
+		try {
+			what = (await r.json()).fetching;
+		} catch (e) { /* keep the default */ }
+		const s = Math.round((Date.now() - t0) / 1000);
+		if (s > LOG_WAIT_S)
+			return r;
+		setStatus(what + '… (' + s + ' s)', false, 'fetching');
+		await sleep(1000);
+	}
+}
+
 async function pageLog() {
 	const p = { run: args.get('run'), suite: args.get('suite'), name: args.get('name') };
 	setTitle('Log of ' + (p.suite || 'the run') + ' · run ' + short(p.run));
-	const r = await fetch(href('api/log', p));
-	if (!r.ok) {
+	const r = await fetchLog(p);
+	if (!r.ok || r.status === 202) {
 		let msg = 'HTTP ' + r.status;
 		try {
 			msg = (await r.json()).error;
@@ -390,12 +433,13 @@ async function pageHistory() {
 	}
 	const h = r.data.history;
 	content().appendChild(table(['Time', 'Commit', 'Branch', 'Lab', 'Board', 'Result', 'Message'],
-		h.map(x => [x.time, el('td', { class: 'mono' },
+		h.map(x => [String(x.time).replace('T', ' ').slice(0, 19),
+			el('td', { class: 'mono' },
 			link('matrix.html', { commit: x.commit }, short(x.commit))),
 			x.branch, x.lab, x.board,
 			'value' in x ? el('td', { class: 'num' }, x.value + ' ' + x.unit) :
 				el('td', {}, badge(x.status), ' ' + x.duration_ms + ' ms'),
-			x.message || '']), 'history'));
+			el('td', { class: 'message' }, x.message || '')]), 'history'));
 	setStatus(h.length + ' results');
 }
 
@@ -432,7 +476,7 @@ function chart(points, unit) {
 		c.appendChild(svg('title', {}, short(p.commit) + ' ' + p.time + ': ' +
 			p.value + ' ' + unit));
 		s.appendChild(c);
-		s.appendChild(svg('text', { x: x(i), y: H - B + 16, 'text-anchor': 'middle' },
+		s.appendChild(svg('text', { x: x(i), y: H - B + 20, 'text-anchor': 'middle' },
 			String(p.commit).slice(0, 7)));
 	});
 	s.appendChild(svg('text', { x: 4, y: 11 }, unit));
@@ -489,6 +533,28 @@ async function pageTrends() {
 
 /* ---- a request's progress ---- */
 
+function progressTable(pr) {
+	const rows = [];
+	for (const l of pr.labs) {
+		if (!l.boards.length) {
+			rows.push([l.lab, el('td', { class: 'answer-' + l.answer }, l.answer),
+				'', '', l.reason, '']);
+			continue;
+		}
+		for (const b of l.boards) {
+			const detail = b.state === 'running' ?
+				'suite ' + b.suite_index + ' of ' + b.suite_count : b.text;
+			rows.push([l.lab, el('td', { class: 'answer-' + l.answer }, l.answer),
+				el('td', { class: 'board' }, b.board),
+				el('td', { class: 'state-' + b.state }, b.state), detail,
+				b.run ? el('td', {}, badge(b.status), ' ',
+					link('cases.html', { run: b.run }, short(b.run))) : '']);
+		}
+	}
+	return table(['Lab', 'Answer', 'Board', 'State', 'Progress', 'Result'],
+		rows, 'progress');
+}
+
 async function pageRequest() {
 	const id = args.get('id') || args.get('request');
 	content().appendChild(filterForm([['id', 'Request id (hex)', id]]));
@@ -497,10 +563,21 @@ async function pageRequest() {
 		return;
 	}
 	setTitle('Request ' + short(id));
-	const [jobs, res] = await Promise.all([api('request', { id: id }),
-		api('query', { request: id, view: 'matrix' })]);
+	const [prog, jobs, res] = await Promise.all([api('progress', { id: id }),
+		api('request', { id: id }), api('query', { request: id, view: 'matrix' })]);
 	const c = content();
-	c.appendChild(el('h2', {}, 'Jobs'));
+	c.appendChild(el('h2', {}, 'Every lab'));
+	const done = prog.ok && prog.data.done;
+	if (prog.ok) {
+		c.appendChild(el('p', { id: 'progress-summary' }, prog.data.labs.filter(
+			l => l.answer === 'accepted').length + ' labs accepted, ' +
+			prog.data.labs.filter(l => l.answer === 'declined').length +
+			' declined · ' + (done ? 'finished' : 'in progress')));
+		c.appendChild(progressTable(prog.data));
+	} else {
+		c.appendChild(el('p', { class: 'muted' }, prog.data.error));
+	}
+	c.appendChild(el('h2', {}, 'Jobs in this lab'));
 	if (jobs.ok) {
 		const js = jobs.data.jobs;
 		c.appendChild(table(['Board', 'State', 'Progress', 'Attempts', 'Updated'],
@@ -518,6 +595,10 @@ async function pageRequest() {
 		c.appendChild(matrixTable(res.data));
 	else
 		c.appendChild(el('p', { class: 'muted' }, res.data.error));
+	if (done) {
+		setStatus('Every lab answered and every board finished.');
+		return;
+	}
 	setStatus('Refreshes every 5 s.');
 	setTimeout(() => location.reload(), 5000);
 }
