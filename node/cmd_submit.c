@@ -119,7 +119,7 @@ static void s_submit_usage(FILE *f)
 		"                      [--max-per-lab N] [--priority P]"
 		" [--expires DURATION]\n"
 		"                      [--key FILE] [--wait [--timeout DURATION]]"
-		" [--json]\n"
+		" [--home DIR] [--json]\n"
 		"Sign a test request with your key and send it to every lab"
 		" through the local\nnode. Without --git or --kernel the boards"
 		" are tested as they are.\n"
@@ -417,9 +417,10 @@ int cmd_status(cli_t *cli, int argc, char **argv)
 {
 	uint8_t id[32];
 	int rc = s_one_arg(cli, argc, argv, "status",
-			   "usage: labmesh status REQUEST [--json]\n"
+			   "usage: labmesh status REQUEST [--home DIR] [--json]\n"
 			   "Where a request stands, per lab and board, from the"
-			   " records this node holds.\n", NULL);
+			   " records this node holds.\nREQUEST: the request id"
+			   " or a unique prefix of it.\n", NULL);
 
 	if (rc >= 0)
 		return rc;
@@ -440,9 +441,11 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 	char *body = NULL;
 	bool ok = false;
 	int rc = s_one_arg(cli, argc, argv, "cancel",
-			   "usage: labmesh cancel REQUEST [--key FILE]\n"
+			   "usage: labmesh cancel REQUEST [--key FILE] [--home DIR]\n"
 			   "Cancel a request everywhere: signed with your key,"
-			   " which must be the key\nthat submitted it.\n",
+			   " which must be the key\nthat submitted it.\n"
+			   "  --key FILE  submitter key (default"
+			   " ${XDG_CONFIG_HOME:-~/.config}/labmesh/key)\n",
 			   &keyfile);
 
 	if (rc >= 0)
@@ -575,11 +578,12 @@ int cmd_log(cli_t *cli, int argc, char **argv)
 	s_positional_last(argc, argv);
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'h') {
-			printf("usage: labmesh log RUN [--suite S]\n"
+			printf("usage: labmesh log RUN [--suite S] [--home DIR]\n"
 			       "A run's logs (the boot console, the build, each"
 			       " suite's output), fetched\nfrom whichever node"
-			       " holds them. --suite S: only that suite's"
-			       " output.\n");
+			       " holds them. RUN: a run record id or a unique\n"
+			       "prefix ('labmesh status REQUEST' shows them).\n"
+			       "  --suite S   only that suite's output\n");
 			return CLI_EXIT_OK;
 		}
 		if (c != 's')
