@@ -202,13 +202,12 @@ static double s_raw_put(transport_t *t, size_t n, bool chunks)
 	int st = -1, r;
 
 	buf_init(&raw, 0);
+	/* every line or read ended, so the last Ctrl-D is an end of file */
 	while (sent < n) {
-		for (int i = 0; i < BENCH_LINE && sent < n; i++, sent++)
+		for (int i = 0; i < BENCH_LINE && sent < n - !chunks; i++, sent++)
 			buf_putc(&raw, (char)('A' + i % 26));
-		if (sent < n || chunks)
-			buf_putc(&raw, chunks ? '\004' : '\n');
-		if (!chunks)
-			sent++;
+		buf_putc(&raw, chunks ? '\004' : '\n');
+		sent += !chunks;
 	}
 	buf_putc(&raw, '\004');
 	t0 = s_now_us();
