@@ -12,20 +12,22 @@
  *
  * Session set-up types one line: `stty -echo -opost` (no echo, no line
  * editing in busybox, bare "\n" on output), empty prompts, fd 9 on
- * /dev/null, two marker functions, printk timestamps on, then a probe that
- * prints a marker with a fresh nonce. A command is typed as
- *   lm_s NONCE;(CMD
- *   )<&9;lm_e
- * where lm_s prints "lm-sNONCE" and keeps NONCE, and lm_e prints
- * "\nlm-eNONCE STATUS" ($? on entry to a function is the status of the
- * command before it): the typed
- * line (should the console echo it) never contains a marker, and every
- * byte typed costs console time (a QEMU UART takes ~80 KiB/s); the nonce
- * is random per command,
- * so nothing the command prints can end it early. The output is exactly
- * the bytes between the start line and the "\n" before the end marker; the
- * exit status is on the end marker line. A timeout types Ctrl-C and
- * re-synchronises with a new probe.
+ * /dev/null, the session's nonce (lm_n, random per set-up) and two marker
+ * functions, printk timestamps on, then a probe that prints a marker with
+ * that nonce. Every byte typed costs console time (a QEMU UART takes
+ * ~80 KiB/s) and every fork costs several console round trips on an
+ * emulated board, so a command is typed as short as it can be:
+ *   _s;CMD <&9;_e            (a simple command: serial_cmd_simple())
+ *   _s;(CMD
+ *   )<&9;_e                  (anything else, in a subshell)
+ * where _s prints "lmNONCE" and _e prints "\nlmNONCE STATUS" ($? on entry
+ * to a function is the status of the command before it). The typed line
+ * (should the console echo it) never contains a marker, and the nonce is
+ * new after every set-up (a timeout's too), so nothing a command prints
+ * by accident ends it early. The output is exactly the bytes between the
+ * start line and the "\n" before the end marker; the exit status is on
+ * the end marker line. A timeout types Ctrl-C and re-synchronises with a
+ * new probe.
  */
 #include "transports/serial.h"
 #include "transports/proc.h"
@@ -54,8 +56,8 @@
 enum s_phase { S_START, S_BODY, S_STATUS, S_DONE };
 
 typedef struct {
-	char start[SERIAL_MARKER_MAX]; /* "lm-s<nonce>\n" */
-	char end[SERIAL_MARKER_MAX];   /* "\nlm-e<nonce> " */
+	char start[SERIAL_MARKER_MAX]; /* "lm<nonce>\n" */
+	char end[SERIAL_MARKER_MAX];   /* "\nlm<nonce> " */
 	enum s_phase phase;
 	transport_output_fn *fn;
 	void *arg;
@@ -71,8 +73,10 @@ struct serial {
 	buf_t clean;     /* scanned bytes not yet consumed */
 	s_frame_t *frame; /* the running command, or NULL */
 	bool eof;
+	char nonce[SERIAL_NONCE_LEN + 1]; /* the session's, set by s_sync */
 	bool tools_probed;
 	bool has_base64, has_sha256, has_cksum;
+	bool no_binary; /* put by escaped bytes refused (or turned off) */
 	char rbuf[SERIAL_READ_CHUNK];
 };
 
@@ -308,12 +312,12 @@ static int s_sync(serial_t *s, long long deadline_ms)
 		snprintf(want, sizeof(want), "lm-p%s ", nonce);
 		line = xasprintf(
 			"stty -echo -opost 2>/dev/null && lm_o=1 || lm_o=0; PS1=; PS2=; "
-			"exec 9</dev/null; lm_s(){ lm_n=$1; printf 'lm-s%%s\\n' $1;}; "
-			"lm_e(){ printf '\\nlm-e%%s %%d\\n' $lm_n $?;}; "
+			"exec 9</dev/null; lm_n=%s; _s(){ echo lm$lm_n;}; "
+			"_e(){ printf '\\nlm%%s %%d\\n' $lm_n $?;}; "
 			"[ \"$(cat /sys/module/printk/parameters/time 2>/dev/null)\" = N ] && "
 			"echo Y 2>/dev/null >/sys/module/printk/parameters/time; %s"
 			"printf '%%s%%s %%s\\n' lm-p %s $lm_o\n",
-			cd ? cd : "", nonce);
+			nonce, cd ? cd : "", nonce);
 		r = s_send(s, line, deadline_ms);
 		free(line);
 		if (r < 0)
@@ -338,6 +342,7 @@ static int s_sync(serial_t *s, long long deadline_ms)
 			char mode = p[strlen(want)];
 
 			s->scan.crlf = mode != '1';
+			memcpy(s->nonce, nonce, sizeof(s->nonce));
 			buf_reset(&s->clean);
 			r = 0;
 			goto out;
@@ -482,7 +487,11 @@ static int s_interrupt(serial_t *s)
 	int r;
 
 	s->frame = NULL;
-	r = s_send(s, "\003", deadline);
+	/* ESC first: should the last byte sent have been a literal-next
+	 * (^V) or half of QEMU's doubled ^A, ESC is what it takes (a
+	 * character for the read, an unknown command for QEMU), and the
+	 * interrupt flushes it with the rest of the line */
+	r = s_send(s, "\033\003", deadline);
 	if (r == 0) {
 		usleep(100 * 1000);
 		r = s_sync(s, deadline);
@@ -505,39 +514,78 @@ static int s_wait_frame(serial_t *s, s_frame_t *f, long long deadline)
 	return 0;
 }
 
-int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
-		  transport_output_fn *fn, void *arg, bool stdin_console,
-		  const char *data, size_t len, int *ret_status)
+/* Watches a command's output for the token that says the target reads
+ * its input now, and passes the output on. */
+typedef struct {
+	const char *token;
+	char tail[SERIAL_MARKER_MAX]; /* the last bytes, for a split token */
+	size_t ntail;
+	bool seen;
+	transport_output_fn *fn;
+	void *arg;
+} s_ready_t;
+
+static void s_ready_fn(void *arg, enum transport_stream st, const char *data,
+		       size_t len)
 {
-	serial_t *s = s_of(t);
-	long long deadline = timeout_ms > 0 ? s_now_ms() + timeout_ms
-					    : SERIAL_NO_DEADLINE;
-	char nonce[SERIAL_NONCE_LEN + 1], *line;
-	s_frame_t f = { .fn = fn, .arg = arg, .phase = S_START };
+	s_ready_t *w = arg;
+	size_t tl = w->token ? strlen(w->token) : 0;
+
+	if (tl && !w->seen) {
+		char win[2 * SERIAL_MARKER_MAX];
+		size_t head = len < tl - 1 ? len : tl - 1, n = w->ntail + head;
+		size_t keep = n < tl - 1 ? n : tl - 1;
+
+		memcpy(win, w->tail, w->ntail);
+		memcpy(win + w->ntail, data, head);
+		w->seen = memmem(win, n, w->token, tl) || memmem(data, len, w->token, tl);
+		if (len >= tl - 1)
+			memcpy(w->tail, data + len - keep, keep);
+		else
+			memcpy(w->tail, win + n - keep, keep);
+		w->ntail = keep;
+	}
+	if (w->fn)
+		w->fn(w->arg, st, data, len);
+}
+
+/* Type the framed command line; see the file-top comment. */
+static int s_type_cmd(serial_t *s, const char *cmd, bool stdin_console,
+		      long long deadline)
+{
+	char *line;
 	int r;
 
-	if (strlen(cmd) > SERIAL_MAX_CMD || !s_typeable(cmd)) {
-		transport_set_error(t, "command cannot be typed on a console "
-				       "(control characters or a line over %d bytes)",
-				    SERIAL_MAX_INPUT_LINE);
-		return -EINVAL;
-	}
-	s_nonce(nonce);
-	snprintf(f.start, sizeof(f.start), "lm-s%s\n", nonce);
-	snprintf(f.end, sizeof(f.end), "\nlm-e%s ", nonce);
-	line = xasprintf("lm_s %s;(%s\n)%s;lm_e\n", nonce, cmd,
-			 stdin_console ? "" : "<&9");
-	buf_reset(&s->clean);
-	s->frame = &f;
+	if (!stdin_console && serial_cmd_simple(cmd))
+		line = xasprintf("_s;%s <&9;_e\n", cmd);
+	else
+		line = xasprintf("_s;(%s\n)%s;_e\n", cmd, stdin_console ? "" : "<&9");
 	r = s_send(s, line, deadline);
 	free(line);
-	if (r == 0 && data && len)
-		r = s_write_all(s, data, len, deadline);
-	if (r == 0)
-		r = s_wait_frame(s, &f, deadline);
-	s->frame = NULL;
+	return r;
+}
+
+/* Pump until the ready token went by or the command ended. */
+static int s_wait_ready(serial_t *s, s_frame_t *f, s_ready_t *w,
+			long long deadline)
+{
+	int r;
+
+	while (!w->seen && f->phase != S_DONE) {
+		r = s_pump(s, deadline);
+		if (r == 0 && s_now_ms() >= deadline && !w->seen && f->phase != S_DONE)
+			r = -ETIMEDOUT;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int s_run_end(transport_t *t, s_frame_t *f, int r, int timeout_ms,
+		     int *ret_status)
+{
 	if (r == -ETIMEDOUT) {
-		int rs = s_interrupt(s);
+		int rs = s_interrupt(s_of(t));
 
 		if (rs < 0) {
 			transport_set_error(t, "timed out, and the console did not "
@@ -551,12 +599,84 @@ int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
 		transport_set_error(t, "console: %s", strerror(-r));
 		return r;
 	}
-	if (f.bad) {
+	if (f->bad) {
 		transport_set_error(t, "garbled end marker on the console");
 		return -EPROTO;
 	}
-	*ret_status = f.status;
+	*ret_status = f->status;
 	return 0;
+}
+
+int serial_run_feed(transport_t *t, const char *cmd, int timeout_ms,
+		    const char *ready, serial_feed_fn *feed, void *feed_arg,
+		    transport_output_fn *fn, void *arg, int *ret_status)
+{
+	serial_t *s = s_of(t);
+	long long deadline = timeout_ms > 0 ? s_now_ms() + timeout_ms
+					    : SERIAL_NO_DEADLINE;
+	s_ready_t w = { .token = ready, .seen = !ready, .fn = fn, .arg = arg };
+	s_frame_t f = { .fn = s_ready_fn, .arg = &w, .phase = S_START };
+	int r;
+
+	if (strlen(cmd) > SERIAL_MAX_CMD || !s_typeable(cmd) ||
+	    (ready && strlen(ready) >= SERIAL_MARKER_MAX)) {
+		transport_set_error(t, "command cannot be typed on a console "
+				       "(control characters or a line over %d bytes)",
+				    SERIAL_MAX_INPUT_LINE);
+		return -EINVAL;
+	}
+	snprintf(f.start, sizeof(f.start), "lm%s\n", s->nonce);
+	snprintf(f.end, sizeof(f.end), "\nlm%s ", s->nonce);
+	buf_reset(&s->clean);
+	s->frame = &f;
+	r = s_type_cmd(s, cmd, feed != NULL, deadline);
+	if (r == 0 && feed)
+		r = s_wait_ready(s, &f, &w, deadline);
+	if (r == 0 && feed && w.seen && f.phase != S_DONE)
+		r = feed(t, feed_arg, deadline);
+	if (r == 0)
+		r = s_wait_frame(s, &f, deadline);
+	s->frame = NULL;
+	return s_run_end(t, &f, r, timeout_ms, ret_status);
+}
+
+int serial_write(transport_t *t, const void *data, size_t len,
+		 long long deadline_ms)
+{
+	return s_write_all(s_of(t), data, len, deadline_ms);
+}
+
+long long serial_now_ms(void)
+{
+	return s_now_ms();
+}
+
+const char *serial_nonce(transport_t *t)
+{
+	return s_of(t)->nonce;
+}
+
+typedef struct {
+	const char *data;
+	size_t len;
+} s_bytes_t;
+
+static int s_feed_bytes(transport_t *t, void *arg, long long deadline_ms)
+{
+	s_bytes_t *b = arg;
+
+	return b->len ? serial_write(t, b->data, b->len, deadline_ms) : 0;
+}
+
+int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
+		  transport_output_fn *fn, void *arg, bool stdin_console,
+		  const char *data, size_t len, int *ret_status)
+{
+	s_bytes_t b = { .data = data, .len = data ? len : 0 };
+
+	return serial_run_feed(t, cmd, timeout_ms, NULL,
+			       stdin_console ? s_feed_bytes : NULL, &b, fn, arg,
+			       ret_status);
 }
 
 /*
@@ -640,6 +760,18 @@ int serial_tools(transport_t *t, bool *ret_base64, bool *ret_sha256,
 	*ret_sha256 = s->has_sha256;
 	*ret_cksum = s->has_cksum;
 	return 0;
+}
+
+bool serial_binary(transport_t *t)
+{
+	serial_t *s = s_of(t);
+
+	return !s->no_binary && !s->scan.crlf; /* stty -echo worked */
+}
+
+void serial_no_binary(transport_t *t)
+{
+	s_of(t)->no_binary = true;
 }
 
 void serial_no_base64(transport_t *t)

@@ -6,7 +6,9 @@
  *   serial_connect.c  reaching the console: tty, pty, unix socket, TCP
  *   serial_scan.c  the console scanner: separates kernel console records
  *                  from the shell's output (pure code, fuzzed)
- *   serial_file.c  put/get as base64 blocks with a checksum on both ends
+ *   serial_cmd.c   which commands may run without a subshell (pure code)
+ *   serial_file.c  put/get: escaped bytes (base64 or printf blocks where
+ *                  the target cannot) with a checksum on both ends
  *
  * The console is hostile text: the kernel prints to it at any moment, in
  * the middle of our output. Once the session is set up the shell's output
@@ -56,6 +58,10 @@ int serial_scan_ts(const char *p, size_t n);
 /* A serial session (t->priv). */
 typedef struct serial serial_t;
 
+/* Commands that may run in the session's shell itself, no subshell: one
+ * simple command that cannot change the shell (see serial_cmd.c). */
+bool serial_cmd_simple(const char *cmd);
+
 /* Run cmd framed; output to fn; stdin_console: the command reads the
  * console (put) instead of /dev/null; data/len then follow the command
  * line. Returns 0 with *ret_status, -ETIMEDOUT (interrupted and
@@ -63,6 +69,22 @@ typedef struct serial serial_t;
 int serial_run_ex(transport_t *t, const char *cmd, int timeout_ms,
 		  transport_output_fn *fn, void *arg, bool stdin_console,
 		  const char *data, size_t len, int *ret_status);
+/* Writes a command's input; called once the target is ready for it. */
+typedef int(serial_feed_fn)(transport_t *t, void *arg, long long deadline_ms);
+/* Run cmd framed in a subshell whose stdin is the console. With ready
+ * non-NULL, feed is called only once ready has gone by in the output (not
+ * at all if the command ends first); else right after the command line.
+ * Returns as serial_run_ex. */
+int serial_run_feed(transport_t *t, const char *cmd, int timeout_ms,
+		    const char *ready, serial_feed_fn *feed, void *feed_arg,
+		    transport_output_fn *fn, void *arg, int *ret_status);
+/* Write raw bytes to the console (reading it meanwhile). 0 or -errno. */
+int serial_write(transport_t *t, const void *data, size_t len,
+		 long long deadline_ms);
+/* The clock deadlines are on (CLOCK_MONOTONIC, ms). */
+long long serial_now_ms(void);
+/* The session's nonce: the markers' and ready tokens' common part. */
+const char *serial_nonce(transport_t *t);
 /* The target's tools, probed once: a space-separated list. */
 int serial_tools(transport_t *t, bool *ret_base64, bool *ret_sha256,
 		 bool *ret_cksum);
@@ -74,6 +96,11 @@ int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms);
  * and wait for the TOKEN line to come back. 0 or -errno. */
 int serial_raw_line(transport_t *t, const char *typed, const char *token,
 		    int timeout_ms);
+/* put by escaped bytes: the target's stty took the session's modes, and
+ * no put has found it refusing the binary ones. */
+bool serial_binary(transport_t *t);
+/* Tests and benchmarks: put by base64 (or printf) blocks instead. */
+void serial_no_binary(transport_t *t);
 /* Tests and benchmarks: behave as if the target had no base64 applet. */
 void serial_no_base64(transport_t *t);
 

@@ -2,8 +2,10 @@
  * The serial transport against real far ends on this machine: the
  * transport contract on a shell behind a pty (dash and busybox sh), on a
  * pty path, on a ser2net-like TCP relay and on a unix socket (both socat);
- * a login prompt; console noise in the middle of output; the fallback
- * without base64.
+ * a login prompt; console noise in the middle of output; put by escaped
+ * bytes of the bytes the tty would take as controls, and of files that
+ * end on a read's boundary; the base64 and printf fallbacks; commands run
+ * without a subshell leave the session as it was.
  */
 #include "proto/tests/check.h"
 #include "transports/tests/contract.h"
@@ -23,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TEST_TCP_PORT 23001
+#define TEST_TCP_PORT 25501
 #define TEST_NOISY_COMMANDS 100
 
 int check_failures;
@@ -49,6 +51,86 @@ static void s_board(lab_board_t *b, enum lab_serial_kind kind, char *device)
 	b->transport.serial_kind = kind;
 	b->transport.device = device;
 	b->transport.connect_timeout_s = 10;
+}
+
+/* Commands that may run in the session's shell change nothing in it. */
+static void test_isolation(transport_t *t)
+{
+	static const char *const cmds[] = {
+		"cd /", "umask 077", "set -e", "trap 'echo trapped' EXIT", "x=1",
+		"'exit' 4", "ex''it 5", "alias true=false", "readonly PATH",
+	};
+	buf_t before, out;
+	int st;
+
+	buf_init(&before, 4096);
+	buf_init(&out, 4096);
+	CHECK(s_run(t, "pwd; umask; echo \"x=$x\"", &before, &st) == 0 && st == 0);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		CHECK(s_run(t, cmds[i], &out, &st) == 0);
+	CHECK(s_run(t, "'exit' 4", &out, &st) == 0 && st == 4);
+	CHECK(s_run(t, "false", &out, &st) == 0 && st == 1);
+	CHECK(s_run(t, "true", &out, &st) == 0 && st == 0 && out.len == 0);
+	CHECK(s_run(t, "pwd; umask; echo \"x=$x\"", &out, &st) == 0 && st == 0 &&
+	      strcmp(buf_str(&out), buf_str(&before)) == 0);
+	/* a plain command's stdin is not the console either */
+	CHECK(s_run(t, "cat", &out, &st) == 0 && st == 0 && out.len == 0);
+	CHECK(s_run(t, "echo after", &out, &st) == 0 &&
+	      strcmp(buf_str(&out), "after\n") == 0);
+	buf_free(&before);
+	buf_free(&out);
+}
+
+static bool s_put_get(transport_t *t, const unsigned char *data, size_t n)
+{
+	char src[] = "/tmp/lm-edge-XXXXXX", back[64], *cmd;
+	int fd = mkstemp(src);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, data, n) == (ssize_t)n;
+	close(fd);
+	snprintf(back, sizeof(back), "%s.back", src);
+	ok = ok && transport_put(t, src, "/tmp/lm-edge.bin") == 0 &&
+	     transport_get(t, "/tmp/lm-edge.bin", back) == 0;
+	if (!ok)
+		fprintf(stderr, "put/get of %zu bytes: %s\n", n, transport_error(t));
+	cmd = xasprintf("cmp -s %s %s", src, back);
+	ok = ok && system(cmd) == 0;
+	free(cmd);
+	unlink(src);
+	unlink(back);
+	return ok;
+}
+
+/* Files of only the bytes the tty or QEMU would act on, empty files and
+ * files that end exactly where a read ends. */
+static void test_put_edges(transport_t *t)
+{
+	static const unsigned char specials[] = { '\n', 3, 4, 0x16, 1, 0x1b, 0x7f, '\r',
+						  0x11, 0x13, 0x15, 0x17, 0x1a, 0x1c,
+						  0x12, 0, 0xff, 8 };
+	unsigned char buf[9001];
+	int st;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = specials[i % sizeof(specials)];
+	CHECK(s_put_get(t, buf, sizeof(buf)));
+	memset(buf, 0x16, sizeof(buf));
+	CHECK(s_put_get(t, buf, 3000));
+	memset(buf, '\n', sizeof(buf));
+	CHECK(s_put_get(t, buf, 6000));
+	CHECK(s_put_get(t, buf, 1));
+	CHECK(s_put_get(t, buf, 0));
+	{
+		buf_t out;
+
+		buf_init(&out, 4096);
+		CHECK(s_run(t, "rm -f /tmp/lm-edge.bin; echo ok", &out, &st) == 0 &&
+		      strcmp(buf_str(&out), "ok\n") == 0);
+		buf_free(&out);
+	}
 }
 
 /* The contract on a shell behind a pty we hold the master of. */
@@ -82,6 +164,8 @@ static void test_pty_fd(const char *label, char *const argv[], bool extra)
 			      strcmp(buf_str(&out), "[ 1.000000] not kernel\n") == 0);
 			r = s_run(t, "printf 'a\\001b\\033[0m\\r\\n'", &out, &st);
 			CHECK(r == 0 && st == 0 && out.len == 9);
+			test_isolation(t);
+			test_put_edges(t);
 			/* untypeable commands go through a script on the target */
 			r = s_run(t, "printf '%s' '\001\033'; exit 5", &out, &st);
 			CHECK(r == 0 && st == 5 && out.len == 2 && out.data[0] == 1 &&
@@ -155,8 +239,8 @@ static void test_noise(char *const argv[])
 	fixture_kill(pid);
 }
 
-/* put/get through the printf/od fallback (no base64 on the target). */
-static void test_fallback(char *const argv[])
+/* put/get through the base64 blocks (no_b64: the printf/od fallback). */
+static void test_fallback(char *const argv[], bool no_b64)
 {
 	lab_board_t b;
 	transport_t *t = NULL;
@@ -177,7 +261,9 @@ static void test_fallback(char *const argv[])
 	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == (ssize_t)sizeof(data));
 	close(fd);
 	snprintf(back, sizeof(back), "%s.back", src);
-	serial_no_base64(t);
+	serial_no_binary(t);
+	if (no_b64)
+		serial_no_base64(t);
 	CHECK(transport_put(t, src, "/tmp/lm-fallback.bin") == 0);
 	CHECK(transport_get(t, "/tmp/lm-fallback.bin", back) == 0);
 	buf_init(&out, 1 << 20);
@@ -299,7 +385,8 @@ int main(void)
 	if (fixture_have("bash"))
 		test_pty_fd("serial pty (bash)", bash, false);
 	test_noise(dash);
-	test_fallback(dash);
+	test_fallback(dash, false);
+	test_fallback(dash, true);
 	test_login("s3cret", 0);
 	test_login("wrong", -EACCES);
 	if (fixture_have("socat")) {
