@@ -126,6 +126,7 @@ struct node {
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms;
 	bool vec_dirty, pull_dirty;
+	bool req_retry; /* a request could not be stored: re-ask the peers */
 	int64_t last_trim_ms;
 	uint64_t garbage_total, bans_total, refused_total;
 	bool peers_changed;

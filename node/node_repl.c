@@ -521,9 +521,10 @@ static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	}
 }
 
-/* 1 new, 0 known, or -errno / a proto code. */
+/* 1 new, 0 known, or -errno / a proto code. *ret_local says a failure was
+ * ours (the store could not take it: disk full, I/O), not the sender's. */
 static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
-			  size_t len)
+			  size_t len, bool *ret_local)
 {
 	uint8_t id[WIRE_ID_BYTES];
 	int64_t expires;
@@ -539,7 +540,20 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	if (expires <= node_wall_ms())
 		return -ETIME;
 	rc = store_put_request(node->store, id, bytes, len, expires);
-	if (rc <= 0)
+	if (rc < 0) {
+		/* ask the peers again on the next round: it was not stored,
+		 * so their request ids will offer it once more */
+		char hex[2 * WIRE_ID_BYTES + 1];
+
+		wire_hex(id, WIRE_ID_BYTES, hex);
+		if (!node->req_retry)
+			log_warn("request %.12s not stored: %s; asking peers"
+				 " again later", hex, strerror(-rc));
+		node->req_retry = true;
+		*ret_local = true;
+		return rc;
+	}
+	if (rc == 0)
 		return rc;
 	s_forward_request(node, from, bytes, len);
 	if (node->req_hook)
@@ -549,11 +563,14 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 
 int node_submit_request(node_t *node, const uint8_t *bytes, size_t len)
 {
-	return s_take_request(node, NULL, bytes, len);
+	bool local = false;
+
+	return s_take_request(node, NULL, bytes, len, &local);
 }
 
 void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 {
+	bool local = false;
 	int rc;
 
 	if (m->n_items != 1)
@@ -563,10 +580,10 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 		node_garbage(node, p->curve, "too many requests");
 		return;
 	}
-	rc = s_take_request(node, p, m->items[0].p, m->items[0].len);
+	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
 	if (rc == 1)
 		p->requests_rx++;
-	else if (rc < 0 && rc != -ETIME)
+	else if (rc < 0 && !local && rc != -ETIME)
 		node_garbage(node, p->curve, "bad request");
 }
 
@@ -626,6 +643,13 @@ void repl_tick(node_t *node)
 		node->vec_dirty = true;
 		node->pull_dirty = true;
 		store_expire_requests(node->store, node_wall_ms());
+		if (node->req_retry) {
+			node->req_retry = false;
+			for (size_t i = 0; i < node->n_peers; i++)
+				if (node->peers[i]->state == PEER_ACTIVE)
+					s_send_request_ids(node,
+							   node->peers[i]);
+		}
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}
