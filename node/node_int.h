@@ -31,6 +31,8 @@
 #define NODE_MAX_PENDING_BYTES (8 * 1024 * 1024) /* unacknowledged bytes */
 #define NODE_MAX_WANTS 16               /* wants a peer may queue with us */
 #define NODE_WANT_RECORDS 512           /* records asked for at a time */
+#define NODE_MAX_EVIDENCE_SENT 32       /* evidence pairs told a new peer */
+#define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
 #define NODE_PING_MS 1000
