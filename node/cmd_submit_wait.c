@@ -216,46 +216,27 @@ static void s_view_free(s_view_t *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* When the request was made (ms), or 0 when the store lacks it. */
-static int64_t s_created(sqlite3 *db, const uint8_t *req_id)
-{
-	sqlite3_stmt *st = NULL;
-	request_t *r = NULL;
-	int64_t ms = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT bytes FROM requests WHERE id=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_blob(st, 1, req_id, 32, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    request_decode(sqlite3_column_blob(st, 0),
-			   (size_t)sqlite3_column_bytes(st, 0), &r) == 0)
-		ms = (int64_t)r->created_ms;
-	request_destroy(&r);
-	sqlite3_finalize(st);
-	return ms;
-}
-
-/* Rebuild the view from the store: adverts, and the records signed
- * since the request was made (less an hour for clocks). 0 or -errno. */
+/* Rebuild the view from the store: adverts, and every answer, event and
+ * run record. Not only those stamped after the request was made: a lab
+ * whose clock is hours behind the submitter's stamps its answers "before"
+ * the request, and timestamps are the signer's word, never an order.
+ * 0 or -errno. */
 static int s_collect(sqlite3 *db, const uint8_t *req_id, s_view_t *v)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t since = s_created(db, req_id);
 
 	/* the latest advert of each lab (names it), then the answers */
 	if (sqlite3_prepare_v2(db, "SELECT bytes FROM records r WHERE kind=?"
 			       " AND seq=(SELECT max(seq) FROM records WHERE"
 			       " author=r.author AND kind=?) UNION ALL SELECT"
 			       " bytes FROM (SELECT bytes FROM records WHERE"
-			       " kind BETWEEN ? AND ? AND ts_ms >= ? ORDER BY"
+			       " kind BETWEEN ? AND ? ORDER BY"
 			       " author, seq)", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int(st, 1, RECORD_ADVERT);
 	sqlite3_bind_int(st, 2, RECORD_ADVERT);
 	sqlite3_bind_int(st, 3, RECORD_ACCEPT);
 	sqlite3_bind_int(st, 4, RECORD_RUN);
-	sqlite3_bind_int64(st, 5, since > 3600000 ? since - 3600000 : 0);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		record_t *r = NULL;
 
