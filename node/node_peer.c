@@ -224,8 +224,11 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 	int rc;
 
 	if (s && !node_rate_ok(&s->hello_window_ms, &s->hello_count,
-			    NODE_MAX_HELLO_PER_MIN))
+			    NODE_MAX_HELLO_PER_MIN)) {
+		log_debug("hello from %.12s dropped: over %d a minute", curve,
+			  NODE_MAX_HELLO_PER_MIN);
 		return; /* hellos are signature checks: bounded */
+	}
 	rc = wire_desc_verify(m->desc.p, m->desc.len, &d);
 	if (rc < 0) {
 		node_garbage(node, curve, "bad node descriptor");

@@ -150,7 +150,7 @@ class Node:
 
     def argv(self):
         a = [self.net.labmesh, 'node', '--home', self.home, '--config',
-             self.cfg]
+             self.cfg, '--log-level', os.environ.get('LM_LOG_LEVEL', 'info')]
         if self.netns:
             a = ['ip', 'netns', 'exec', self.netns] + a
         return a
