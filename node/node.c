@@ -372,8 +372,8 @@ static void s_on_message(node_t *node, const char *curve, const uint8_t *b,
 		peer_on_hello(node, curve, &m);
 	else if (authed)
 		s_dispatch(node, p, &m);
-	/* else: a peer that has not (re)introduced itself; it will after
-	 * its liveness timeout, so this is not counted as garbage */
+	else if (p)
+		peer_rehello(node, p); /* not garbage: out of step with us */
 	if (p && m.type != WIRE_HELLO)
 		p->last_seen_ms = node_now();
 	wire_msg_free(&m);

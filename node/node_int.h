@@ -37,6 +37,7 @@
 #define NODE_TICK_MS 500
 #define NODE_PING_MS 1000
 #define NODE_LIVENESS_MS 5000
+#define NODE_REHELLO_MS 3000           /* hellos to a peer out of step */
 #define NODE_BACKOFF_MIN_MS 500
 #define NODE_BACKOFF_MAX_MS 30000
 #define NODE_WANT_TIMEOUT_MS 5000
@@ -175,6 +176,8 @@ void peer_connect(node_t *node, peer_t *p);
 void peer_down(node_t *node, peer_t *p, const char *why);
 void peer_free(peer_t **pp);
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m);
+/* A known peer spoke as if a session were up that we do not have. */
+void peer_rehello(node_t *node, peer_t *p);
 void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
