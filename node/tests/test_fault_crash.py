@@ -7,7 +7,9 @@ own feed (store writes). After every restart A must still hold every record
 it held before the kill. At the end A and B converge to the same records,
 B has no evidence against A (a record A lost and wrote again differently
 would be equivocation), every job of every request is final with one run
-record at most per board, and both stores pass `labmesh store check`."""
+record at most per board, and both stores pass `labmesh store check`.
+Then a burst of quick restarts (more hellos than a node takes from one key
+in a minute): A and B must be peers again well within that minute."""
 import os
 import random
 import sqlite3
@@ -20,6 +22,7 @@ from faultlib import LONG, check, leftovers, main, port_block, \
 
 KILLS = 100 if LONG else 10
 BATCH = 3000  # records appended per replication/store round
+BURST = 40  # quick restarts, over NODE_MAX_HELLO_PER_MIN
 
 
 def final(st):
@@ -81,7 +84,15 @@ def test(net):
     print('kills survived: %d (%s) in %.0f s' % (
         KILLS, ', '.join('%s %d' % kv for kv in kinds.items()),
         time.time() - t0))
-    wait_for('A and B peer again', lambda: a.peers_up() == 1, 30)
+    # a burst of restarts, more hellos than B takes from a key in a
+    # minute: the session must come back well within that minute
+    for _ in range(BURST):
+        a.kill()
+        a.start()
+    _, t_up = wait_for('A and B peer again', lambda: a.peers_up() == 1 and
+                       b.peers_up() == 1, 30, 0.2)
+    print('after a burst of %d more restarts, A and B peer again in %.1f s'
+          % (BURST, t_up))
     t1 = time.time()
     wait_for('feeds converge', lambda: a.feeds() == b.feeds() and
              a.record_ids() == b.record_ids() and
