@@ -38,6 +38,7 @@
 #define NODE_PING_MS 1000
 #define NODE_LIVENESS_MS 5000
 #define NODE_REHELLO_MS 3000           /* hellos to a peer out of step */
+#define NODE_BIND_RETRY_MS 5000        /* the listen port busy at start */
 #define NODE_BACKOFF_MIN_MS 500
 #define NODE_BACKOFF_MAX_MS 30000
 #define NODE_WANT_TIMEOUT_MS 5000
