@@ -401,8 +401,8 @@ static void s_on_message(node_t *node, const char *curve, const uint8_t *b,
 		peer_on_hello(node, curve, &m);
 	else if (authed)
 		s_dispatch(node, p, &m);
-	/* else: a peer that has not (re)introduced itself; it will after
-	 * its liveness timeout, so this is not counted as garbage */
+	else if (p)
+		peer_rehello(node, p); /* not garbage: out of step with us */
 	if (p && m.type != WIRE_HELLO)
 		p->last_seen_ms = node_now();
 	wire_msg_free(&m);
@@ -587,6 +587,26 @@ static int s_setup_trust(node_t *node, char **ret_err)
 	return 0;
 }
 
+/* Bind, waiting a little while the port is busy: after a crash, a child
+ * the old node had forked and not yet exec'd may still hold the
+ * listening socket for a moment (it dies by its parent-death signal). */
+static int s_bind_retry(zsock_t *sock, const char *ep)
+{
+	int64_t until = zclock_mono() + NODE_BIND_RETRY_MS;
+	bool said = false;
+	int rc;
+
+	while ((rc = zsock_bind(sock, "%s", ep)) < 0 && errno == EADDRINUSE &&
+	       zclock_mono() < until) {
+		if (!said)
+			log_info("%s is busy; trying again for %d s", ep,
+				 NODE_BIND_RETRY_MS / 1000);
+		said = true;
+		zclock_sleep(100);
+	}
+	return rc;
+}
+
 static int s_setup_router(node_t *node, char **ret_err)
 {
 	const char *ep = node->cfg->listen;
@@ -607,7 +627,7 @@ static int s_setup_router(node_t *node, char **ret_err)
 	zsock_set_maxmsgsize(node->router, WIRE_MAX_MSG);
 	zsock_set_rcvhwm(node->router, NODE_SNDHWM);
 	zsock_set_linger(node->router, 0);
-	if (zsock_bind(node->router, "%s", ep) < 0)
+	if (s_bind_retry(node->router, ep) < 0)
 		return s_fail(ret_err, -errno ? -errno : -EADDRINUSE,
 			      "cannot listen on %s: %s", ep, zmq_strerror(errno));
 	return 0;

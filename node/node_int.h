@@ -34,10 +34,14 @@
 #define NODE_MAX_PENDING_BYTES (8 * 1024 * 1024) /* unacknowledged bytes */
 #define NODE_MAX_WANTS 16               /* wants a peer may queue with us */
 #define NODE_WANT_RECORDS 512           /* records asked for at a time */
+#define NODE_MAX_EVIDENCE_SENT 32       /* evidence pairs told a new peer */
+#define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
 #define NODE_PING_MS 1000
 #define NODE_LIVENESS_MS 5000
+#define NODE_REHELLO_MS 3000           /* hellos to a peer out of step */
+#define NODE_BIND_RETRY_MS 5000        /* the listen port busy at start */
 #define NODE_BACKOFF_MIN_MS 500
 #define NODE_BACKOFF_MAX_MS 30000
 #define NODE_WANT_TIMEOUT_MS 5000
@@ -133,6 +137,7 @@ struct node {
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms;
 	bool vec_dirty, pull_dirty;
+	bool req_retry; /* a request could not be stored: re-ask the peers */
 	int64_t last_trim_ms;
 	uint64_t messages_total; /* received on the ROUTER, good or bad */
 	uint64_t garbage_total, bans_total, refused_total;
@@ -183,6 +188,8 @@ void peer_connect(node_t *node, peer_t *p);
 void peer_down(node_t *node, peer_t *p, const char *why);
 void peer_free(peer_t **pp);
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m);
+/* A known peer spoke as if a session were up that we do not have. */
+void peer_rehello(node_t *node, peer_t *p);
 void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);

@@ -223,9 +223,18 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 	peer_t *p;
 	int rc;
 
-	if (s && !node_rate_ok(&s->hello_window_ms, &s->hello_count,
-			    NODE_MAX_HELLO_PER_MIN))
-		return; /* hellos are signature checks: bounded */
+	p = zhashx_lookup(node->by_curve, curve);
+	/* hellos are signature checks: bounded. Not the one a known peer
+	 * sends while we have no session with it (it restarted, or answers
+	 * our rehello): it makes it ACTIVE, after which it counts again, so
+	 * a peer that restarts often is not shut out for the minute */
+	if (s && (!p || p->state == PEER_ACTIVE) &&
+	    !node_rate_ok(&s->hello_window_ms, &s->hello_count,
+			  NODE_MAX_HELLO_PER_MIN)) {
+		log_debug("hello from %.12s dropped: over %d a minute", curve,
+			  NODE_MAX_HELLO_PER_MIN);
+		return;
+	}
 	rc = wire_desc_verify(m->desc.p, m->desc.len, &d);
 	if (rc < 0) {
 		node_garbage(node, curve, "bad node descriptor");
@@ -241,6 +250,20 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		return;
 	}
 	s_activate(node, p, m, &d);
+}
+
+/* Its hello was lost (dropped by the hello rate limit, or sent while we
+ * were not listening) but it took ours: it talks as if a session were up
+ * and would go on doing so while we wait for a hello that never comes,
+ * each side timing out in turn. Our hello makes it start a new session,
+ * which it answers with its own. At most one per NODE_REHELLO_MS. */
+void peer_rehello(node_t *node, peer_t *p)
+{
+	if (!p->dealer || p->state == PEER_ACTIVE ||
+	    node_now() - p->last_hello_ms < NODE_REHELLO_MS)
+		return;
+	log_debug("peer %.12s talks without a session: hello again", p->hex);
+	s_send_hello(node, p);
 }
 
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)

@@ -147,6 +147,8 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	node->pull_dirty = true;
 }
 
+static void s_send_evidence(node_t *node, peer_t *p);
+
 void repl_on_active(node_t *node, peer_t *p)
 {
 	zhashx_purge(p->sent_vec);
@@ -156,6 +158,7 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->n_wants = 0;
 	s_send_vector(node, p);
 	s_send_request_ids(node, p);
+	s_send_evidence(node, p);
 }
 
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -420,6 +423,120 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 	repl_send_vectors(node);
 }
 
+/* ---- equivocation evidence ------------------------------------------------ */
+
+/* Evidence travels as a records message of exactly two records by one
+ * author at one seq with different ids: something an honest batch never
+ * holds. Both signatures prove the author signed both, so a node flags it
+ * even without that author's feed up to there. */
+static void s_send_pair(node_t *node, peer_t *p, const uint8_t *a,
+			size_t a_len, const uint8_t *b, size_t b_len)
+{
+	wire_bytes_t two[2] = { { a, a_len }, { b, b_len } };
+	uint8_t *msg = NULL;
+	size_t len = 0;
+
+	if (p->state != PEER_ACTIVE || !s_can_send(p))
+		return;
+	if (wire_records(two, 2, &msg, &len) == 0 &&
+	    node_send(node, p, msg, len) == 0)
+		s_inflight_push(p, 2, a_len + b_len);
+}
+
+static void s_forward_pair(node_t *node, peer_t *from, const uint8_t *a,
+			   size_t a_len, const uint8_t *b, size_t b_len)
+{
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i] != from)
+			s_send_pair(node, node->peers[i], a, a_len, b, b_len);
+}
+
+typedef struct {
+	node_t *node;
+	peer_t *to;
+} s_pair_to_t;
+
+static int s_pair_to_peer(void *arg, const uint8_t *a, size_t a_len,
+			  const uint8_t *b, size_t b_len)
+{
+	s_pair_to_t *t = arg;
+
+	s_send_pair(t->node, t->to, a, a_len, b, b_len);
+	return 0;
+}
+
+static int s_held_at(void *arg, uint64_t seq, const uint8_t *b, size_t len)
+{
+	wire_bytes_t *held = arg;
+
+	held->p = xmalloc(len);
+	memcpy((uint8_t *)held->p, b, len);
+	held->len = len;
+	return 1;
+}
+
+/* A new session: the peer learns every equivocation we know of. */
+static void s_send_evidence(node_t *node, peer_t *p)
+{
+	s_pair_to_t t = { node, p };
+
+	store_evidence_pairs(node->store, NODE_MAX_EVIDENCE_SENT,
+			     s_pair_to_peer, &t);
+}
+
+/* We just found evidence ourselves: tell every other peer. */
+static void s_spread_evidence(node_t *node, peer_t *from,
+			      const wire_bytes_t *ev)
+{
+	wire_bytes_t held = { NULL, 0 };
+	wire_record_t r;
+
+	if (wire_record_verify(ev->p, ev->len, &r) < 0)
+		return;
+	store_records(node->store, r.author, r.seq, 1, WIRE_MAX_BATCH_BYTES,
+		      s_held_at, &held);
+	if (held.p)
+		s_forward_pair(node, from, held.p, held.len, ev->p, ev->len);
+	free((void *)held.p);
+}
+
+/* True when m was an evidence pair (taken or not); false: a batch. */
+static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	wire_record_t a, b;
+	store_rec_t sa, sb;
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	int rc;
+
+	if (m->n_items != 2 ||
+	    wire_record_verify(m->items[0].p, m->items[0].len, &a) < 0 ||
+	    wire_record_verify(m->items[1].p, m->items[1].len, &b) < 0 ||
+	    memcmp(a.author, b.author, WIRE_KEY_BYTES) != 0 ||
+	    a.seq != b.seq || memcmp(a.id, b.id, WIRE_ID_BYTES) == 0)
+		return false;
+	sa = (store_rec_t){ .id = a.id, .author = a.author,
+			    .prev_id = a.prev_id, .seq = a.seq, .kind = a.kind,
+			    .ts_ms = a.ts_ms, .bytes = m->items[0].p,
+			    .len = m->items[0].len };
+	sb = (store_rec_t){ .id = b.id, .author = b.author,
+			    .prev_id = b.prev_id, .seq = b.seq, .kind = b.kind,
+			    .ts_ms = b.ts_ms, .bytes = m->items[1].p,
+			    .len = m->items[1].len };
+	if (store_begin(node->store) < 0)
+		return true;
+	rc = store_put_evidence_pair(node->store, &sa, &sb);
+	if (store_commit(node->store) < 0 || rc <= 0)
+		return true; /* known already: stop here, no echo */
+	wire_hex(a.author, WIRE_KEY_BYTES, hex);
+	log_warn("author %.12s equivocated at seq %" PRIu64 " (evidence from"
+		 " peer %.12s): evidence kept, author flagged", hex, a.seq,
+		 p->hex);
+	node->vec_dirty = true;
+	s_forward_pair(node, p, m->items[0].p, m->items[0].len,
+		       m->items[1].p, m->items[1].len);
+	return true;
+}
+
 /* ---- receiving records ----------------------------------------------------- */
 
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
@@ -476,8 +593,11 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	uint8_t *b = NULL;
 	size_t len = 0;
 	uint8_t last_author[WIRE_KEY_BYTES];
+	size_t ev[NODE_MAX_EVIDENCE_BATCH], n_ev = 0;
 	bool any = false;
 
+	if (s_take_pair(node, p, m))
+		goto credit;
 	if (store_begin(node->store) < 0)
 		goto credit; /* the peer's window must not leak */
 	for (size_t i = 0; i < m->n_items; i++) {
@@ -486,12 +606,17 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (rc == STORE_ADDED) {
 			added++;
 			any = true;
+		} else if (rc == STORE_EQUIVOCATION &&
+			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
+			ev[n_ev++] = i;
 		} else if (rc < 0 && rc > -1000) {
 			break; /* store error */
 		}
 	}
 	if (store_commit(node->store) < 0)
-		added = 0;
+		added = n_ev = 0;
+	for (size_t i = 0; i < n_ev; i++)
+		s_spread_evidence(node, p, &m->items[ev[i]]);
 	if (added) /* run records into the results index (node/jobs.h) */
 		jobs_on_stored(node->jobs, m->items, m->n_items);
 	p->records_rx += added;
@@ -527,9 +652,10 @@ static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	}
 }
 
-/* 1 new, 0 known, or -errno / a proto code. */
+/* 1 new, 0 known, or -errno / a proto code. *ret_local says a failure was
+ * ours (the store could not take it: disk full, I/O), not the sender's. */
 static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
-			  size_t len)
+			  size_t len, bool *ret_local)
 {
 	uint8_t id[WIRE_ID_BYTES];
 	int64_t expires;
@@ -545,7 +671,20 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	if (expires <= node_wall_ms())
 		return -ETIME;
 	rc = store_put_request(node->store, id, bytes, len, expires);
-	if (rc <= 0)
+	if (rc < 0) {
+		/* ask the peers again on the next round: it was not stored,
+		 * so their request ids will offer it once more */
+		char hex[2 * WIRE_ID_BYTES + 1];
+
+		wire_hex(id, WIRE_ID_BYTES, hex);
+		if (!node->req_retry)
+			log_warn("request %.12s not stored: %s; asking peers"
+				 " again later", hex, strerror(-rc));
+		node->req_retry = true;
+		*ret_local = true;
+		return rc;
+	}
+	if (rc == 0)
 		return rc;
 	s_forward_request(node, from, bytes, len);
 	if (node->req_hook)
@@ -555,11 +694,14 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 
 int node_submit_request(node_t *node, const uint8_t *bytes, size_t len)
 {
-	return s_take_request(node, NULL, bytes, len);
+	bool local = false;
+
+	return s_take_request(node, NULL, bytes, len, &local);
 }
 
 void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 {
+	bool local = false;
 	int rc;
 
 	if (m->n_items != 1)
@@ -569,10 +711,10 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 		node_garbage(node, p->curve, "too many requests");
 		return;
 	}
-	rc = s_take_request(node, p, m->items[0].p, m->items[0].len);
+	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
 	if (rc == 1)
 		p->requests_rx++;
-	else if (rc < 0 && rc != -ETIME)
+	else if (rc < 0 && !local && rc != -ETIME)
 		node_garbage(node, p->curve, "bad request");
 }
 
@@ -632,6 +774,13 @@ void repl_tick(node_t *node)
 		node->vec_dirty = true;
 		node->pull_dirty = true;
 		store_expire_requests(node->store, node_wall_ms());
+		if (node->req_retry) {
+			node->req_retry = false;
+			for (size_t i = 0; i < node->n_peers; i++)
+				if (node->peers[i]->state == PEER_ACTIVE)
+					s_send_request_ids(node,
+							   node->peers[i]);
+		}
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}

@@ -510,6 +510,90 @@ int64_t store_record_count(store_t *s)
 	return s_count(s, "SELECT COUNT(*) FROM records");
 }
 
+/* One record of a pair: 1 if it went in as new evidence, 0 if it is the
+ * record held at its seq or evidence already kept, or -errno. */
+static int s_pair_one(store_t *s, const store_rec_t *r)
+{
+	sqlite3_stmt *st = s->q[Q_INSERT_EVIDENCE];
+	uint8_t held[STORE_ID_BYTES];
+	int rc = s_id_at(s, r->author, r->seq, held);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && memcmp(held, r->id, STORE_ID_BYTES) == 0)
+		return 0;
+	if (r->len > INT32_MAX)
+		return -EMSGSIZE;
+	sqlite3_bind_blob(st, 1, r->id, STORE_ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, r->author, STORE_KEY_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)r->seq);
+	sqlite3_bind_blob(st, 4, r->bytes, (int)r->len, SQLITE_STATIC);
+	rc = s_step_done(st);
+	if (rc < 0)
+		return rc;
+	return sqlite3_changes(s->db) > 0;
+}
+
+int store_put_evidence_pair(store_t *s, const store_rec_t *a,
+			    const store_rec_t *b)
+{
+	store_feed_t *f;
+	bool was;
+	int ra, rb, rc;
+
+	if (memcmp(a->author, b->author, STORE_KEY_BYTES) != 0 ||
+	    a->seq != b->seq || a->seq == 0 || a->seq > INT64_MAX ||
+	    memcmp(a->id, b->id, STORE_ID_BYTES) == 0)
+		return -EINVAL;
+	ra = s_pair_one(s, a);
+	if (ra < 0)
+		return ra;
+	rb = s_pair_one(s, b);
+	if (rb < 0)
+		return rb;
+	f = s_feed_lookup(s, a->author);
+	if (!f)
+		f = s_feed_add(s, a->author); /* seq 0: nothing of it held */
+	was = f->flagged;
+	f->flagged = true;
+	rc = s_feed_save(s, f);
+	if (rc < 0)
+		return rc;
+	return ra || rb || !was;
+}
+
+int store_evidence_pairs(store_t *s, size_t max, store_pair_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT e.bytes, COALESCE(r.bytes, (SELECT o.bytes FROM"
+		" evidence o WHERE o.author = e.author AND o.seq = e.seq AND"
+		" o.id <> e.id LIMIT 1)) FROM evidence e LEFT JOIN records r"
+		" ON r.author = e.author AND r.seq = e.seq"
+		" ORDER BY e.rowid DESC LIMIT ?1";
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (max > INT32_MAX)
+		return -EINVAL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 1) != SQLITE_BLOB)
+			continue;
+		n++;
+		if (fn(arg, sqlite3_column_blob(st, 0),
+		       (size_t)sqlite3_column_bytes(st, 0),
+		       sqlite3_column_blob(st, 1),
+		       (size_t)sqlite3_column_bytes(st, 1)))
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		n = s_err(rc);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int64_t store_evidence_count(store_t *s)
 {
 	return s_count(s, "SELECT COUNT(*) FROM evidence");

@@ -99,6 +99,21 @@ int store_latest_of_kind(store_t *s, int kind, store_rec_fn fn, void *arg);
 int store_latest_own(store_t *s, const uint8_t *author, int kind,
 		     uint8_t **ret_bytes, size_t *ret_len);
 
+/* Equivocation proven by two records of one author at one seq, both
+ * signed (the caller verified them), whether or not this store holds that
+ * author's feed up to there: both go to the evidence table (the one held
+ * in the feed, if any, stays there) and the author is flagged. Returns 1
+ * when that is news (a new evidence row or a newly flagged author), 0
+ * when already known, or -errno. */
+int store_put_evidence_pair(store_t *s, const store_rec_t *a,
+			    const store_rec_t *b);
+/* Evidence pairs, newest first, at most max: fn gets two records of one
+ * author at one seq (an evidence row and the record held there, or a
+ * second evidence row). */
+typedef int (*store_pair_fn)(void *arg, const uint8_t *a, size_t a_len,
+			     const uint8_t *b, size_t b_len);
+int store_evidence_pairs(store_t *s, size_t max, store_pair_fn fn, void *arg);
+
 /* Count of records held; of evidence rows. */
 int64_t store_record_count(store_t *s);
 int64_t store_evidence_count(store_t *s);

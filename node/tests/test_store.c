@@ -6,6 +6,7 @@
 #include "proto/tests/check.h"
 #include "node/store.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,55 @@ static void s_test_feed(store_t *s)
 	CHECK(store_record_count(s) == 10);
 }
 
+static int s_pair_fn(void *arg, const uint8_t *a, size_t a_len,
+		     const uint8_t *b, size_t b_len)
+{
+	int *n = arg;
+
+	CHECK(a_len == 40 && b_len == 40);
+	CHECK(a[0] == b[0] && memcmp(a + 1, b + 1, 8) == 0); /* author, seq */
+	CHECK(memcmp(a, b, 32) != 0);
+	(*n)++;
+	return 0;
+}
+
+/* Forwarded evidence: two records of one author at one seq. */
+static void s_test_pairs(store_t *s)
+{
+	fake_t p, q, f[4];
+	int n = 0;
+
+	/* an author we hold nothing of */
+	s_fake(&p, 3, 4, 1, NULL);
+	s_fake(&q, 3, 4, 2, NULL);
+	CHECK(store_put_evidence_pair(s, &p.r, &q.r) == 1);
+	CHECK(store_put_evidence_pair(s, &p.r, &q.r) == 0);
+	CHECK(store_put_evidence_pair(s, &q.r, &p.r) == 0);
+	CHECK(store_feed(s, p.author) && store_feed(s, p.author)->flagged);
+	CHECK(store_feed(s, p.author)->seq == 0);
+	CHECK(store_evidence_count(s) == 3);
+	/* an author whose feed we hold: the held record stays in it */
+	for (uint64_t i = 1; i <= 3; i++) {
+		s_fake(&f[i], 4, i, 0, i > 1 ? f[i - 1].id : NULL);
+		CHECK(store_put_record(s, &f[i].r) == STORE_ADDED);
+	}
+	s_fake(&q, 4, 2, 9, f[1].id);
+	CHECK(store_put_evidence_pair(s, &f[2].r, &q.r) == 1);
+	CHECK(store_put_evidence_pair(s, &q.r, &f[2].r) == 0);
+	CHECK(store_feed(s, q.author)->flagged);
+	CHECK(store_feed(s, q.author)->seq == 3);
+	CHECK(store_evidence_count(s) == 4);
+	CHECK(store_record_count(s) == 13);
+	/* not a pair */
+	CHECK(store_put_evidence_pair(s, &f[2].r, &f[3].r) == -EINVAL);
+	CHECK(store_put_evidence_pair(s, &f[2].r, &f[2].r) == -EINVAL);
+	CHECK(store_put_evidence_pair(s, &f[2].r, &p.r) == -EINVAL);
+	CHECK(store_evidence_pairs(s, 100, s_pair_fn, &n) == 4);
+	CHECK(n == 4);
+	n = 0;
+	CHECK(store_evidence_pairs(s, 2, s_pair_fn, &n) == 2 && n == 2);
+}
+
 static void s_test_requests(store_t *s)
 {
 	uint8_t id[32] = { 9 }, id2[32] = { 8 }, *b = NULL;
@@ -118,14 +168,18 @@ int main(void)
 	snprintf(db, sizeof(db), "%s.db", path);
 	CHECK(store_open(db, &s) == 0);
 	s_test_feed(s);
+	s_test_pairs(s);
 	s_test_requests(s);
 	store_destroy(&s);
 	CHECK(s == NULL);
 	/* the feed cache comes back from the table */
 	CHECK(store_open(db, &s) == 0);
 	s_fake(&a1, 1, 1, 0, NULL);
-	CHECK(store_feed_count(s) == 1);
+	CHECK(store_feed_count(s) == 3);
 	CHECK(store_feed(s, a1.author)->seq == 10);
+	CHECK(store_feed(s, a1.author)->flagged);
+	s_fake(&a1, 3, 4, 1, NULL); /* known only from evidence */
+	CHECK(store_feed(s, a1.author)->seq == 0);
 	CHECK(store_feed(s, a1.author)->flagged);
 	CHECK(store_check(s) == 0);
 	store_destroy(&s);
