@@ -19,6 +19,7 @@
 
 /* Named caps and timings. */
 #define NODE_MAX_PEERS_HARD 64          /* whatever the config says */
+#define NODE_INBOUND_FACTOR 2           /* max_peers x this for dialers */
 #define NODE_MAX_STRANGERS 1024         /* tracked keys without a hello */
 #define NODE_MAX_REQ_PER_MIN 600        /* requests per peer per minute */
 #define NODE_MAX_HELLO_PER_MIN 30
@@ -33,15 +34,18 @@
 #define NODE_WANT_RECORDS 512           /* records asked for at a time */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
-#define NODE_PING_MS 1000
+#define NODE_PING_MS 2000               /* after silence; < liveness/2 */
 #define NODE_LIVENESS_MS 5000
 #define NODE_BACKOFF_MIN_MS 500
 #define NODE_BACKOFF_MAX_MS 30000
 #define NODE_WANT_TIMEOUT_MS 5000
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
+#define NODE_FULL_VECTOR_MS (10 * 60 * 1000) /* resend whole vectors */
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
+#define NODE_SQLITE_HEAP (3 * 1024 * 1024) /* all SQLite caches */
+#define NODE_MALLOC_ARENAS 2
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
@@ -124,10 +128,16 @@ struct node {
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
-	int64_t next_round_ms;
+	int64_t next_round_ms, next_full_ms;
 	bool vec_dirty, pull_dirty;
 	int64_t last_trim_ms;
 	uint64_t garbage_total, bans_total, refused_total;
+	/* traffic counters (status): peer messages and their payload bytes,
+	 * request messages sent, records taken from peers, and the wall
+	 * time of the last new request and the last record from a peer */
+	uint64_t msgs_tx, bytes_tx, msgs_rx, bytes_rx, req_msgs_tx;
+	uint64_t records_in;
+	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
 	bool stopping;
 	bool tamper;

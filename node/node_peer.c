@@ -58,8 +58,24 @@ static bool s_evict_one(node_t *node)
 	return false;
 }
 
-peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
-		 bool seed)
+/*
+ * How many peers we keep. max_peers bounds the peers we dial of our own
+ * accord (peer exchange, restore, beacon hints); a node that dials us is
+ * admitted up to NODE_INBOUND_FACTOR times that. Without the headroom a
+ * node whose table filled through peer exchange would turn away the
+ * newcomers that name it as their seed, and the overlay would split.
+ */
+static size_t s_cap(node_t *node, bool inbound)
+{
+	size_t cap = (size_t)node->max_peers;
+
+	if (inbound)
+		cap *= NODE_INBOUND_FACTOR;
+	return cap < NODE_MAX_PEERS_HARD ? cap : NODE_MAX_PEERS_HARD;
+}
+
+static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
+		     bool seed, bool inbound)
 {
 	peer_t *p;
 
@@ -69,7 +85,7 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p = peer_find(node, id);
 	if (p)
 		return p;
-	if (!seed && node->n_peers >= (size_t)node->max_peers &&
+	if (!seed && node->n_peers >= s_cap(node, inbound) &&
 	    !s_evict_one(node))
 		return NULL;
 	p = xzalloc(sizeof(*p));
@@ -92,6 +108,12 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 	node->peers[node->n_peers++] = p;
 	zhashx_insert(node->by_curve, p->curve, p);
 	return p;
+}
+
+peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
+		 bool seed)
+{
+	return s_add(node, id, endpoint, seed, false);
 }
 
 void peer_free(peer_t **pp)
@@ -235,7 +257,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		node_garbage(node, curve, "descriptor is not for its CURVE key");
 		return;
 	}
-	p = peer_add(node, d.id, d.endpoint, false);
+	p = s_add(node, d.id, d.endpoint, false, true);
 	if (!p) {
 		log_debug("hello from %.12s ignored: peer table full", curve);
 		return;
@@ -260,9 +282,11 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 		if (node->trust && (wire_curve_public(d.id, z85) < 0 ||
 				    !zhashx_lookup(node->trust, z85)))
 			continue;
+		if (node->n_peers >= s_cap(node, false))
+			return; /* full: those that dial us still get in */
 		p = peer_add(node, d.id, d.endpoint, false);
 		if (!p)
-			return; /* full */
+			return;
 		log_info("learned peer %.12s (%s) at %s from %.12s", p->hex,
 			 d.lab, d.endpoint, from->hex);
 		snprintf(p->lab, sizeof(p->lab), "%s", d.lab);
@@ -333,7 +357,11 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 			peer_down(node, p, "silent");
 			break;
 		}
-		if (now - p->ping_sent_ms >= NODE_PING_MS)
+		/* anything heard from it proves it alive: ping only a
+		 * peer silent for a while, so an idle link carries about
+		 * one ping and one pong per interval, not two of each */
+		if (now - (p->ping_sent_ms > p->last_seen_ms ?
+			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS)
 			s_ping(node, p);
 		break;
 	}
