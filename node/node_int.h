@@ -20,6 +20,8 @@
 /* Named caps and timings. */
 #define NODE_MAX_PEERS_HARD 64          /* whatever the config says */
 #define NODE_INBOUND_FACTOR 2           /* max_peers x this for dialers */
+#define NODE_EVICT_MIN_PEERS 3          /* a peer this well connected may
+                                         * make room for a newcomer */
 #define NODE_MAX_STRANGERS 1024         /* tracked keys without a hello */
 #define NODE_MAX_REQ_PER_MIN 600        /* requests per peer per minute */
 #define NODE_MAX_HELLO_PER_MIN 30
@@ -41,10 +43,10 @@
 #define NODE_WANT_TIMEOUT_MS 5000
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
-#define NODE_FULL_VECTOR_MS (10 * 60 * 1000) /* resend whole vectors */
+#define NODE_FULL_VECTOR_MS 30000 /* a whole vector to one peer */
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
-#define NODE_SQLITE_HEAP (3 * 1024 * 1024) /* all SQLite caches */
+#define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
 #define NODE_MALLOC_ARENAS 2
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
@@ -73,6 +75,7 @@ typedef struct peer {
 	uint64_t ping_nonce;
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
+	size_t their_peers; /* in its last peers message */
 	/* replication: their vector (hex author -> uint64 in a malloc'd box)
 	 * and what we last told them */
 	zhashx_t *their_vec;

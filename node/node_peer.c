@@ -37,6 +37,20 @@ static bool s_endpoint_ok(const char *ep)
 	       !strpbrk(ep, " \t\r\n");
 }
 
+static void s_drop(node_t *node, size_t i)
+{
+	peer_t *p = node->peers[i];
+
+	if (p->state == PEER_ACTIVE)
+		node->peers_changed = true;
+	repl_forget_peer(node, p);
+	zhashx_delete(node->by_curve, p->curve);
+	peer_free(&node->peers[i]);
+	memmove(&node->peers[i], &node->peers[i + 1],
+		(node->n_peers - i - 1) * sizeof(*node->peers));
+	node->n_peers--;
+}
+
 /* Full table: drop a peer we learned of that is not up (never a seed), so
  * unreachable or made-up peers cannot keep real ones out. */
 static bool s_evict_one(node_t *node)
@@ -47,15 +61,34 @@ static bool s_evict_one(node_t *node)
 		if (p->seed || p->state == PEER_ACTIVE)
 			continue;
 		log_debug("peer %.12s dropped from a full table", p->hex);
-		repl_forget_peer(node, p);
-		zhashx_delete(node->by_curve, p->curve);
-		peer_free(&node->peers[i]);
-		memmove(&node->peers[i], &node->peers[i + 1],
-			(node->n_peers - i - 1) * sizeof(*node->peers));
-		node->n_peers--;
+		s_drop(node, i);
 		return true;
 	}
 	return false;
+}
+
+/* Full table of live peers and a newcomer dials us (it may know no one
+ * else): drop the best connected peer that is not our seed, as long as it
+ * told us of NODE_EVICT_MIN_PEERS others, so it stays in the overlay. */
+static bool s_evict_crowded(node_t *node)
+{
+	size_t best = node->n_peers, most = NODE_EVICT_MIN_PEERS - 1;
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (!p->seed && p->state == PEER_ACTIVE &&
+		    p->their_peers > most) {
+			best = i;
+			most = p->their_peers;
+		}
+	}
+	if (best == node->n_peers)
+		return false;
+	log_info("peer %.12s (%s, %zu peers) makes room for a newcomer",
+		 node->peers[best]->hex, node->peers[best]->lab, most);
+	s_drop(node, best);
+	return true;
 }
 
 /*
@@ -86,7 +119,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	if (p)
 		return p;
 	if (!seed && node->n_peers >= s_cap(node, inbound) &&
-	    !s_evict_one(node))
+	    !s_evict_one(node) && !(inbound && s_evict_crowded(node)))
 		return NULL;
 	p = xzalloc(sizeof(*p));
 	memcpy(p->id, id, WIRE_KEY_BYTES);
@@ -267,6 +300,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 {
+	from->their_peers = m->n_items;
 	for (size_t i = 0; i < m->n_items && i < WIRE_MAX_DESCS; i++) {
 		wire_desc_t d;
 		char z85[WIRE_Z85_LEN + 1];
@@ -367,12 +401,32 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 	}
 }
 
+static size_t s_active(node_t *node)
+{
+	size_t up = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	return up;
+}
+
 void peer_tick(node_t *node)
 {
 	int64_t now = node_now();
 
-	for (size_t i = 0; i < node->n_peers; i++)
-		s_tick_one(node, node->peers[i], now);
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		s_tick_one(node, p, now);
+		/* a peer we learned of that is down (or dropped us to make
+		 * room for a newcomer) is not retried while we have
+		 * max_peers others: retrying would push someone else out */
+		if (p->state == PEER_DOWN && !p->seed &&
+		    s_active(node) >= (size_t)node->max_peers) {
+			log_debug("peer %.12s down, not retried", p->hex);
+			s_drop(node, i--);
+		}
+	}
 }
 
 int peer_seed(node_t *node)

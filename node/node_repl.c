@@ -616,6 +616,21 @@ void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 
 /* ---- timers ---------------------------------------------------------------- */
 
+static peer_t *s_random_active(node_t *node)
+{
+	size_t up = 0, k;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	if (!up)
+		return NULL;
+	k = randombytes_uniform((uint32_t)up);
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->state == PEER_ACTIVE && k-- == 0)
+			return node->peers[i];
+	return NULL;
+}
+
 void repl_tick(node_t *node)
 {
 	int64_t now = node_now();
@@ -633,14 +648,18 @@ void repl_tick(node_t *node)
 		}
 	}
 	if (now >= node->next_full_ms) {
-		/* whole vectors, rarely: changes are sent as they happen and
-		 * a vector that could not be queued is resent in full, so
-		 * this only covers what a broken connection may have lost
-		 * (an idle network's traffic grows with the feeds here) */
-		for (size_t i = 0; i < node->n_peers; i++)
-			if (node->peers[i]->state == PEER_ACTIVE)
-				zhashx_purge(node->peers[i]->sent_vec);
-		node->vec_dirty = true;
+		/* the safety net: changes are sent as they happen and a
+		 * vector that could not be queued is resent in full, but a
+		 * message lost with a connection would leave a peer behind
+		 * until that author writes again; so, every round, one peer
+		 * at random hears our whole vector (bytes per node per
+		 * round: the number of feeds x ~40, whatever the peers) */
+		peer_t *p = s_random_active(node);
+
+		if (p) {
+			zhashx_purge(p->sent_vec);
+			node->vec_dirty = true;
+		}
 		node->next_full_ms = now + NODE_FULL_VECTOR_MS +
 				     randombytes_uniform(NODE_FULL_VECTOR_MS / 4);
 	}
