@@ -22,6 +22,8 @@
 #define NODE_INBOUND_FACTOR 2           /* max_peers x this for dialers */
 #define NODE_EVICT_MIN_PEERS 3          /* a peer this well connected may
                                          * make room for a newcomer */
+#define NODE_EVICT_MS 1000              /* at most one such eviction per */
+#define NODE_EVICTED_MS (5 * 60 * 1000) /* an evicted peer cannot evict */
 #define NODE_MAX_STRANGERS 1024         /* tracked keys without a hello */
 #define NODE_MAX_REQ_PER_MIN 600        /* requests per peer per minute */
 #define NODE_MAX_HELLO_PER_MIN 30
@@ -102,6 +104,7 @@ typedef struct {
 	char curve[WIRE_Z85_LEN + 1];
 	uint32_t garbage, suppressed;
 	int64_t banned_until_ms, last_log_ms;
+	int64_t evicted_ms; /* made room for a newcomer: may not do so */
 	int64_t hello_window_ms;
 	int hello_count;
 } stranger_t;
@@ -132,6 +135,7 @@ struct node {
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms, next_full_ms;
+	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	int64_t last_trim_ms;
 	uint64_t garbage_total, bans_total, refused_total;

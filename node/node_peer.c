@@ -73,7 +73,13 @@ static bool s_evict_one(node_t *node)
 static bool s_evict_crowded(node_t *node)
 {
 	size_t best = node->n_peers, most = NODE_EVICT_MIN_PEERS - 1;
+	stranger_t *s;
 
+	/* bounded, so nodes pushing each other out cannot churn the
+	 * overlay; a refused newcomer retries its seed with backoff */
+	if (node->last_evict_ms &&
+	    node_now() - node->last_evict_ms < NODE_EVICT_MS)
+		return false;
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 
@@ -87,7 +93,11 @@ static bool s_evict_crowded(node_t *node)
 		return false;
 	log_info("peer %.12s (%s, %zu peers) makes room for a newcomer",
 		 node->peers[best]->hex, node->peers[best]->lab, most);
+	s = node_stranger(node, node->peers[best]->curve);
+	if (s) /* its redial must not push out someone else in turn */
+		s->evicted_ms = node_now();
 	s_drop(node, best);
+	node->last_evict_ms = node_now();
 	return true;
 }
 
@@ -108,7 +118,7 @@ static size_t s_cap(node_t *node, bool inbound)
 }
 
 static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
-		     bool seed, bool inbound)
+		     bool seed, bool inbound, bool may_evict)
 {
 	peer_t *p;
 
@@ -119,7 +129,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	if (p)
 		return p;
 	if (!seed && node->n_peers >= s_cap(node, inbound) &&
-	    !s_evict_one(node) && !(inbound && s_evict_crowded(node)))
+	    !s_evict_one(node) && !(may_evict && s_evict_crowded(node)))
 		return NULL;
 	p = xzalloc(sizeof(*p));
 	memcpy(p->id, id, WIRE_KEY_BYTES);
@@ -146,7 +156,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 		 bool seed)
 {
-	return s_add(node, id, endpoint, seed, false);
+	return s_add(node, id, endpoint, seed, false, false);
 }
 
 void peer_free(peer_t **pp)
@@ -290,7 +300,9 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		node_garbage(node, curve, "descriptor is not for its CURVE key");
 		return;
 	}
-	p = s_add(node, d.id, d.endpoint, false, true);
+	p = s_add(node, d.id, d.endpoint, false, true,
+		  !s || !s->evicted_ms ||
+			  node_now() - s->evicted_ms >= NODE_EVICTED_MS);
 	if (!p) {
 		log_debug("hello from %.12s ignored: peer table full", curve);
 		return;
@@ -300,8 +312,14 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 {
+	size_t n = m->n_items < WIRE_MAX_DESCS ? m->n_items : WIRE_MAX_DESCS;
+	/* from a random place in the list, so that nodes hearing the same
+	 * list do not all dial the same first few */
+	size_t start = n ? randombytes_uniform((uint32_t)n) : 0;
+
 	from->their_peers = m->n_items;
-	for (size_t i = 0; i < m->n_items && i < WIRE_MAX_DESCS; i++) {
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (start + k) % n;
 		wire_desc_t d;
 		char z85[WIRE_Z85_LEN + 1];
 		peer_t *p;

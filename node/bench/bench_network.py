@@ -420,7 +420,7 @@ def network_size(n, topologies, requests, burst, idle, trickle,
         try:
             t_start = time.time()
             net.start()
-            ok, low, secs = net.wait_connected(120 + n)
+            ok, low, secs = net.wait_connected(60 + n // 2)
             log('N=%d topology %d: %s in %.1f s (start %.1f s)' %
                 (n, t, 'connected' if ok else 'SPLIT (min %d feeds)' % low,
                  secs, time.time() - t_start))
@@ -456,6 +456,8 @@ def report_size(n, topologies, acc, split):
          target='value = %d' % topologies, met=split == 0)
     if not acc['flood_all']:
         return
+    emit('%s: overlay, time until every node holds every advert (median)'
+         % tag, round(statistics.median(acc['connect_s']), 1), 's')
     emit('%s: peers per node (mean; max %d)' % (tag, max(acc['degree'])),
          round(statistics.mean(acc['degree']), 2), 'peers')
     hop = statistics.median(acc['flood_hop']) or 1
