@@ -225,8 +225,12 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 	p->state = PEER_DOWN;
 	p->rtt_ms = -1;
 	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : NODE_BACKOFF_MIN_MS;
-	if (p->backoff_ms > NODE_BACKOFF_MAX_MS)
-		p->backoff_ms = NODE_BACKOFF_MAX_MS;
+	/* a seed is our way in: a full node makes room for newcomers now
+	 * and then, so a node with no other peer keeps knocking */
+	if (p->backoff_ms > NODE_BACKOFF_MAX_MS ||
+	    (p->seed && p->backoff_ms > NODE_SEED_BACKOFF_MAX_MS))
+		p->backoff_ms = p->seed ? NODE_SEED_BACKOFF_MAX_MS :
+					  NODE_BACKOFF_MAX_MS;
 	p->next_try_ms = now + p->backoff_ms +
 			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
 }
