@@ -39,6 +39,7 @@ stderr. Ports: 30000-39999.
   LM_BENCH_KEEP=1 keeps their homes.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import random
@@ -190,7 +191,10 @@ class Node:
 
 
 def sweep(nodes):
-    return [n.status() for n in nodes]
+    # a few at a time: one `labmesh debug status` each, and 100 of them
+    # one after the other would take seconds on a busy machine
+    with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
+        return list(ex.map(lambda n: n.status(), nodes))
 
 
 class Network:
@@ -242,8 +246,9 @@ class Network:
 
     def graph(self):
         by_id = {n.id: n.i for n in self.nodes}
-        return [{by_id[p] for p in n.peer_ids() if p in by_id}
-                for n in self.nodes]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
+            ids = list(ex.map(lambda n: n.peer_ids(), self.nodes))
+        return [{by_id[p] for p in got if p in by_id} for got in ids]
 
     def close(self):
         for n in self.nodes:
@@ -434,7 +439,7 @@ def network_size(n, topologies, requests, burst, idle, n_trickle,
                 split += 1
                 continue
             acc['connect_s'].append(secs)
-            net.wait_quiet('msgs_sent', 30, settle=1.0)
+            net.wait_quiet('records', 30, settle=1.0)
             graph = net.graph()
             acc['degree'] += [len(g) for g in graph]
             acc['rss_connected'] += [nd.rss_kib() / 1024.0
