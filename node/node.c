@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,6 +50,10 @@ int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 	else if (zmq_send(zsock_resolve(p->dealer), bytes, len,
 			  ZMQ_DONTWAIT) < 0)
 		rc = -errno;
+	if (rc == 0) {
+		node->msgs_tx++;
+		node->bytes_tx += len;
+	}
 	free(bytes);
 	if (rc < 0)
 		log_debug("send to %.12s: %s", p->hex, strerror(-rc));
@@ -132,8 +137,10 @@ static int s_append_synthetic(node_t *node, uint64_t n)
 		return rc;
 	}
 	rc = store_commit(node->store);
-	if (rc == 0)
+	if (rc == 0) {
+		node->vec_dirty = true;
 		repl_send_vectors(node);
+	}
 	return rc;
 }
 
@@ -436,6 +443,8 @@ static bool s_recv_one(node_t *node, void *sock)
 	if (uid && strlen(uid) == WIRE_Z85_LEN)
 		snprintf(curve, sizeof(curve), "%s", uid);
 	if (*curve && !node_banned(node, curve)) {
+		node->msgs_rx++;
+		node->bytes_rx += zmq_msg_size(&body);
 		if (n != 2)
 			node_garbage(node, curve, "not one frame");
 		else
@@ -717,6 +726,11 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	node_t *node = xzalloc(sizeof(*node));
 	int rc;
 
+	/* a node should stay small: SQLite's page caches (store, jobs,
+	 * results index) share one budget, and the few threads (ours,
+	 * libzmq's) share malloc arenas rather than each keep its own */
+	sqlite3_soft_heap_limit64(NODE_SQLITE_HEAP);
+	mallopt(M_ARENA_MAX, NODE_MALLOC_ARENAS);
 	zsys_init();
 	node->home = xstrdup(opts->home);
 	node->debug_timer = -1;

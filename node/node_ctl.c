@@ -308,6 +308,14 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "bad_messages", node->garbage_total);
 	json_key_uint(&j, "bans", node->bans_total);
 	json_key_uint(&j, "refused_connections", node->refused_total);
+	json_key_uint(&j, "msgs_sent", node->msgs_tx);
+	json_key_uint(&j, "bytes_sent", node->bytes_tx);
+	json_key_uint(&j, "msgs_received", node->msgs_rx);
+	json_key_uint(&j, "bytes_received", node->bytes_rx);
+	json_key_uint(&j, "request_msgs_sent", node->req_msgs_tx);
+	json_key_uint(&j, "records_from_peers", node->records_in);
+	json_key_int(&j, "last_request_ms", node->last_request_ms);
+	json_key_int(&j, "last_record_ms", node->last_record_ms);
 	json_obj_close(&j);
 	json_finish(&j);
 }

@@ -19,6 +19,11 @@
 
 /* Named caps and timings. */
 #define NODE_MAX_PEERS_HARD 64          /* whatever the config says */
+#define NODE_INBOUND_FACTOR 2           /* max_peers x this for dialers */
+#define NODE_EVICT_MIN_PEERS 3          /* a peer this well connected may
+                                         * make room for a newcomer */
+#define NODE_EVICT_MS 1000              /* at most one such eviction per */
+#define NODE_EVICTED_MS (5 * 60 * 1000) /* an evicted peer cannot evict */
 #define NODE_MAX_STRANGERS 1024         /* tracked keys without a hello */
 #define NODE_MAX_REQ_PER_MIN 600        /* requests per peer per minute */
 /* requests we forward to one peer per minute: half its cap on us, as our
@@ -38,17 +43,21 @@
 #define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
-#define NODE_PING_MS 1000
+#define NODE_PING_MS 2000               /* after silence; < liveness/2 */
 #define NODE_LIVENESS_MS 5000
 #define NODE_REHELLO_MS 3000           /* hellos to a peer out of step */
 #define NODE_BIND_RETRY_MS 5000        /* the listen port busy at start */
 #define NODE_BACKOFF_MIN_MS 500
 #define NODE_BACKOFF_MAX_MS 30000
+#define NODE_SEED_BACKOFF_MAX_MS 4000
 #define NODE_WANT_TIMEOUT_MS 5000
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
+#define NODE_FULL_VECTOR_MS 30000 /* a whole vector to one peer */
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
+#define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
+#define NODE_MALLOC_ARENAS 2
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
@@ -78,6 +87,7 @@ typedef struct peer {
 	uint64_t ping_nonce;
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
+	size_t their_peers; /* in its last peers message */
 	/* replication: their vector (hex author -> uint64 in a malloc'd box)
 	 * and what we last told them */
 	zhashx_t *their_vec;
@@ -106,6 +116,7 @@ typedef struct {
 	char curve[WIRE_Z85_LEN + 1];
 	uint32_t garbage, suppressed;
 	int64_t banned_until_ms, last_log_ms;
+	int64_t evicted_ms; /* made room for a newcomer: may not do so */
 	int64_t hello_window_ms;
 	int hello_count;
 } stranger_t;
@@ -135,7 +146,8 @@ struct node {
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
-	int64_t next_round_ms;
+	int64_t next_round_ms, next_full_ms;
+	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	bool req_retry; /* a request could not be stored: re-ask the peers */
 	int64_t last_trim_ms;
@@ -144,6 +156,12 @@ struct node {
 	int64_t log_window_ms; /* warnings about outside traffic, node-wide */
 	int log_count;
 	uint64_t log_suppressed;
+	/* traffic counters (status): peer messages and their payload bytes,
+	 * request messages sent, records taken from peers, and the wall
+	 * time of the last new request and the last record from a peer */
+	uint64_t msgs_tx, bytes_tx, msgs_rx, bytes_rx, req_msgs_tx;
+	uint64_t records_in;
+	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
 	bool stopping;
 	bool tamper;

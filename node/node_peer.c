@@ -37,6 +37,20 @@ static bool s_endpoint_ok(const char *ep)
 	       !strpbrk(ep, " \t\r\n");
 }
 
+static void s_drop(node_t *node, size_t i)
+{
+	peer_t *p = node->peers[i];
+
+	if (p->state == PEER_ACTIVE)
+		node->peers_changed = true;
+	repl_forget_peer(node, p);
+	zhashx_delete(node->by_curve, p->curve);
+	peer_free(&node->peers[i]);
+	memmove(&node->peers[i], &node->peers[i + 1],
+		(node->n_peers - i - 1) * sizeof(*node->peers));
+	node->n_peers--;
+}
+
 /* Full table: drop a peer we learned of that is not up (never a seed), so
  * unreachable or made-up peers cannot keep real ones out. */
 static bool s_evict_one(node_t *node)
@@ -47,19 +61,64 @@ static bool s_evict_one(node_t *node)
 		if (p->seed || p->state == PEER_ACTIVE)
 			continue;
 		log_debug("peer %.12s dropped from a full table", p->hex);
-		repl_forget_peer(node, p);
-		zhashx_delete(node->by_curve, p->curve);
-		peer_free(&node->peers[i]);
-		memmove(&node->peers[i], &node->peers[i + 1],
-			(node->n_peers - i - 1) * sizeof(*node->peers));
-		node->n_peers--;
+		s_drop(node, i);
 		return true;
 	}
 	return false;
 }
 
-peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
-		 bool seed)
+/* Full table of live peers and a newcomer dials us (it may know no one
+ * else): drop the best connected peer that is not our seed, as long as it
+ * told us of NODE_EVICT_MIN_PEERS others, so it stays in the overlay. */
+static bool s_evict_crowded(node_t *node)
+{
+	size_t best = node->n_peers, most = NODE_EVICT_MIN_PEERS - 1;
+	stranger_t *s;
+
+	/* bounded, so nodes pushing each other out cannot churn the
+	 * overlay; a refused newcomer retries its seed with backoff */
+	if (node->last_evict_ms &&
+	    node_now() - node->last_evict_ms < NODE_EVICT_MS)
+		return false;
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (!p->seed && p->state == PEER_ACTIVE &&
+		    p->their_peers > most) {
+			best = i;
+			most = p->their_peers;
+		}
+	}
+	if (best == node->n_peers)
+		return false;
+	log_info("peer %.12s (%s, %zu peers) makes room for a newcomer",
+		 node->peers[best]->hex, node->peers[best]->lab, most);
+	s = node_stranger(node, node->peers[best]->curve);
+	if (s) /* its redial must not push out someone else in turn */
+		s->evicted_ms = node_now();
+	s_drop(node, best);
+	node->last_evict_ms = node_now();
+	return true;
+}
+
+/*
+ * How many peers we keep. max_peers bounds the peers we dial of our own
+ * accord (peer exchange, restore, beacon hints); a node that dials us is
+ * admitted up to NODE_INBOUND_FACTOR times that. Without the headroom a
+ * node whose table filled through peer exchange would turn away the
+ * newcomers that name it as their seed, and the overlay would split.
+ */
+static size_t s_cap(node_t *node, bool inbound)
+{
+	size_t cap = (size_t)node->max_peers;
+
+	if (inbound)
+		cap *= NODE_INBOUND_FACTOR;
+	return cap < NODE_MAX_PEERS_HARD ? cap : NODE_MAX_PEERS_HARD;
+}
+
+static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
+		     bool seed, bool inbound, bool may_evict)
 {
 	peer_t *p;
 
@@ -69,8 +128,8 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p = peer_find(node, id);
 	if (p)
 		return p;
-	if (!seed && node->n_peers >= (size_t)node->max_peers &&
-	    !s_evict_one(node))
+	if (!seed && node->n_peers >= s_cap(node, inbound) &&
+	    !s_evict_one(node) && !(may_evict && s_evict_crowded(node)))
 		return NULL;
 	p = xzalloc(sizeof(*p));
 	memcpy(p->id, id, WIRE_KEY_BYTES);
@@ -92,6 +151,12 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 	node->peers[node->n_peers++] = p;
 	zhashx_insert(node->by_curve, p->curve, p);
 	return p;
+}
+
+peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
+		 bool seed)
+{
+	return s_add(node, id, endpoint, seed, false, false);
 }
 
 void peer_free(peer_t **pp)
@@ -160,8 +225,12 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 	p->state = PEER_DOWN;
 	p->rtt_ms = -1;
 	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : NODE_BACKOFF_MIN_MS;
-	if (p->backoff_ms > NODE_BACKOFF_MAX_MS)
-		p->backoff_ms = NODE_BACKOFF_MAX_MS;
+	/* a seed is our way in: a full node makes room for newcomers now
+	 * and then, so a node with no other peer keeps knocking */
+	if (p->backoff_ms > NODE_BACKOFF_MAX_MS ||
+	    (p->seed && p->backoff_ms > NODE_SEED_BACKOFF_MAX_MS))
+		p->backoff_ms = p->seed ? NODE_SEED_BACKOFF_MAX_MS :
+					  NODE_BACKOFF_MAX_MS;
 	p->next_try_ms = now + p->backoff_ms +
 			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
 }
@@ -244,7 +313,9 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		node_garbage(node, curve, "descriptor is not for its CURVE key");
 		return;
 	}
-	p = peer_add(node, d.id, d.endpoint, false);
+	p = s_add(node, d.id, d.endpoint, false, true,
+		  !s || !s->evicted_ms ||
+			  node_now() - s->evicted_ms >= NODE_EVICTED_MS);
 	if (!p) {
 		log_debug("hello from %.12s ignored: peer table full", curve);
 		return;
@@ -268,7 +339,14 @@ void peer_rehello(node_t *node, peer_t *p)
 
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 {
-	for (size_t i = 0; i < m->n_items && i < WIRE_MAX_DESCS; i++) {
+	size_t n = m->n_items < WIRE_MAX_DESCS ? m->n_items : WIRE_MAX_DESCS;
+	/* from a random place in the list, so that nodes hearing the same
+	 * list do not all dial the same first few */
+	size_t start = n ? randombytes_uniform((uint32_t)n) : 0;
+
+	from->their_peers = m->n_items;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (start + k) % n;
 		wire_desc_t d;
 		char z85[WIRE_Z85_LEN + 1];
 		peer_t *p;
@@ -283,9 +361,11 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 		if (node->trust && (wire_curve_public(d.id, z85) < 0 ||
 				    !zhashx_lookup(node->trust, z85)))
 			continue;
+		if (node->n_peers >= s_cap(node, false))
+			return; /* full: those that dial us still get in */
 		p = peer_add(node, d.id, d.endpoint, false);
 		if (!p)
-			return; /* full */
+			return;
 		log_info("learned peer %.12s (%s) at %s from %.12s", p->hex,
 			 d.lab, d.endpoint, from->hex);
 		snprintf(p->lab, sizeof(p->lab), "%s", d.lab);
@@ -356,18 +436,42 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 			peer_down(node, p, "silent");
 			break;
 		}
-		if (now - p->ping_sent_ms >= NODE_PING_MS)
+		/* anything heard from it proves it alive: ping only a
+		 * peer silent for a while, so an idle link carries about
+		 * one ping and one pong per interval, not two of each */
+		if (now - (p->ping_sent_ms > p->last_seen_ms ?
+			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS)
 			s_ping(node, p);
 		break;
 	}
+}
+
+static size_t s_active(node_t *node)
+{
+	size_t up = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	return up;
 }
 
 void peer_tick(node_t *node)
 {
 	int64_t now = node_now();
 
-	for (size_t i = 0; i < node->n_peers; i++)
-		s_tick_one(node, node->peers[i], now);
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		s_tick_one(node, p, now);
+		/* a peer we learned of that is down (or dropped us to make
+		 * room for a newcomer) is not retried while we have
+		 * max_peers others: retrying would push someone else out */
+		if (p->state == PEER_DOWN && !p->seed &&
+		    s_active(node) >= (size_t)node->max_peers) {
+			log_debug("peer %.12s down, not retried", p->hex);
+			s_drop(node, i--);
+		}
+	}
 }
 
 int peer_seed(node_t *node)

@@ -56,14 +56,16 @@ static uint64_t s_our_seq(node_t *node, const uint8_t *author)
 
 /* ---- vectors ------------------------------------------------------------ */
 
-static void s_flush_vector(node_t *node, peer_t *p, wire_vec_t *v, size_t *n)
+static int s_flush_vector(node_t *node, peer_t *p, wire_vec_t *v, size_t *n)
 {
 	uint8_t *b = NULL;
 	size_t len = 0;
+	int rc = 0;
 
 	if (*n && wire_vector(v, *n, &b, &len) == 0)
-		node_send(node, p, b, len);
+		rc = node_send(node, p, b, len);
 	*n = 0;
+	return rc;
 }
 
 /* Send p the entries of our vector that changed since we last told it. */
@@ -71,6 +73,7 @@ static void s_send_vector(node_t *node, peer_t *p)
 {
 	static wire_vec_t v[WIRE_MAX_VECTOR];
 	size_t n = 0, count = store_feed_count(node->store);
+	int rc = 0;
 
 	for (size_t i = 0; i < count; i++) {
 		const store_feed_t *f = store_feed_at(node->store, i);
@@ -86,10 +89,15 @@ static void s_send_vector(node_t *node, peer_t *p)
 		s_vec_set(p->sent_vec, hex, f->seq);
 		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
 		v[n++].seq = f->seq;
-		if (n == WIRE_MAX_VECTOR)
-			s_flush_vector(node, p, v, &n);
+		if (n == WIRE_MAX_VECTOR && s_flush_vector(node, p, v, &n) < 0)
+			rc = -EAGAIN;
 	}
-	s_flush_vector(node, p, v, &n);
+	if (s_flush_vector(node, p, v, &n) < 0 || rc < 0) {
+		/* not sent (its queue is full): tell it everything again
+		 * on a later tick rather than leave it with a stale view */
+		zhashx_purge(p->sent_vec);
+		node->vec_dirty = true;
+	}
 }
 
 void repl_send_vectors(node_t *node)
@@ -620,8 +628,11 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	if (added) /* run records into the results index (node/jobs.h) */
 		jobs_on_stored(node->jobs, m->items, m->n_items);
 	p->records_rx += added;
-	if (added)
+	node->records_in += added;
+	if (added) {
 		node->vec_dirty = true;
+		node->last_record_ms = node_wall_ms();
+	}
 	if (any)
 		s_progress(node, p, last_author);
 credit:
@@ -647,8 +658,9 @@ static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
 				  NODE_MAX_FWD_PER_MIN))
 			continue;
-		if (wire_request(bytes, len, &b, &blen) == 0)
-			node_send(node, p, b, blen);
+		if (wire_request(bytes, len, &b, &blen) == 0 &&
+		    node_send(node, p, b, blen) == 0)
+			node->req_msgs_tx++;
 	}
 }
 
@@ -686,6 +698,7 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	}
 	if (rc == 0)
 		return rc;
+	node->last_request_ms = node_wall_ms();
 	s_forward_request(node, from, bytes, len);
 	if (node->req_hook)
 		node->req_hook(node->req_hook_arg, id, bytes, len);
@@ -734,8 +747,9 @@ static int s_send_if_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
 	for (size_t i = 0; i < l->theirs->n_items; i++)
 		if (memcmp(l->theirs->items[i].p, id, WIRE_ID_BYTES) == 0)
 			return 0;
-	if (wire_request(bytes, len, &b, &blen) == 0)
-		node_send(l->node, l->p, b, blen);
+	if (wire_request(bytes, len, &b, &blen) == 0 &&
+	    node_send(l->node, l->p, b, blen) == 0)
+		l->node->req_msgs_tx++;
 	return 0;
 }
 
@@ -749,6 +763,21 @@ void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 }
 
 /* ---- timers ---------------------------------------------------------------- */
+
+static peer_t *s_random_active(node_t *node)
+{
+	size_t up = 0, k;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	if (!up)
+		return NULL;
+	k = randombytes_uniform((uint32_t)up);
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->state == PEER_ACTIVE && k-- == 0)
+			return node->peers[i];
+	return NULL;
+}
 
 void repl_tick(node_t *node)
 {
@@ -766,11 +795,25 @@ void repl_tick(node_t *node)
 			node->pull_dirty = true;
 		}
 	}
+	if (now >= node->next_full_ms) {
+		/* the safety net: changes are sent as they happen and a
+		 * vector that could not be queued is resent in full, but a
+		 * message lost with a connection would leave a peer behind
+		 * until that author writes again; so, every round, one peer
+		 * at random hears our whole vector (bytes per node per
+		 * round: the number of feeds x ~40, whatever the peers) */
+		peer_t *p = s_random_active(node);
+
+		if (p) {
+			zhashx_purge(p->sent_vec);
+			node->vec_dirty = true;
+		}
+		node->next_full_ms = now + NODE_FULL_VECTOR_MS +
+				     randombytes_uniform(NODE_FULL_VECTOR_MS / 4);
+	}
 	if (now >= node->next_round_ms) {
-		/* the periodic round: full vectors, in case anything slipped */
-		for (size_t i = 0; i < node->n_peers; i++)
-			if (node->peers[i]->state == PEER_ACTIVE)
-				zhashx_purge(node->peers[i]->sent_vec);
+		/* the round: changed vector entries (a path that forgot to
+		 * mark them), pull retries, expired requests */
 		node->vec_dirty = true;
 		node->pull_dirty = true;
 		store_expire_requests(node->store, node_wall_ms());

@@ -224,7 +224,9 @@ def attack_phase(net, n, h):
           'honest peer still up')
     check(all(p['lab'] != 'hostile' for p in h.peers()),
           'made-up peers were not passed on to the honest node')
-    check(len(n.peers()) <= 8, 'peer table within max_peers')
+    # max_peers 8 for the peers it dials; nodes that dial it are admitted
+    # up to twice that (NODE_INBOUND_FACTOR), so the overlay stays whole
+    check(len(n.peers()) <= 16, 'peer table within 2 x max_peers')
 
 
 def relay_phase(net, n, h):

@@ -1,0 +1,608 @@
+#!/usr/bin/env python3
+"""bench-network: scale figures of a loopback network of real nodes.
+
+For each size N (10, 50, 100 by default) and each of S random sparse
+topologies (seeds of the random generator), N `labmesh node` processes,
+each with one `local` board and the default max_peers, start staggered on
+127.0.0.1; node i names one or two random earlier nodes as seeds, and peer
+exchange does the rest. Then:
+
+  overlay      every node holds every node's advert (the overlay is one
+               connected piece);
+  flood        R requests, each from a random node: the time until every
+               node holds it (from the nodes' own `last_request_ms`),
+               against the time to the origin's direct peers (one hop);
+               request messages sent per node per request against the
+               node's peer count;
+  replication  (first topology of each size) a burst of B records
+               appended at one node: the time until
+               every node holds them (`last_record_ms`), against the time
+               to the origin's direct peers; payload bytes sent by all
+               nodes per record delivered, against the record size;
+               the same for records published one at a time (an advert
+               republished every TRICKLE_S, first topology);
+  steady       (first topology of each size) CPU from /proc/PID/stat and
+               payload bytes sent per node over an idle window, per minute;
+  memory       RSS per idle node, and of one node whose store holds
+               a million records (filled by lm-fill-store, kept in
+               build/bench-cache between runs).
+
+Counters come from `labmesh debug status` (bytes are message payloads:
+ZeroMQ/CURVE framing adds about 40 bytes per message, TCP/IP more).
+Prints one JSON object per line (scripts/bench reads them); progress on
+stderr. Ports: 30000-39999.
+
+  bench-network [--sizes 10,50,100] [--topologies 3] [--requests 3]
+                [--burst 10000] [--idle 20] [--trickle 10]
+                [--store-records 1000000] [--cache DIR]
+  LM_BENCH_LOG=debug keeps the nodes' logs at that level,
+  LM_BENCH_KEEP=1 keeps their homes.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LABMESH = os.path.join(HERE, 'labmesh')
+HOSTILE = os.path.join(HERE, 'hostile')
+FILL = os.path.join(HERE, 'lm-fill-store')
+PORT_LO, PORT_HI = 30000, 39999
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+MIB = 1024 * 1024
+TRICKLE_S = 0.5
+
+
+def log(*a):
+    print('bench-network:', *a, file=sys.stderr, flush=True)
+
+
+def emit(figure, value, unit, baseline=None, target=None, met=None,
+         ratio=None):
+    row = {'figure': figure, 'value': value, 'unit': unit}
+    if baseline is not None:
+        row['baseline'] = baseline
+        if ratio is None and baseline:
+            ratio = value / baseline
+    if ratio is not None:
+        row['ratio'] = round(ratio, 4)
+    if target is not None:
+        row['target'] = target
+        row['met'] = bool(met)
+    print(json.dumps(row), flush=True)
+
+
+def run(*args, timeout=30):
+    p = subprocess.run(list(args), capture_output=True, text=True,
+                       timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError('%s: %s' % (' '.join(args[:3]), p.stderr.strip()))
+    return p.stdout
+
+
+def port_free(port):
+    s = socket.socket()
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(('127.0.0.1', port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def free_ports(n, start):
+    ports, p = [], start
+    while len(ports) < n:
+        if p > PORT_HI:
+            p = PORT_LO
+        if port_free(p):
+            ports.append(p)
+        p += 1
+    return ports
+
+
+def percentile(v, q):
+    v = sorted(v)
+    if not v:
+        return 0
+    k = min(len(v) - 1, max(0, int(round(q / 100.0 * (len(v) - 1)))))
+    return v[k]
+
+
+class Node:
+    def __init__(self, root, i, port):
+        self.i = i
+        self.name = 'n%03d' % i
+        self.home = os.path.join(root, self.name)
+        os.makedirs(self.home, mode=0o700)
+        self.endpoint = 'tcp://127.0.0.1:%d' % port
+        self.id = run(LABMESH, '--home', self.home, 'id').strip()
+        self.seeds = []
+        self.proc = None
+
+    def config(self):
+        lines = ['lab: {name: %s}' % self.name, 'node:',
+                 '  listen: "%s"' % self.endpoint]
+        if self.seeds:
+            lines.append('  seeds:')
+            for s in self.seeds:
+                lines.append('    - {endpoint: "%s", key: %s}' %
+                             (s.endpoint, s.id))
+        lines += ['boards:',
+                  '  - {name: local, arch: x86_64, transport: {type: local},'
+                  ' boot: {method: none}}']
+        path = os.path.join(self.home, 'lab.yaml')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        return path
+
+    def start(self):
+        cfg = self.config()
+        logf = open(os.path.join(self.home, 'node.log'), 'a')
+        self.proc = subprocess.Popen(
+            [LABMESH, 'node', '--home', self.home, '--config', cfg,
+             '--log-level', os.environ.get('LM_BENCH_LOG', 'warn')],
+            stdout=logf, stderr=logf)
+        logf.close()
+
+    def ready(self):
+        return os.path.exists(os.path.join(self.home, 'ctl'))
+
+    def status(self):
+        return json.loads(run(LABMESH, '--home', self.home, '--json',
+                              'debug', 'status'))
+
+    def peer_ids(self):
+        out = json.loads(run(LABMESH, '--home', self.home, '--json', 'peers'))
+        return {p['id'] for p in out if p.get('state') == 'up'}
+
+    def cpu_ticks(self):
+        with open('/proc/%d/stat' % self.proc.pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    def rss_kib(self):
+        with open('/proc/%d/status' % self.proc.pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+        return -1
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def sweep(nodes):
+    # a few at a time: one `labmesh debug status` each, and 100 of them
+    # one after the other would take seconds on a busy machine
+    with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
+        return list(ex.map(lambda n: n.status(), nodes))
+
+
+class Network:
+    def __init__(self, n, seed, port_start):
+        self.rng = random.Random(seed)
+        self.dir = tempfile.mkdtemp(prefix='lm-bench-net-')
+        ports = free_ports(n, port_start)
+        self.nodes = [Node(self.dir, i, ports[i]) for i in range(n)]
+        for node in self.nodes[1:]:
+            k = 1 if self.rng.random() < 0.5 else 2
+            node.seeds = self.rng.sample(self.nodes[:node.i],
+                                         min(k, node.i))
+
+    def start(self):
+        # staggered: a node's seeds are up before it starts
+        for node in self.nodes:
+            node.start()
+            time.sleep(0.03)
+        deadline = time.time() + 60
+        while not all(n.ready() for n in self.nodes):
+            if time.time() > deadline:
+                raise RuntimeError('nodes did not start')
+            time.sleep(0.1)
+
+    def wait_connected(self, timeout):
+        """Until every node holds every node's advert; (ok, min feeds, s)."""
+        t0 = time.time()
+        n = len(self.nodes)
+        while True:
+            st = sweep(self.nodes)
+            low = min(s['feeds'] for s in st)
+            if low >= n:
+                return True, low, time.time() - t0
+            if time.time() - t0 > timeout:
+                return False, low, time.time() - t0
+            time.sleep(1)
+
+    def wait_quiet(self, key, timeout, settle=2.0):
+        """Until the counter key of every node stops moving."""
+        t0 = time.time()
+        last = None
+        while time.time() - t0 < timeout:
+            cur = [s[key] for s in sweep(self.nodes)]
+            if cur == last:
+                return cur
+            last = cur
+            time.sleep(settle)
+        return last
+
+    def graph(self):
+        by_id = {n.id: n.i for n in self.nodes}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
+            ids = list(ex.map(lambda n: n.peer_ids(), self.nodes))
+        return [{by_id[p] for p in got if p in by_id} for got in ids]
+
+    def close(self):
+        for n in self.nodes:
+            n.stop()
+        if os.environ.get('LM_BENCH_KEEP') != '1':
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def hops_from(graph, src):
+    dist = {src: 0}
+    front = [src]
+    while front:
+        nxt = []
+        for u in front:
+            for v in graph[u]:
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        front = nxt
+    return dist
+
+
+def flood(net, graph, requests, acc):
+    nodes = net.nodes
+    for r in range(requests):
+        origin = net.rng.choice(nodes)
+        path = os.path.join(net.dir, 'req%d' % r)
+        run(HOSTILE, 'make-request', path, '600000')
+        before = sweep(nodes)
+        t_submit = int(time.time() * 1000)
+        out = run(LABMESH, '--home', origin.home, 'debug', 'submit-raw',
+                  path).strip()
+        if out != 'new':
+            raise RuntimeError('request not taken: %s' % out)
+        deadline = time.time() + 60
+        while True:
+            time.sleep(1)
+            after = sweep(nodes)
+            if all(s['last_request_ms'] >= t_submit for s in after):
+                break
+            if time.time() > deadline:
+                acc['flood_missing'] += sum(
+                    s['last_request_ms'] < t_submit for s in after)
+                break
+        t0 = after[origin.i]['last_request_ms']
+        arrive = [s['last_request_ms'] - t0 for s in after
+                  if s['last_request_ms'] >= t_submit]
+        one_hop = [after[j]['last_request_ms'] - t0 for j in graph[origin.i]]
+        acc['flood_all'].append(max(arrive))
+        acc['flood_hop'].append(statistics.median(one_hop) if one_hop else 0)
+        acc['flood_ecc'].append(max(hops_from(graph, origin.i).values()))
+        for j, (a, b) in enumerate(zip(before, after)):
+            sent = b['request_msgs_sent'] - a['request_msgs_sent']
+            peers = max(1, len(graph[j]))
+            acc['req_sent'].append(sent)
+            acc['req_peers'].append(len(graph[j]))
+            acc['req_ratio'].append(sent / peers)
+        # the declines every lab publishes replicate before the next one
+        net.wait_quiet('records', 60, settle=0.5)
+
+
+def record_size(node):
+    db = sqlite3.connect('file:%s?mode=ro' %
+                         os.path.join(node.home, 'store.db'), uri=True,
+                         timeout=10)
+    try:
+        row = db.execute('SELECT avg(length(bytes)) FROM records WHERE'
+                         ' kind = (SELECT kind FROM records ORDER BY seq'
+                         ' DESC LIMIT 1) AND author = ?',
+                         (bytes.fromhex(node.id),)).fetchone()
+        return float(row[0] or 0)
+    finally:
+        db.close()
+
+
+def replicate(net, graph, burst, acc):
+    nodes = net.nodes
+    origin = net.rng.choice(nodes)
+    before = sweep(nodes)
+    t0 = int(time.time() * 1000)
+    run(LABMESH, '--home', origin.home, 'debug', 'append-records', str(burst))
+    want = [s['records'] + burst for s in before]
+    deadline = time.time() + 600
+    while True:
+        time.sleep(2)
+        after = sweep(nodes)
+        if all(a['records'] >= w for a, w in zip(after, want)):
+            break
+        if time.time() > deadline:
+            raise RuntimeError('burst did not reach every node')
+    time.sleep(1.5)  # last credits and vectors
+    after = sweep(nodes)
+    others = [s for s in after if s['id'] != origin.id]
+    done = [s['last_record_ms'] - t0 for s in others]
+    one_hop = [after[j]['last_record_ms'] - t0 for j in graph[origin.i]]
+    sent = sum(b['bytes_sent'] - a['bytes_sent']
+               for a, b in zip(before, after))
+    msgs = sum(b['msgs_sent'] - a['msgs_sent'] for a, b in zip(before, after))
+    delivered = sum(b['records_from_peers'] - a['records_from_peers']
+                    for a, b in zip(before, after))
+    acc['repl_all'].append(max(done) / 1000.0)
+    acc['repl_hop'].append(statistics.median(one_hop) / 1000.0)
+    acc['repl_bytes'].append(sent / max(1, delivered))
+    acc['repl_msgs'].append(msgs / max(1, delivered))
+    acc['repl_dup'].append(delivered / (burst * (len(nodes) - 1)))
+    acc['rec_size'].append(record_size(origin))
+
+
+def trickle(net, count, acc):
+    """Records one at a time, as labs publish them: one node republishes
+    its advert (a new record, pushed at once) every TRICKLE_S."""
+    nodes = net.nodes
+    origin = net.rng.choice(nodes)
+    before = sweep(nodes)
+    for k in range(count):
+        run(LABMESH, '--home', origin.home, 'debug', 'set-board', 'local',
+            'busy' if k % 2 == 0 else 'idle', str(k))
+        time.sleep(TRICKLE_S)
+    want = [s['records'] + count for s in before]
+    deadline = time.time() + 120
+    while True:
+        after = sweep(nodes)
+        if all(a['records'] >= w for a, w in zip(after, want)) or \
+                time.time() > deadline:
+            break
+        time.sleep(1)
+    time.sleep(1.5)
+    after = sweep(nodes)
+    sent = sum(b['bytes_sent'] - a['bytes_sent']
+               for a, b in zip(before, after))
+    delivered = sum(b['records_from_peers'] - a['records_from_peers']
+                    for a, b in zip(before, after))
+    # the pings of the same minutes, from the idle rate, are not the
+    # records' cost: the steady figure counts them
+    acc['trickle_bytes'].append(sent / max(1, delivered))
+    db = sqlite3.connect('file:%s?mode=ro' %
+                         os.path.join(origin.home, 'store.db'), uri=True,
+                         timeout=10)
+    try:
+        row = db.execute('SELECT avg(length(bytes)) FROM records WHERE'
+                         ' author = ? AND seq > 1',
+                         (bytes.fromhex(origin.id),)).fetchone()
+        acc['trickle_size'].append(float(row[0] or 0))
+    finally:
+        db.close()
+
+
+def steady(net, idle, acc):
+    nodes = net.nodes
+    time.sleep(3)
+    a = sweep(nodes)
+    ca = [n.cpu_ticks() for n in nodes]
+    t0 = time.time()
+    time.sleep(idle)
+    b = sweep(nodes)
+    cb = [n.cpu_ticks() for n in nodes]
+    dt = time.time() - t0
+    per_min = 60.0 / dt
+    acc['idle_bytes'] = [(y['bytes_sent'] - x['bytes_sent']) * per_min
+                         for x, y in zip(a, b)]
+    acc['idle_msgs'] = [(y['msgs_sent'] - x['msgs_sent']) * per_min
+                        for x, y in zip(a, b)]
+    acc['idle_cpu'] = [100.0 * (y - x) / CLK_TCK / dt for x, y in zip(ca, cb)]
+    acc['idle_rss'] = [n.rss_kib() / 1024.0 for n in nodes]
+
+
+def network_size(n, topologies, requests, burst, idle, n_trickle,
+                 port_start):
+    acc = {k: [] for k in ('flood_all', 'flood_hop', 'flood_ecc', 'req_sent',
+                           'req_peers', 'req_ratio', 'repl_all', 'repl_hop',
+                           'repl_bytes', 'repl_msgs', 'repl_dup', 'rec_size',
+                           'connect_s', 'degree', 'trickle_bytes',
+                           'trickle_size', 'rss_connected')}
+    acc['flood_missing'] = 0
+    acc['burst'] = burst
+    split = 0
+    for t in range(topologies):
+        seed = 1000 * n + t
+        net = Network(n, seed, port_start)
+        try:
+            t_start = time.time()
+            net.start()
+            ok, low, secs = net.wait_connected(60 + n // 2)
+            log('N=%d topology %d: %s in %.1f s (start %.1f s)' %
+                (n, t, 'connected' if ok else 'SPLIT (min %d feeds)' % low,
+                 secs, time.time() - t_start))
+            if not ok:
+                split += 1
+                continue
+            acc['connect_s'].append(secs)
+            net.wait_quiet('records', 30, settle=1.0)
+            graph = net.graph()
+            acc['degree'] += [len(g) for g in graph]
+            acc['rss_connected'] += [nd.rss_kib() / 1024.0
+                                     for nd in net.nodes]
+            flood(net, graph, requests, acc)
+            log('N=%d topology %d: flood done' % (n, t))
+            if t == 0:
+                # the 10,000-record burst once per size: at N = 100 it
+                # is a million verified inserts on a 2-core machine
+                replicate(net, graph, burst, acc)
+                log('N=%d topology %d: burst done in %.1f s' %
+                    (n, t, acc['repl_all'][-1]))
+            if t == 0 and idle > 0:
+                net.wait_quiet('records', 60)
+                steady(net, idle, acc)
+            if t == 0 and n_trickle:
+                trickle(net, n_trickle, acc)
+                log('N=%d topology %d: trickle done' % (n, t))
+        finally:
+            net.close()
+    return acc, split
+
+
+def report_size(n, topologies, acc, split):
+    tag = 'net N=%d' % n
+    emit('%s: topologies connected (default max_peers 8)' % tag,
+         topologies - split, 'of %d' % topologies,
+         target='value = %d' % topologies, met=split == 0)
+    if not acc['flood_all']:
+        return
+    emit('%s: overlay, time until every node holds every advert (median)'
+         % tag, round(statistics.median(acc['connect_s']), 1), 's')
+    emit('%s: peers per node (mean; max %d)' % (tag, max(acc['degree'])),
+         round(statistics.mean(acc['degree']), 2), 'peers')
+    hop = statistics.median(acc['flood_hop']) or 1
+    med = statistics.median(acc['flood_all'])
+    emit('%s: flood, time to every node, median (baseline: one hop;'
+         ' up to %d hops)' % (tag, max(acc['flood_ecc'])), med, 'ms',
+         baseline=hop)
+    emit('%s: flood, time to every node, p99' % tag,
+         percentile(acc['flood_all'], 99), 'ms', baseline=hop)
+    sent = statistics.mean(acc['req_sent'])
+    peers = statistics.mean(acc['req_peers'])
+    worst = max(acc['req_ratio'])
+    emit('%s: flood, messages sent per request per node' % tag,
+         round(sent, 3), 'msgs', baseline=round(peers, 3),
+         target='ratio <= 2 (worst node %.2f)' % worst, met=worst <= 2)
+    if acc['flood_missing']:
+        emit('%s: flood, nodes missed within 60 s' % tag,
+             acc['flood_missing'], 'nodes', target='value = 0', met=False)
+    emit('%s: replication, %d-record burst to every node' %
+         (tag, acc['burst']), round(statistics.median(acc['repl_all']), 3), 's',
+         baseline=round(statistics.median(acc['repl_hop']), 3))
+    size = statistics.mean(acc['rec_size'])
+    per = max(acc['repl_bytes'])
+    emit('%s: replication, bytes sent per record delivered (worst)' % tag,
+         round(per, 1), 'B', baseline=round(size, 1),
+         target='ratio <= 1.5', met=per <= 1.5 * size)
+    emit('%s: replication, records delivered per record needed' % tag,
+         round(max(acc['repl_dup']), 4), 'x', target='value = 1',
+         met=max(acc['repl_dup']) <= 1.0001)
+    if acc['trickle_bytes']:
+        per = max(acc['trickle_bytes'])
+        size = statistics.mean(acc['trickle_size'])
+        emit('%s: replication one record at a time, bytes sent per record'
+             ' delivered' % tag, round(per, 1), 'B', baseline=round(size, 1),
+             target='ratio <= 1.5', met=per <= 1.5 * size)
+    if 'idle_cpu' in acc:
+        cpu = statistics.mean(acc['idle_cpu'])
+        emit('%s: steady, CPU per node (mean; max %.2f%%)' %
+             (tag, max(acc['idle_cpu'])), round(cpu, 3), '% of a core',
+             target='value < 1', met=cpu < 1)
+        b = statistics.mean(acc['idle_bytes'])
+        emit('%s: steady, bytes sent per node per minute (mean; max %.0f;'
+             ' %.0f msgs)' % (tag, max(acc['idle_bytes']),
+                              statistics.mean(acc['idle_msgs'])),
+             round(b), 'B/min', target='value <= 4096', met=b <= 4096)
+        rss = statistics.median(acc['rss_connected'])
+        emit('%s: memory, RSS per idle node, connected (median; max %.1f)' %
+             (tag, max(acc['rss_connected'])), round(rss, 2), 'MiB',
+             target='value <= 10', met=rss <= 10)
+        rss = statistics.median(acc['idle_rss'])
+        emit('%s: memory, RSS per idle node after the burst (median;'
+             ' max %.1f)' % (tag, max(acc['idle_rss'])), round(rss, 2),
+             'MiB', target='value <= 10', met=rss <= 10)
+
+
+def memory_million(records, cache):
+    """RSS of one node idle on an empty store, then on a store holding
+    `records` records (a feed of another lab, as if replicated)."""
+    os.makedirs(cache, exist_ok=True)
+    db = os.path.join(cache, 'store-%d.db' % records)
+    if not os.path.exists(db):
+        log('filling a store with %d records (kept in %s)' % (records, cache))
+        tmp = db + '.tmp'
+        for f in (tmp, tmp + '-wal', tmp + '-shm'):
+            if os.path.exists(f):
+                os.unlink(f)
+        run(FILL, tmp, os.path.join(cache, 'author.key'), str(records),
+            timeout=3600)
+        os.rename(tmp, db)
+    root = tempfile.mkdtemp(prefix='lm-bench-mem-')
+    try:
+        port = free_ports(1, PORT_LO + 9000)[0]
+        node = Node(root, 0, port)
+        node.start()
+        while not node.ready():
+            time.sleep(0.1)
+        time.sleep(6)  # a trim period
+        idle = node.rss_kib() / 1024.0
+        node.stop()
+        os.unlink(os.path.join(node.home, 'store.db'))
+        for f in ('-wal', '-shm'):
+            p = os.path.join(node.home, 'store.db' + f)
+            if os.path.exists(p):
+                os.unlink(p)
+        shutil.copyfile(db, os.path.join(node.home, 'store.db'))
+        node.start()
+        while not node.ready():
+            time.sleep(0.1)
+        st = node.status()
+        time.sleep(6)
+        # a full vector, a scan of the feed: what a peer connecting makes
+        full = node.rss_kib() / 1024.0
+        node.stop()
+        emit('memory: RSS of an idle node, empty store', round(idle, 2),
+             'MiB', target='value <= 10', met=idle <= 10)
+        emit('memory: RSS with %d records in the store (%d held)' %
+             (records, st['records']), round(full, 2), 'MiB',
+             baseline=round(idle, 2), target='value <= 64', met=full <= 64)
+        size = os.path.getsize(db)
+        emit('store: bytes on disk per record', round(size / records, 1),
+             'B')
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    # a stopped run stops its nodes too (the finally blocks)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--sizes', default='10,50,100')
+    ap.add_argument('--topologies', type=int, default=3)
+    ap.add_argument('--requests', type=int, default=3)
+    ap.add_argument('--burst', type=int, default=10000)
+    ap.add_argument('--idle', type=float, default=20)
+    ap.add_argument('--trickle', type=int, default=10)
+    ap.add_argument('--store-records', type=int, default=1000000)
+    ap.add_argument('--cache', default=os.path.join(HERE, '..', 'bench-cache'))
+    a = ap.parse_args()
+    t0 = time.time()
+    port = PORT_LO
+    for n in [int(x) for x in a.sizes.split(',') if x]:
+        t = time.time()
+        acc, split = network_size(n, a.topologies, a.requests, a.burst,
+                                  a.idle, a.trickle, port)
+        port += 1000
+        report_size(n, a.topologies, acc, split)
+        log('N=%d: %.0f s' % (n, time.time() - t))
+    if a.store_records:
+        memory_million(a.store_records, os.path.abspath(a.cache))
+    log('total %.0f s' % (time.time() - t0))
+
+
+if __name__ == '__main__':
+    main()
