@@ -62,6 +62,42 @@ static bool s_open(api_t *a, const api_param_t *p, size_t n, size_t allowed,
 	return true;
 }
 
+/*
+ * The shape of every list answer: {"KEY": [rows...]} from one statement
+ * over the store. Begin checks the parameters, prepares SQL and opens the
+ * array; the caller binds, steps and writes the rows; end closes it all
+ * and replies.
+ */
+static bool s_list_begin(api_t *a, const api_param_t *p, size_t n,
+			 const char *sql, const char *key, sqlite3_stmt **st,
+			 buf_t *b, json_t *j, api_reply_t *ret)
+{
+	sqlite3 *db;
+
+	*st = NULL;
+	if (!s_open(a, p, n, 0, &db, ret))
+		return false;
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		api_error(ret, 500, "reading the store failed");
+		return false;
+	}
+	buf_init(b, API_MAX_REPLY);
+	json_init(j, b, JSON_PRETTY);
+	json_obj_open(j);
+	json_key(j, key);
+	json_arr_open(j);
+	return true;
+}
+
+static void s_list_end(sqlite3_stmt *st, buf_t *b, json_t *j,
+		       api_reply_t *ret)
+{
+	sqlite3_finalize(st);
+	json_arr_close(j);
+	json_obj_close(j);
+	s_reply_json(ret, b, j);
+}
+
 static bool s_hex_prefix(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -83,25 +119,15 @@ void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		" COUNT(*), COUNT(DISTINCT lab || '/' || board),"
 		" SUM(status IN (?1, ?2)) FROM res_runs GROUP BY git_commit"
 		" ORDER BY MAX(end_ms) DESC, git_commit LIMIT ?3";
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db;
+	sqlite3_stmt *st;
 	buf_t b;
 	json_t j;
 
-	if (!s_open(a, p, n, 0, &db, ret))
+	if (!s_list_begin(a, p, n, sql, "commits", &st, &b, &j, ret))
 		return;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		api_error(ret, 500, "reading the index failed");
-		return;
-	}
 	sqlite3_bind_int(st, 1, PROTO_FAIL);
 	sqlite3_bind_int(st, 2, PROTO_ERROR);
 	sqlite3_bind_int(st, 3, API_MAX_COMMITS);
-	buf_init(&b, API_MAX_REPLY);
-	json_init(&j, &b, JSON_PRETTY);
-	json_obj_open(&j);
-	json_key(&j, "commits");
-	json_arr_open(&j);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		json_obj_open(&j);
 		json_key_str(&j, "commit",
@@ -116,10 +142,7 @@ void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		json_key_int(&j, "failed_runs", sqlite3_column_int64(st, 6));
 		json_obj_close(&j);
 	}
-	sqlite3_finalize(st);
-	json_arr_close(&j);
-	json_obj_close(&j);
-	s_reply_json(ret, &b, &j);
+	s_list_end(st, &b, &j, ret);
 }
 
 /* ---- metrics ---- */
@@ -133,23 +156,13 @@ void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		" JOIN res_strs s ON s.id = rp.suite"
 		" LEFT JOIN res_strs u ON u.id = m.unit"
 		" GROUP BY m.path ORDER BY 1 LIMIT ?1";
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db;
+	sqlite3_stmt *st;
 	buf_t b;
 	json_t j;
 
-	if (!s_open(a, p, n, 0, &db, ret))
+	if (!s_list_begin(a, p, n, sql, "metrics", &st, &b, &j, ret))
 		return;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		api_error(ret, 500, "reading the index failed");
-		return;
-	}
 	sqlite3_bind_int(st, 1, API_MAX_METRICS);
-	buf_init(&b, API_MAX_REPLY);
-	json_init(&j, &b, JSON_PRETTY);
-	json_obj_open(&j);
-	json_key(&j, "metrics");
-	json_arr_open(&j);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		json_obj_open(&j);
 		json_key_str(&j, "path",
@@ -159,10 +172,7 @@ void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		json_key_int(&j, "values", sqlite3_column_int64(st, 2));
 		json_obj_close(&j);
 	}
-	sqlite3_finalize(st);
-	json_arr_close(&j);
-	json_obj_close(&j);
-	s_reply_json(ret, &b, &j);
+	s_list_end(st, &b, &j, ret);
 }
 
 /* ---- the requests this node has seen ---- */
@@ -204,23 +214,13 @@ void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
 	static const char sql[] = "SELECT lower(hex(id)), bytes FROM requests"
 				  " ORDER BY seen_ms DESC, id LIMIT ?1";
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db;
+	sqlite3_stmt *st;
 	buf_t b;
 	json_t j;
 
-	if (!s_open(a, p, n, 0, &db, ret))
+	if (!s_list_begin(a, p, n, sql, "requests", &st, &b, &j, ret))
 		return;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		api_error(ret, 500, "reading the store failed");
-		return;
-	}
 	sqlite3_bind_int(st, 1, API_MAX_REQUESTS);
-	buf_init(&b, API_MAX_REPLY);
-	json_init(&j, &b, JSON_PRETTY);
-	json_obj_open(&j);
-	json_key(&j, "requests");
-	json_arr_open(&j);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		request_t *r = NULL;
 
@@ -232,10 +232,7 @@ void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 				       r);
 		request_destroy(&r);
 	}
-	sqlite3_finalize(st);
-	json_arr_close(&j);
-	json_obj_close(&j);
-	s_reply_json(ret, &b, &j);
+	s_list_end(st, &b, &j, ret);
 }
 
 /* ---- a request's jobs ---- */
