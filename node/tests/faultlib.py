@@ -12,12 +12,13 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+
+from lmtest import Fail, check, _port_free  # noqa: F401 (re-exported)
 
 SKIP = 77
 LONG = os.environ.get('LM_TEST_LONG') == '1'
@@ -25,17 +26,8 @@ FAKETIME_LIBS = ('/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
                  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1')
 
 
-class Fail(Exception):
-    pass
-
-
 class Skip(Exception):
     pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 def wait_for(what, fn, timeout, step=0.1):
@@ -52,17 +44,6 @@ def wait_for(what, fn, timeout, step=0.1):
         if time.time() - t0 > timeout:
             raise Fail('%s: not within %.1f s (%s)' % (what, timeout, last))
         time.sleep(step)
-
-
-def _port_free(port):
-    s = socket.socket()
-    try:
-        s.bind(('127.0.0.1', port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
 
 
 def port_block(want, size=10):

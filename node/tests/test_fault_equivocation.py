@@ -28,6 +28,9 @@ def test(net):
     j = net.node('eq-j', base, max_peers=2)
     m = net.node('eq-m', base + 1, seeds=[j], max_peers=2)
     f = net.node('eq-f', base + 2, seeds=[m], max_peers=1)
+    # a node admits peers that dial it beyond its own max_peers: F's trust
+    # list keeps J (which learns of F from M) out, so the line stays a line
+    f.extra = '  trust: [%s]\n' % m.id
     for n in (j, m, f):
         n.start()
     try:
@@ -66,6 +69,7 @@ def test(net):
 
     f.stop()  # room in F's table for a newcomer
     f.max_peers = 2
+    f.extra = ''  # and an open door
     f.start()
     late = net.node('eq-l', base + 3, seeds=[f], max_peers=1)
     late.start()
