@@ -280,6 +280,18 @@ def store_check(net, node):
     return total
 
 
+def stop_and_check_equal(net, nodes):
+    """Stop every node, run store_check on each, and check that all hold
+    the same number of records; returns that number."""
+    for n in nodes:
+        n.stop()
+    counts = [store_check(net, n) for n in nodes]
+    check(len(set(counts)) == 1, 'record counts differ: %s' % counts)
+    print('records checked: %d x %d stores, store check ok on all' %
+          (counts[0], len(nodes)))
+    return counts[0]
+
+
 def leftovers(home, keep=()):
     """Processes other than keep whose command line names home."""
     out = subprocess.run(['pgrep', '-f', '--', home], capture_output=True,

@@ -12,8 +12,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from faultlib import LONG, Fail, Netns, check, main, store_check, \
-    wait_for  # noqa: E402
+from faultlib import LONG, Fail, Netns, check, main, \
+    stop_and_check_equal, wait_for  # noqa: E402
 
 PORT = 19600
 CUT_S = 90 if LONG else 15
@@ -106,12 +106,7 @@ def run(net, ns):
           ' records and all %d requests are answered by 5 labs %.1f s after'
           ' the heal (bound %d s)' % (t_mesh, len(ids), 1 + len(reqs_a) +
                                        len(reqs_b), conv, BOUND_S))
-    for n in nodes:
-        n.stop()
-    counts = [store_check(net, n) for n in nodes]
-    check(len(set(counts)) == 1, 'record counts differ: %s' % counts)
-    print('records checked: %d x 5 stores, store check ok on all' %
-          counts[0])
+    stop_and_check_equal(net, nodes)
 
 
 main(test)

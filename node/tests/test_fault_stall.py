@@ -17,8 +17,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from faultlib import LONG, Fail, check, main, port_block, store_check, \
-    wait_for  # noqa: E402
+from faultlib import LONG, Fail, check, main, port_block, \
+    stop_and_check_equal, wait_for  # noqa: E402
 
 N = 100000 if LONG else 20000
 
@@ -108,12 +108,7 @@ def test(net):
     print('skew: requests from A and from S1 (+5 h) ran on all 5 labs;'
           ' feeds converged (S1 at %d, S2 at %d)' % (a.seq(s1.id),
                                                       a.seq(s2.id)))
-    for n in nodes:
-        n.stop()
-    counts = [store_check(net, n) for n in nodes]
-    check(len(set(counts)) == 1, 'record counts differ: %s' % counts)
-    print('records checked: %d x 5 stores, store check ok on all' %
-          counts[0])
+    stop_and_check_equal(net, nodes)
 
 
 main(test)
