@@ -117,7 +117,8 @@ static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
 	t.decline.reason = reason;
 	t.decline.text = text;
 	wire_hex(req_id, 32, hex);
-	log_info("request %.12s declined: %s", hex, text);
+	if (node_log_budget(j->node))
+		log_info("request %.12s declined: %s", hex, text);
 	return node_append_record(j->node, &t);
 }
 

@@ -221,18 +221,18 @@ bool node_banned(node_t *node, const char *curve)
 }
 
 /*
- * Warnings about outside traffic, node-wide: the per-key limits alone let
- * an attacker that takes a fresh key every few messages write a line per
- * key. True when this one may be logged; the rest are counted and said
- * in one line when the window rolls over.
+ * Lines about outside traffic (bad messages, declined requests), node-wide:
+ * the per-key limits alone let an attacker that takes a fresh key every few
+ * messages write a line per key. True when this one may be logged; the
+ * rest are counted and said in one line when the window rolls over.
  */
-static bool s_log_budget(node_t *node)
+bool node_log_budget(node_t *node)
 {
 	int64_t now = node_now();
 
 	if (now - node->log_window_ms >= NODE_LOG_EVERY_MS) {
 		if (node->log_suppressed)
-			log_warn("%" PRIu64 " more warnings about bad traffic"
+			log_warn("%" PRIu64 " more lines about outside traffic"
 				 " not logged in %d s", node->log_suppressed,
 				 NODE_LOG_EVERY_MS / 1000);
 		node->log_window_ms = now;
@@ -256,7 +256,7 @@ void node_garbage(node_t *node, const char *curve, const char *what)
 	if (!s)
 		return;
 	s->garbage++;
-	if (now - s->last_log_ms >= NODE_LOG_EVERY_MS && s_log_budget(node)) {
+	if (now - s->last_log_ms >= NODE_LOG_EVERY_MS && node_log_budget(node)) {
 		log_warn("bad message from %.12s: %s (%u so far, %u not logged)",
 			 curve, what, s->garbage, s->suppressed);
 		s->last_log_ms = now;
@@ -270,7 +270,7 @@ void node_garbage(node_t *node, const char *curve, const char *what)
 		s->banned_until_ms = now + NODE_BAN_MS;
 		node->bans_total++;
 		s->garbage = 0;
-		if (s_log_budget(node))
+		if (node_log_budget(node))
 			log_warn("peer %.12s banned for %d s after repeated"
 				 " bad messages", curve, NODE_BAN_MS / 1000);
 		if (p)
@@ -332,7 +332,7 @@ static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 		int64_t now = node_now();
 
 		if ((!s || now - s->last_log_ms >= NODE_LOG_EVERY_MS) &&
-		    s_log_budget(node)) {
+		    node_log_budget(node)) {
 			log_warn("refused connection from %s (key %s): %s",
 				 addr ? addr : "?", *z85 ? z85 : "-", why);
 			if (s)

@@ -194,6 +194,7 @@ static inline bool node_rate_ok(int64_t *window, int *count, int max)
 void node_debug_append(node_t *node, uint64_t n);
 void node_stop(node_t *node);
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len);
+bool node_log_budget(node_t *node);
 stranger_t *node_stranger(node_t *node, const char *curve);
 void node_garbage(node_t *node, const char *curve, const char *what);
 bool node_banned(node_t *node, const char *curve);
