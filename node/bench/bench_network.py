@@ -53,6 +53,8 @@ import sys
 import tempfile
 import time
 
+import lmtest  # copied beside this script by the build
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LABMESH = os.path.join(HERE, 'labmesh')
 HOSTILE = os.path.join(HERE, 'hostile')
@@ -174,20 +176,10 @@ class Node:
         return int(fields[11]) + int(fields[12])  # utime + stime
 
     def rss_kib(self):
-        with open('/proc/%d/status' % self.proc.pid) as f:
-            for line in f:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1])
-        return -1
+        return lmtest.rss_kib(self.proc.pid)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        lmtest.stop_process(self.proc)
 
 
 def sweep(nodes):

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from lmtest import Fail, check, _port_free  # noqa: F401 (re-exported)
+from lmtest import Fail, check, _port_free, stop_process  # noqa: F401
 
 SKIP = 77
 LONG = os.environ.get('LM_TEST_LONG') == '1'
@@ -178,13 +178,7 @@ class Node:
         die with the node (parent-death signal); its group is swept too."""
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, sig, 20)
         self.proc = None
 
     def stop(self):

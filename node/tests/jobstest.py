@@ -10,6 +10,8 @@ import sys
 import tempfile
 import time
 
+from lmtest import stop_process
+
 SKIP = 77
 
 
@@ -134,13 +136,7 @@ class Node:
         return self.net.run('--home', self.home, *args, **kw)
 
     def kill(self, sig=signal.SIGTERM):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, sig, 20)
         self.proc = None
 
     def tail(self, n=3000):

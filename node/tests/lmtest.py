@@ -24,6 +24,27 @@ def check(cond, what):
         raise Fail(what)
 
 
+def stop_process(proc, sig=signal.SIGTERM, timeout=10):
+    """Send sig to a running child, wait for it, and SIGKILL it if it is
+    still there after timeout seconds."""
+    if proc and proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def rss_kib(pid):
+    """VmRSS of a process in KiB, -1 when it cannot be read."""
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return -1
+
+
 class Node:
     def __init__(self, net, name, port, seeds=(), trust=None, max_peers=8,
                  boards=None):
@@ -87,13 +108,7 @@ class Node:
         raise Fail('%s did not start' % self.name)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self.proc = None
 
     def kill(self):
@@ -128,11 +143,7 @@ class Node:
         return {f['author']: f for f in self.json('debug', 'feeds')}
 
     def rss_kib(self):
-        with open('/proc/%d/status' % self.proc.pid) as f:
-            for line in f:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1])
-        return -1
+        return rss_kib(self.proc.pid)
 
 
 def _port_free(port):
