@@ -338,11 +338,45 @@ static int s_plain(const char *ep)
 	return 0;
 }
 
+/* A request message, as hostile.h says. */
+uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
+			     const char *board, int64_t ttl_ms, int priority,
+			     size_t *ret_len)
+{
+	static const char *const suites[] = { "smoke" };
+	const char *labs[1] = { lab }, *boards[1] = { board };
+	request_t r = { 0 };
+	msg_t m = { .type = MSG_REQUEST };
+	uint8_t *q = NULL, *b = NULL, id[32];
+	size_t qlen = 0;
+	int64_t now = zclock_time();
+
+	r.created_ms = (uint64_t)now - 1000;
+	r.expires_ms = (uint64_t)(now + ttl_ms);
+	randombytes_buf(r.nonce, sizeof(r.nonce));
+	r.priority = priority;
+	r.kernel.type = REQUEST_KERNEL_NONE;
+	r.suites = suites;
+	r.n_suites = 1;
+	r.select.arch = "";
+	r.select.labs = labs;
+	r.select.n_labs = 1;
+	if (board) {
+		r.select.boards = boards;
+		r.select.n_boards = 1;
+	}
+	if (request_sign(&r, kp, &q, &qlen, id) < 0)
+		return NULL;
+	m.request = (proto_bytes_t){ q, qlen };
+	if (msg_encode(&m, &b, ret_len) < 0)
+		b = NULL;
+	free(q);
+	return b;
+}
+
 /* KEYS hello'd peers, N new requests each (see the usage above). */
 static int s_requests(const char *ep, const char *server, int keys, int n)
 {
-	static const char *const suites[] = { "smoke" };
-	static const char *const labs[] = { "nowhere" };
 	int sent = 0;
 
 	for (int k = 0; k < keys; k++) {
@@ -353,29 +387,12 @@ static int s_requests(const char *ep, const char *server, int keys, int n)
 		hostile_hello(&c, 1);
 		zclock_sleep(300); /* a peer, then a flooder */
 		for (int i = 0; i < n; i++) {
-			request_t r = { 0 };
-			msg_t m = { .type = MSG_REQUEST };
-			uint8_t *q = NULL, *b = NULL, id[32];
-			size_t qlen = 0, blen = 0;
-			int64_t now = zclock_time();
+			size_t blen = 0;
+			uint8_t *b = hostile_request_msg(&c.kp, "nowhere", NULL,
+							 600 * 1000, 0, &blen);
 
-			r.created_ms = (uint64_t)now - 1000;
-			r.expires_ms = (uint64_t)now + 600 * 1000;
-			randombytes_buf(r.nonce, sizeof(r.nonce));
-			r.kernel.type = REQUEST_KERNEL_NONE;
-			r.suites = suites;
-			r.n_suites = 1;
-			r.select.arch = "";
-			r.select.labs = labs;
-			r.select.n_labs = 1;
-			if (request_sign(&r, &c.kp, &q, &qlen, id) == 0) {
-				m.request = (proto_bytes_t){ q, qlen };
-				if (msg_encode(&m, &b, &blen) == 0 &&
-				    zmq_send(zsock_resolve(c.sock), b, blen,
-					     0) >= 0)
-					sent++;
-			}
-			free(q);
+			if (b && zmq_send(zsock_resolve(c.sock), b, blen, 0) >= 0)
+				sent++;
 			free(b);
 		}
 		hostile_client_close(&c);

@@ -27,6 +27,11 @@ void hostile_client_close(hostile_client_t *c);
 /* Send a valid hello whose descriptor names tcp://127.0.0.1:port. */
 void hostile_hello(hostile_client_t *c, int port);
 /* hostile flood ENDPOINT NODE_ID SECONDS RATE LAB BOARD [PORT [BLOB]] */
+/* A request message (kernel none, suite "smoke") for LAB (and BOARD when
+ * not NULL), signed by KP, expiring in ttl_ms; NULL when it cannot be made. */
+uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
+			     const char *board, int64_t ttl_ms, int priority,
+			     size_t *ret_len);
 int hostile_flood_main(int argc, char **argv);
 
 #endif

@@ -125,33 +125,8 @@ static uint8_t *s_wrap_record(const uint8_t *rec, size_t len, size_t *ret_len)
 /* A signed request for BOARD of LAB from the client's submitter key. */
 static uint8_t *s_flood_request(flood_t *f, fclient_t *fc, size_t *ret_len)
 {
-	static const char *const suites[] = { "smoke" };
-	const char *labs[1] = { f->lab }, *boards[1] = { f->board };
-	request_t r = { 0 };
-	msg_t m = { .type = MSG_REQUEST };
-	uint8_t *q = NULL, *b = NULL, id[32];
-	size_t qlen = 0;
-	int64_t now = zclock_time();
-
-	r.created_ms = (uint64_t)now - 1000;
-	r.expires_ms = (uint64_t)now + 3600 * 1000;
-	randombytes_buf(r.nonce, sizeof(r.nonce));
-	r.priority = 100;
-	r.kernel.type = REQUEST_KERNEL_NONE;
-	r.suites = suites;
-	r.n_suites = 1;
-	r.select.arch = "";
-	r.select.labs = labs;
-	r.select.n_labs = 1;
-	r.select.boards = boards;
-	r.select.n_boards = 1;
-	if (request_sign(&r, &fc->sub, &q, &qlen, id) < 0)
-		return NULL;
-	m.request = (proto_bytes_t){ q, qlen };
-	if (msg_encode(&m, &b, ret_len) < 0)
-		b = NULL;
-	free(q);
-	return b;
+	return hostile_request_msg(&fc->sub, f->lab, f->board, 3600 * 1000, 100,
+				   ret_len);
 }
 
 static void s_fclient_free(fclient_t *fc)
