@@ -729,14 +729,9 @@ void jobs_on_stored(jobs_t *j, const void *items, size_t n)
 
 	if (!j || !j->store_db)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		record_head_t h;
-
-		/* results_index_record ignores what it already holds */
-		if (record_verify(b[i].p, b[i].len, &h) == 0 &&
-		    h.kind == RECORD_RUN)
-			results_index_record(j->store_db, b[i].p, b[i].len);
-	}
+	/* results_index_record ignores what it already holds */
+	for (size_t i = 0; i < n; i++)
+		results_index_record(j->store_db, b[i].p, b[i].len);
 }
 
 /* ---- control commands ---------------------------------------------------- */

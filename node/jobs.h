@@ -44,8 +44,8 @@ void jobs_destroy(jobs_t **p);
  * cancel. m is a decoded proto message from an authenticated peer. */
 void jobs_on_message(jobs_t *j, struct peer *p, const struct msg *m);
 
-/* Records just stored from a peer (committed): run records among them
- * go into the results index. items are proto_bytes_t. */
+/* Run records just stored from a peer (committed, verified by the
+ * caller) go into the results index. items are proto_bytes_t. */
 void jobs_on_stored(jobs_t *j, const void *items, size_t n);
 
 /* Control commands of the jobs side ("cancel", "blob-fetch", "jobs").

@@ -548,7 +548,7 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 /* ---- receiving records ----------------------------------------------------- */
 
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
-		     uint8_t *ret_author)
+		     uint8_t *ret_author, int *ret_kind)
 {
 	wire_record_t r;
 	store_rec_t sr;
@@ -565,6 +565,7 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			    .len = item->len };
 	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
+	*ret_kind = r.kind;
 	if (rc == STORE_EQUIVOCATION) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
@@ -602,6 +603,10 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	size_t len = 0;
 	uint8_t last_author[WIRE_KEY_BYTES];
 	size_t ev[NODE_MAX_EVIDENCE_BATCH], n_ev = 0;
+	/* run records added: they go to the results index once committed,
+	 * already verified here */
+	wire_bytes_t runs[WIRE_MAX_BATCH_RECORDS];
+	size_t n_runs = 0;
 	bool any = false;
 
 	if (s_take_pair(node, p, m))
@@ -609,11 +614,14 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	if (store_begin(node->store) < 0)
 		goto credit; /* the peer's window must not leak */
 	for (size_t i = 0; i < m->n_items; i++) {
-		int rc = s_put_one(node, p, &m->items[i], last_author);
+		int kind = 0;
+		int rc = s_put_one(node, p, &m->items[i], last_author, &kind);
 
 		if (rc == STORE_ADDED) {
 			added++;
 			any = true;
+			if (kind == WIRE_KIND_RUN && n_runs < WIRE_MAX_BATCH_RECORDS)
+				runs[n_runs++] = m->items[i];
 		} else if (rc == STORE_EQUIVOCATION &&
 			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
 			ev[n_ev++] = i;
@@ -622,11 +630,11 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		}
 	}
 	if (store_commit(node->store) < 0)
-		added = n_ev = 0;
+		added = n_ev = n_runs = 0;
 	for (size_t i = 0; i < n_ev; i++)
 		s_spread_evidence(node, p, &m->items[ev[i]]);
-	if (added) /* run records into the results index (node/jobs.h) */
-		jobs_on_stored(node->jobs, m->items, m->n_items);
+	if (n_runs) /* into the results index (node/jobs.h) */
+		jobs_on_stored(node->jobs, runs, n_runs);
 	p->records_rx += added;
 	node->records_in += added;
 	if (added) {
