@@ -15,7 +15,6 @@ static void s_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labmesh import fuego FILE.board [--name NAME] [--arch ARCH]\n"
-		"\n"
 		"Convert a Fuego board file (fuego-ro/boards/NAME.board) into a board\n"
 		"entry for a lab file and print it (YAML) on stdout, ready to paste\n"
 		"under \"boards:\". Read: TRANSPORT (ssh, serial, local, adb), IPADDR,\n"

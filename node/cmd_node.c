@@ -328,6 +328,15 @@ int cmd_debug(cli_t *cli, int argc, char **argv)
 	const char *sub;
 	int c;
 
+	/* help wherever it is asked for ("debug status --help" too): the
+	 * subcommands take no options of their own, so print it before
+	 * anything reaches a node */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			s_debug_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+	}
 	while ((c = cli_getopt(cli, argc, argv, "", NULL)) != -1) {
 		if (c == 'h') {
 			s_debug_usage(stdout);

@@ -252,6 +252,24 @@ static void s_cmp_len(mp_enc_t *e, uint64_t n, const struct len_forms *f)
 		s_cmp_head(e, f->t32, n, 4);
 }
 
+/*
+ * Compare mode, one-byte heads (fixint, fixstr, fixarray: nearly every
+ * value of a record) and the body after them, in one step: the same
+ * check as s_cmp_len + s_compare, without forming the head.
+ */
+static inline void s_cmp_fix(mp_enc_t *e, uint8_t head, const void *body,
+			     size_t n)
+{
+	size_t off = e->off;
+
+	if (e->expect_len - off < 1 + n || e->expect[off] != head ||
+	    (n && memcmp(e->expect + off + 1, body, n) != 0)) {
+		e->mismatch = true;
+		return;
+	}
+	e->off = off + 1 + n;
+}
+
 void mp_put_nil(mp_enc_t *e)
 {
 	if (e->compare)
@@ -270,7 +288,9 @@ void mp_put_bool(mp_enc_t *e, bool v)
 
 void mp_put_uint(mp_enc_t *e, uint64_t v)
 {
-	if (e->compare)
+	if (e->compare && v < 0x80)
+		s_cmp_fix(e, (uint8_t)v, NULL, 0);
+	else if (e->compare)
 		s_cmp_uint(e, v);
 	else
 		msgpack_pack_uint64(&e->pk, v);
@@ -298,6 +318,10 @@ void mp_put_strn(mp_enc_t *e, const char *s, size_t n)
 {
 	if (n > UINT32_MAX) {
 		mp_enc_fail(e, PROTO_E_TOOBIG);
+		return;
+	}
+	if (e->compare && n <= 31) {
+		s_cmp_fix(e, (uint8_t)(0xa0 | n), s, n);
 		return;
 	}
 	if (e->compare) {
@@ -343,7 +367,9 @@ void mp_put_bin_or_nil(mp_enc_t *e, const void *p, size_t n)
 
 void mp_put_array(mp_enc_t *e, uint32_t n)
 {
-	if (e->compare)
+	if (e->compare && n <= 15)
+		s_cmp_fix(e, (uint8_t)(0x90 | n), NULL, 0);
+	else if (e->compare)
 		s_cmp_len(e, n, &s_array_forms);
 	else
 		msgpack_pack_array(&e->pk, n);

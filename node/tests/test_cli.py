@@ -6,6 +6,7 @@ a clean stop on SIGTERM."""
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import lmtest
@@ -28,6 +29,30 @@ def test(net):
         q = run(net, c, '--help')
         check(q.returncode == 0 and 'usage: labmesh ' + c in q.stdout,
               '%s --help' % c)
+        lines = q.stdout.splitlines()
+        check(len(lines) > 1 and lines[1].strip() != '',
+              '%s --help: no blank line right after the usage line' % c)
+    # debug SUB --help: the debug usage, and not a word to a node. A
+    # listener stands in for the node's control socket and must see no
+    # connection.
+    home = os.path.join(net.dir, 'dbg')
+    os.makedirs(home)
+    ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ctl.bind(os.path.join(home, 'ctl'))
+    ctl.listen(4)
+    ctl.setblocking(False)
+    for args in (['status', '--help'], ['feeds', '-h'],
+                 ['append-records', '5', '--help'], ['-h', 'stop']):
+        q = run(net, '--home', home, 'debug', *args)
+        check(q.returncode == 0 and 'usage: labmesh debug' in q.stdout
+              and not q.stderr, 'debug %s: usage, exit 0' % ' '.join(args))
+        try:
+            conn, _ = ctl.accept()
+            conn.close()
+            check(False, 'debug %s contacted the node' % ' '.join(args))
+        except BlockingIOError:
+            pass
+    ctl.close()
     check(run(net, '--version').stdout.startswith('labmesh '), '--version')
     q = run(net, 'frobnicate')
     check(q.returncode == 2 and len(q.stderr.strip().splitlines()) == 1,

@@ -1,6 +1,7 @@
 /*
  * Allocation bounds: a 5-byte input declaring 2^32-1 array elements must
- * be refused by every decoder without allocating for the declared count.
+ * be refused by every decoder without allocating for the declared count,
+ * and so must a list whose count fits the input but exceeds its named cap.
  * Linked with --wrap=malloc/calloc/realloc so every allocation made by
  * the proto library passes through a counter here.
  */
@@ -119,16 +120,71 @@ static void test_nested_counts(void)
 			  PROTO_E_COUNT);
 		s_check_small(msg_type_name(types[i]));
 	}
-	/* a count that fits the bytes but not the cap: refused as well */
-	uint8_t ids[3 + 2 + 34 * 4] = {0x92, MSG_REQUEST_IDS, 0xdc, 0xff, 0xff};
+}
+
+/*
+ * A list whose declared count fits in the bytes that remain but exceeds
+ * the type's named cap: refused with TOOMANY, and without allocating for
+ * the count (only the arena sized from the input length).
+ */
+static void s_over_cap(uint8_t type, uint32_t count, const char *what)
+{
+	/* [type, [bin0, bin0, ...]]: count empty bins of 2 bytes each */
+	size_t len = 1 + 1 + 5 + 2 * (size_t)count;
+	uint8_t *buf = calloc(1, len);
+	msg_t *m = NULL;
+
+	buf[0] = 0x92;
+	buf[1] = type;
+	buf[2] = 0xdd; /* array32: the count is canonical only past 65535 */
+	buf[3] = (uint8_t)(count >> 24);
+	buf[4] = (uint8_t)(count >> 16);
+	buf[5] = (uint8_t)(count >> 8);
+	buf[6] = (uint8_t)count;
+	for (uint32_t i = 0; i < count; i++)
+		buf[7 + 2 * i] = 0xc4;
 	s_reset();
-	CHECK_ERR(msg_decode(ids, 5, PROTO_MAX_MSG, &m), PROTO_E_COUNT);
-	s_check_small("ids");
+	CHECK_ERR(msg_decode(buf, len, PROTO_MAX_MSG, &m), PROTO_E_TOOMANY);
+	CHECK(m == NULL);
+	/* a list of count proto_bytes_t would be 8x the input */
+	if (s_largest > len + SMALL || s_total > len + 4 * SMALL) {
+		fprintf(stderr, "%s: largest allocation %zu, total %zu for %zu "
+			"input bytes\n", what, s_largest, s_total, len);
+		check_failures++;
+	}
+	free(buf);
+}
+
+static void test_caps(void)
+{
+	/* [MSG_RECORDS, array16 of n empty bins]: 5 + 2n bytes */
+	uint8_t batch[5 + 2 * (PROTO_MAX_BATCH + 1)] = {
+		0x92, MSG_RECORDS, 0xdc, 0, PROTO_MAX_BATCH + 1};
+	msg_t *m = NULL;
+
+	for (size_t i = 0; i <= PROTO_MAX_BATCH; i++)
+		batch[5 + 2 * i] = 0xc4;
+	s_reset();
+	CHECK_ERR(msg_decode(batch, sizeof(batch), PROTO_MAX_MSG, &m),
+		  PROTO_E_TOOMANY);
+	s_check_small("records over the batch cap");
+	/* at the cap the list is decoded (the empty bins are refused later,
+	 * by record_decode, not here) */
+	batch[4] = PROTO_MAX_BATCH;
+	s_reset();
+	CHECK_ERR(msg_decode(batch, sizeof(batch) - 2, PROTO_MAX_MSG, &m), 0);
+	s_check_small("records at the batch cap");
+	CHECK(m != NULL && m->records.n == PROTO_MAX_BATCH);
+	msg_destroy(&m);
+	/* far over the cap, with every declared element present */
+	s_over_cap(MSG_PEERS, 100000, "peers over the peers cap");
+	s_over_cap(MSG_RECORDS, 100000, "records over the batch cap");
 }
 
 int main(void)
 {
 	test_huge_count();
 	test_nested_counts();
+	test_caps();
 	return CHECK_DONE();
 }

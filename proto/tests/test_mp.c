@@ -298,6 +298,35 @@ static void test_encoder_errors(void)
 	CHECK_ERR(mp_enc_compare_result(&e), 0);
 	mp_put_uint(&e, 3);
 	CHECK_ERR(mp_enc_compare_result(&e), PROTO_E_NONCANONICAL);
+	/* one-byte heads with their body: a differing byte, a differing
+	 * length, and expected bytes that end inside the value (a heap copy
+	 * of just those bytes, so the sanitizer build sees any over-read) */
+	uint8_t strs[] = {0x92, 0xa3, 'a', 'b', 'c', 0x7f};
+	static const char *const strs_put[] = {"abc", "abd", "ab", "abcd"};
+	for (size_t i = 0; i < 4; i++) {
+		mp_enc_init_compare(&e, strs, sizeof(strs));
+		mp_put_array(&e, 2);
+		mp_put_str(&e, strs_put[i]);
+		mp_put_uint(&e, 0x7f);
+		CHECK_ERR(mp_enc_compare_result(&e),
+			  i == 0 ? 0 : PROTO_E_NONCANONICAL);
+	}
+	mp_enc_init_compare(&e, strs, sizeof(strs));
+	mp_put_array(&e, 3);
+	mp_put_str(&e, "abc");
+	mp_put_uint(&e, 0x7f);
+	CHECK_ERR(mp_enc_compare_result(&e), PROTO_E_NONCANONICAL);
+	for (size_t cut = 0; cut < sizeof(strs); cut++) {
+		uint8_t *part = malloc(cut ? cut : 1);
+		memcpy(part, strs, cut);
+		mp_enc_init_compare(&e, part, cut);
+		mp_put_array(&e, 2);
+		mp_put_str(&e, "abc");
+		mp_put_uint(&e, 0x7f);
+		CHECK_ERR(mp_enc_compare_result(&e), PROTO_E_NONCANONICAL);
+		CHECK(mp_enc_len(&e) <= cut);
+		free(part);
+	}
 }
 
 /* One sequence of puts, for build mode and compare mode alike. */

@@ -2,6 +2,7 @@
  * Unit tests for node descriptors and node-to-node messages: every type
  * round-trips, nested signed objects verify, and each rule is enforced.
  */
+#include "proto/codec.h"
 #include "proto/desc.h"
 #include "proto/msg.h"
 #include "proto/record.h"
@@ -52,6 +53,43 @@ static void test_desc(void)
 	d.endpoints = eps;
 	d.n_endpoints = PROTO_MAX_ENDPOINTS + 1;
 	CHECK_ERR(desc_sign(&d, &kp, &data, &len, id), PROTO_E_TOOMANY);
+}
+
+/*
+ * A descriptor with version v (everything else as signed), signed again
+ * with the node's key: refused for its version, not its signature.
+ */
+static int s_desc_version(uint8_t v)
+{
+	key_pair_t kp;
+	node_desc_t d, *got = NULL;
+	uint8_t *data, *out, id[32];
+	size_t len, olen;
+	mp_enc_t e;
+
+	sample_key(0, &kp);
+	sample_desc(&d);
+	if (desc_sign(&d, &kp, &data, &len, id) < 0 || data[1] != DESC_VERSION)
+		abort(); /* [fixarray 8, version, ...] */
+	data[1] = v;
+	mp_enc_init(&e, 0);
+	mp_put_raw(&e, data, len - 66); /* sig: the last 66 bytes */
+	if (enc_sign_finish(&e, DESC_SIG_PREFIX, &kp, &out, &olen) < 0)
+		abort();
+	int err = desc_decode(out, olen, &got);
+	CHECK(err < 0 || got != NULL);
+	desc_destroy(&got);
+	free(out);
+	free(data);
+	return err;
+}
+
+static void test_desc_version(void)
+{
+	CHECK_ERR(s_desc_version(DESC_VERSION), 0); /* control */
+	CHECK_ERR(s_desc_version(0), PROTO_E_VERSION);
+	CHECK_ERR(s_desc_version(DESC_VERSION + 1), PROTO_E_VERSION);
+	CHECK_ERR(s_desc_version(0x7f), PROTO_E_VERSION);
 }
 
 static void s_roundtrip(enum msg_type type)
@@ -219,6 +257,7 @@ static void test_names(void)
 int main(void)
 {
 	test_desc();
+	test_desc_version();
 	for (int t = MSG_HELLO; t <= MSG_TYPE_MAX; t++)
 		s_roundtrip(t);
 	test_rules();

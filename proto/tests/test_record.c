@@ -4,6 +4,7 @@
  * bit flip of a valid record is refused, and the fast path agrees.
  */
 #include "proto/codec.h"
+#include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/tests/check.h"
 #include "proto/tests/sample.h"
@@ -413,6 +414,183 @@ static void test_body_rules(void)
 	CHECK_ERR(s_raw(&w), PROTO_E_FLOAT); /* refused before its type */
 }
 
+/*
+ * A valid sample record with the n bytes at offset off of its signed part
+ * replaced by the hex bytes repl, signed again with the author's key: the
+ * signature holds, so whatever refuses it is the decoder's own check.
+ */
+static int s_splice(enum record_kind kind, size_t n_cases, const void *find,
+		    size_t flen, ptrdiff_t skip, size_t cut, const char *repl)
+{
+	key_pair_t kp;
+	uint8_t *data, *out, r[64];
+	size_t len, olen, rlen = s_unhex(repl, r);
+	record_t *rec = NULL;
+	mp_enc_t e;
+
+	sample_key(0, &kp);
+	sample_record_bytes(kind, 2, n_cases, &data, &len);
+	const uint8_t *at = memmem(data, len - 66, find, flen);
+	if (!at) {
+		fprintf(stderr, "s_splice: pattern not in the sample\n");
+		abort();
+	}
+	size_t off = (size_t)(at - data + skip);
+	mp_enc_init(&e, 0);
+	mp_put_raw(&e, data, off);
+	mp_put_raw(&e, r, rlen);
+	mp_put_raw(&e, data + off + cut, len - 66 - off - cut);
+	if (enc_sign_finish(&e, RECORD_SIG_PREFIX, &kp, &out, &olen) < 0)
+		abort();
+	int err = record_decode(out, olen, &rec);
+	record_destroy(&rec);
+	free(out);
+	free(data);
+	return err;
+}
+
+/*
+ * Malformed values deep inside a signed record's body (a run record's
+ * metric and case fields), each refused by record_decode with its own
+ * code, and truncation inside the body.
+ */
+static void test_body_values(void)
+{
+	uint8_t f64[9];
+	mp_enc_t e;
+	uint8_t *p;
+	size_t n;
+
+	/* the 941.5 metric value as encoded: cb + 8 bytes */
+	mp_enc_init(&e, 0);
+	mp_put_f64(&e, 941.5);
+	if (mp_enc_finish(&e, &p, &n) < 0 || n != sizeof(f64))
+		abort();
+	memcpy(f64, p, n);
+	free(p);
+	/* control: the same value spliced back decodes */
+	CHECK_ERR(s_splice(RECORD_RUN, 3, f64, 9, 0, 9, "cb408d6c0000000000"),
+		  0);
+	CHECK_ERR(s_splice(RECORD_RUN, 3, f64, 9, 0, 9, "cb7ff8000000000000"),
+		  PROTO_E_NAN);
+	CHECK_ERR(s_splice(RECORD_RUN, 3, f64, 9, 0, 9, "cb7ff0000000000000"),
+		  PROTO_E_NAN); /* +infinity */
+	CHECK_ERR(s_splice(RECORD_RUN, 3, f64, 9, 0, 9, "ca446b6000"),
+		  PROTO_E_FLOAT); /* 941.5 as float32 */
+	CHECK_ERR(s_splice(RECORD_RUN, 3, f64, 9, 0, 9, "d701408d6c0000000000"),
+		  PROTO_E_EXT); /* fixext 8 */
+	/* an ext where a case path (a name-syntax string) belongs */
+	static const char path[] = "timers.posix_timers.test_001";
+	CHECK_ERR(s_splice(RECORD_RUN, 3, path, sizeof(path) - 1, 0, 0, ""), 0);
+	CHECK_ERR(s_splice(RECORD_RUN, 3, path, sizeof(path) - 1, -1,
+			   sizeof(path), "d40078"),
+		  PROTO_E_EXT); /* fixext 1 in place of the fixstr */
+	CHECK_ERR(s_splice(RECORD_RUN, 3, path, sizeof(path) - 1, -1,
+			   sizeof(path), "ca3f800000"),
+		  PROTO_E_FLOAT);
+	CHECK_ERR(s_splice(RECORD_RUN, 3, path, sizeof(path) - 1, -1,
+			   sizeof(path), "cbfff8000000000000"),
+		  PROTO_E_NAN); /* refused as NaN before as the wrong type */
+
+	/* truncated inside the body: within a case path, and right after a
+	 * value, before the rest of the body */
+	uint8_t *data;
+	size_t len;
+	record_t *rec = NULL;
+	sample_record_bytes(RECORD_RUN, 2, 3, &data, &len);
+	const uint8_t *at = memmem(data, len, path, sizeof(path) - 1);
+	CHECK(at != NULL);
+	if (at) {
+		size_t off = (size_t)(at - data);
+		CHECK_ERR(record_decode(data, off + 5, &rec), PROTO_E_TRUNCATED);
+		CHECK_ERR(record_decode(data, off + sizeof(path) - 1, &rec),
+			  PROTO_E_TRUNCATED);
+	}
+	CHECK_ERR(record_decode(data, len - 66, &rec), PROTO_E_TRUNCATED);
+	CHECK(rec == NULL);
+	free(data);
+}
+
+/*
+ * PROTO_E_NONCANONICAL (bytes that decode but do not re-encode to
+ * themselves) cannot come out of record_decode: the re-encode comparison
+ * is a second line that nothing reaches, because the strict reader
+ * already refuses every way bytes can differ from the one encoding of a
+ * value, each with its own code first:
+ *   - an integer or a str/bin/array/map length in a longer form than
+ *     needed, or a non-negative integer in the int family: NONMINIMAL;
+ *   - a float32: FLOAT; NaN or infinity: NAN; ext: EXT; 0xc1: TYPE;
+ *   - a str with invalid UTF-8 or NUL: UTF8 / NUL; names, paths and hex
+ *     have their stricter ASCII syntax: SYNTAX;
+ *   - advert info keys out of order or repeated: UNSORTED / DUPKEY;
+ *   - anything after the sig: TRAILING.
+ * What is left decodes into fields that the encoder writes back in the
+ * same shortest forms, field for field (record_body.c). So this test
+ * checks that each non-canonical form is refused by record_decode with
+ * the reader's own code; if a reader check is ever weakened, the same
+ * input falls through to the comparison and comes back NONCANONICAL,
+ * and these checks fail.
+ */
+static void test_noncanonical(void)
+{
+	struct raw ok = {1, RECORD_DECLINE, 1, 5, 0, DECLINE_BODY, NULL,
+			 0, false};
+	struct raw w;
+
+#define ZERO32 "0000000000000000000000000000000000000000000000000000000000000000"
+	CHECK_ERR(s_raw(&ok), 0);
+	/* reason 2 as uint8, int8 */
+	w = ok, w.body = "93 c420 " ZERO32 " cc02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+	w = ok, w.body = "93 c420 " ZERO32 " d002 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+	/* text "x" as str8 */
+	w = ok, w.body = "93 c420 " ZERO32 " 02 d90178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+	/* request_id as bin16 */
+	w = ok, w.body = "93 c50020 " ZERO32 " 02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+	/* the body array as array16 */
+	w = ok, w.body = "dc0003 c420 " ZERO32 " 02 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+#undef ZERO32
+	/* seq 2 (the envelope field after the author key) as uint8, uint16,
+	 * uint64; the control splices the same byte back */
+	key_pair_t kp;
+	sample_key(0, &kp);
+	CHECK_ERR(s_splice(RECORD_DECLINE, 0, kp.pk, 32, 32, 1, "02"), 0);
+	CHECK_ERR(s_splice(RECORD_DECLINE, 0, kp.pk, 32, 32, 1, "cc02"),
+		  PROTO_E_NONMINIMAL);
+	CHECK_ERR(s_splice(RECORD_DECLINE, 0, kp.pk, 32, 32, 1, "cd0002"),
+		  PROTO_E_NONMINIMAL);
+	CHECK_ERR(s_splice(RECORD_DECLINE, 0, kp.pk, 32, 32, 1,
+			   "cf0000000000000002"),
+		  PROTO_E_NONMINIMAL);
+	/* the author key as bin16 */
+	CHECK_ERR(s_splice(RECORD_DECLINE, 0, kp.pk, 32, -2, 2, "c50020"),
+		  PROTO_E_NONMINIMAL);
+	/* advert info map keys: out of order, repeated (test_body_rules) and
+	 * the map itself as map16 */
+	w = ok, w.kind = RECORD_ADVERT;
+	w.body = s_advert_body("contact", "location");
+	CHECK_ERR(s_raw(&w), 0);
+	char *m16 = strdup(w.body);
+	char *at = strstr(m16, "82a7636f6e74616374"); /* fixmap 2, "contact" */
+	CHECK(at != NULL);
+	if (at) {
+		char *fixed = xasprintf("%.*sde0002%s", (int)(at - m16), m16,
+					at + 2);
+		w.body = fixed;
+		CHECK_ERR(s_raw(&w), PROTO_E_NONMINIMAL);
+		free(fixed);
+	}
+	free(m16);
+	w.body = s_advert_body("location", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_UNSORTED);
+	w.body = s_advert_body("contact", "contact");
+	CHECK_ERR(s_raw(&w), PROTO_E_DUPKEY);
+}
+
 static void test_caps(void)
 {
 	key_pair_t kp;
@@ -460,6 +638,8 @@ int main(void)
 {
 	test_body_rules();
 	test_caps();
+	test_body_values();
+	test_noncanonical();
 	test_roundtrip();
 	test_fields();
 	test_bitflips();

@@ -101,6 +101,120 @@ static void test_rules(void)
 	CHECK_ERR(s_sign(&q), PROTO_E_TOOMANY);
 }
 
+/* Hex to bytes (spaces ignored); returns the count. */
+static size_t s_unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned v;
+
+	while (*hex) {
+		if (*hex == ' ') {
+			hex++;
+			continue;
+		}
+		if (sscanf(hex, "%2x", &v) != 1)
+			abort();
+		out[n++] = (uint8_t)v;
+		hex += 2;
+	}
+	return n;
+}
+
+/* Offset and size of top-level field k of the request in data. */
+static void s_field(const uint8_t *data, size_t len, int k, size_t *ret_off,
+		    size_t *ret_n)
+{
+	mp_reader_t r;
+	uint32_t n;
+
+	mp_reader_init(&r, data, len);
+	if (mp_get_array(&r, 1, UINT32_MAX, &n) < 0)
+		abort();
+	for (int i = 0; i < k; i++)
+		if (mp_skip(&r, PROTO_MAX_DEPTH) < 0)
+			abort();
+	*ret_off = mp_reader_offset(&r);
+	if (mp_skip(&r, PROTO_MAX_DEPTH) < 0)
+		abort();
+	*ret_n = mp_reader_offset(&r) - *ret_off;
+}
+
+/*
+ * A sample request of type with n bytes at off of its signed part replaced
+ * by the hex bytes repl, signed again by the submitter's key, through
+ * request_decode: only the decoder's own checks can refuse it.
+ */
+static int s_splice(enum request_kernel_type type, size_t off, size_t n,
+		    const char *repl)
+{
+	key_pair_t kp;
+	uint8_t *data, *out, r[64];
+	size_t len, olen, rlen = s_unhex(repl, r);
+	request_t *q = NULL;
+	mp_enc_t e;
+
+	sample_key(1, &kp);
+	sample_request_bytes(type, &data, &len);
+	if (off + n > len - 66)
+		abort();
+	mp_enc_init(&e, 0);
+	mp_put_raw(&e, data, off);
+	mp_put_raw(&e, r, rlen);
+	mp_put_raw(&e, data + off + n, len - 66 - off - n);
+	if (enc_sign_finish(&e, REQUEST_SIG_PREFIX, &kp, &out, &olen) < 0)
+		abort();
+	int err = request_decode(out, olen, &q);
+	request_destroy(&q);
+	free(out);
+	free(data);
+	return err;
+}
+
+/* Malformed values inside a signed request, each with its own code. */
+static void test_values(void)
+{
+	enum { VERSION = 0, PRIORITY = 5, SUITES = 7 };
+	const enum request_kernel_type git = REQUEST_KERNEL_GIT;
+	uint8_t *data;
+	size_t len, off, n, s_off, s_n;
+	request_t *q = NULL;
+
+	sample_request_bytes(git, &data, &len);
+	s_field(data, len, PRIORITY, &off, &n);
+	s_field(data, len, SUITES, &s_off, &s_n);
+	CHECK(n == 1 && data[off] == 50);
+	/* control: the same priority spliced back decodes */
+	CHECK_ERR(s_splice(git, off, n, "32"), 0);
+	CHECK_ERR(s_splice(git, off, n, "cb7ff8000000000000"), PROTO_E_NAN);
+	CHECK_ERR(s_splice(git, off, n, "cbfff0000000000000"), PROTO_E_NAN);
+	CHECK_ERR(s_splice(git, off, n, "ca42480000"), PROTO_E_FLOAT);
+	CHECK_ERR(s_splice(git, off, n, "d40032"), PROTO_E_EXT);
+	CHECK_ERR(s_splice(git, off, n, "c70100 32"), PROTO_E_EXT); /* ext 8 */
+	CHECK_ERR(s_splice(git, off, n, "cb4049000000000000"),
+		  PROTO_E_TYPE); /* 50.0: a finite float64 is just a type error */
+	/* inside a nested list: the first suite name (after its array head) */
+	CHECK_ERR(s_splice(git, s_off + 1, 0, "d40078"), PROTO_E_EXT);
+	CHECK_ERR(s_splice(git, s_off + 1, 0, "ca3f800000"), PROTO_E_FLOAT);
+	/* unknown version, correctly signed */
+	s_field(data, len, VERSION, &off, &n);
+	CHECK_ERR(s_splice(git, off, n, "01"), 0);
+	CHECK_ERR(s_splice(git, off, n, "02"), PROTO_E_VERSION);
+	CHECK_ERR(s_splice(git, off, n, "cc80"), PROTO_E_VERSION);
+	/* truncated: inside the kernel url, inside the last suite name, and
+	 * just before and inside the sig */
+	const char *url = "https://git.kernel.org/";
+	const uint8_t *at = memmem(data, len, url, strlen(url));
+	CHECK(at != NULL);
+	if (at)
+		CHECK_ERR(request_decode(data, (size_t)(at - data) + 5, &q),
+			  PROTO_E_TRUNCATED);
+	CHECK_ERR(request_decode(data, s_off + s_n - 2, &q), PROTO_E_TRUNCATED);
+	CHECK_ERR(request_decode(data, len - 66, &q), PROTO_E_TRUNCATED);
+	CHECK_ERR(request_decode(data, len - 1, &q), PROTO_E_TRUNCATED);
+	CHECK(q == NULL);
+	free(data);
+}
+
 static void test_bitflips(void)
 {
 	uint8_t *data;
@@ -162,6 +276,7 @@ int main(void)
 	s_roundtrip(REQUEST_KERNEL_GIT);
 	s_roundtrip(REQUEST_KERNEL_ARTIFACT);
 	test_rules();
+	test_values();
 	test_bitflips();
 	test_cancel();
 	sample_free();
