@@ -11,7 +11,8 @@ it computes the expected cases from that layout and asserts that
 `query --list --json` and `query --list` show exactly those and nothing
 else; that `export --junit` (accepted by xmllint) and `export --kcidb`
 carry exactly the same cases under --lab, --suite, --status and
-combinations.
+combinations; and that `history PATH` gives each run's status and metric
+value for that path across commits and boards, newest first.
 
 usage: test_results_filters.py LM_RESULTS LM_MKRUNS
 """
@@ -281,6 +282,53 @@ def test_kcidb(home):
               'kcidb %s: one build per selected run' % ' '.join(args))
 
 
+def test_history(home):
+    # kselftest.net.a across commits and boards: newest first
+    js = json.loads(run('history', '--home', home, '--json',
+                        'kselftest.net.a'))
+    rowsj = js.get('rows', js.get('history', []))
+    exp = []
+    for (lab, board, arch, tree, branch, commit, ago, _, suites) in RUNS:
+        for suite, cases, metrics in suites:
+            for c, s in cases:
+                if suite + '.' + c == 'kselftest.net.a':
+                    exp.append((NOW - ago, lab, board, commit, s))
+    exp.sort(reverse=True)
+    got = [(r['lab'], r['board'], r['commit'], r['status']) for r in rowsj]
+    check(got == [e[1:] for e in exp],
+          'history kselftest.net.a: %d rows, statuses newest first%s' % (
+              len(exp), '' if got == [e[1:] for e in exp] else
+              ' (got %r, want %r)' % (got, [e[1:] for e in exp])))
+    # a metric: its value per run, newest first
+    js = json.loads(run('history', '--home', home, '--json',
+                        'kselftest.lat'))
+    rowsj = js.get('rows', js.get('history', []))
+    exp = sorted(((NOW - ago, lab, board, commit, float(metrics['lat']))
+                  for (lab, board, _, _, _, commit, ago, _, suites) in RUNS
+                  for suite, _, metrics in suites if 'lat' in metrics),
+                 reverse=True)
+    got = [(r['lab'], r['board'], r['commit'], float(r['value']))
+           for r in rowsj]
+    check(got == [e[1:] for e in exp],
+          'history kselftest.lat: %d metric values newest first%s' % (
+              len(exp), '' if got == [e[1:] for e in exp] else
+              ' (got %r, want %r)' % (got, [e[1:] for e in exp])))
+    # narrowed by board: only that board's runs
+    js = json.loads(run('history', '--home', home, '--json', '--board',
+                        'qemu-x', 'kselftest.net.a'))
+    rowsj = js.get('rows', js.get('history', []))
+    got = [(r['lab'], r['commit'], r['status']) for r in rowsj]
+    exp = sorted(((NOW - ago, lab, commit, s)
+                  for (lab, board, _, _, _, commit, ago, _, suites) in RUNS
+                  if board == 'qemu-x'
+                  for suite, cases, _ in suites for c, s in cases
+                  if suite + '.' + c == 'kselftest.net.a'), reverse=True)
+    check(got == [e[1:] for e in exp],
+          'history --board qemu-x kselftest.net.a%s' % (
+              '' if got == [e[1:] for e in exp] else
+              ' (got %r, want %r)' % (got, [e[1:] for e in exp])))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix='lm-filters-')
     try:
@@ -295,6 +343,7 @@ def main():
         test_list(home, ids)
         test_junit(home, tmp)
         test_kcidb(home)
+        test_history(home)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print('%d failed' % len(failures))
