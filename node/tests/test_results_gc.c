@@ -10,6 +10,7 @@
 #include "proto/tests/check.h"
 #include "node/blob.h"
 #include "node/results.h"
+#include "node/results_cli.h"
 
 #include "proto/keys.h"
 #include "proto/mem.h"
@@ -210,6 +211,22 @@ int main(void)
 	CHECK(results_gc_node(s_home, 0, &st) == 0);
 	CHECK(st.evicted == 2 && st.kept == 1 && s_held(6));
 	CHECK(!s_held(1) && !s_held(7));
+
+	/* `labmesh store gc` keeps what a job needs as well */
+	{
+		uint8_t fresh[32], buf[BLOB_BYTES];
+		char *av[] = { "store", "gc", "--budget", "1000", "--home",
+			       s_home, NULL };
+		char *p;
+
+		memset(buf, 'z', sizeof(buf));
+		CHECK(blob_put_mem(s_home, buf, sizeof(buf), fresh) == 0);
+		CHECK(cmd_store(6, av) == 0);
+		CHECK(s_held(6));
+		p = blob_path(s_home, fresh);
+		CHECK(access(p, F_OK) < 0);
+		free(p);
+	}
 
 	free(other);
 	free(store);
