@@ -82,6 +82,7 @@ static lab_config_t *s_config_new(const char *path)
 	cfg->max_peers = LAB_DEFAULT_MAX_PEERS;
 	cfg->submitters_any = true;
 	cfg->build_any = true;
+	cfg->blob_budget = LAB_DEFAULT_BLOB_BUDGET;
 	return cfg;
 }
 
@@ -314,6 +315,66 @@ static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
 	return yaml_check_unknown(node);
 }
 
+/* "1048576", "512K", "100M", "10G", "1T" (binary units, optional
+ * "iB"/"B"); 0 or -EINVAL. */
+static int s_parse_size(const char *s, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+	unsigned shift = 0;
+	size_t i = 0;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (ULLONG_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	switch (s[i]) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; i++; break;
+	case 'M': case 'm': shift = 20; i++; break;
+	case 'G': case 'g': shift = 30; i++; break;
+	case 'T': case 't': shift = 40; i++; break;
+	default: return -EINVAL;
+	}
+	if (s[i] == 'i' && s[i + 1] == 'B')
+		i += 2;
+	else if (s[i] == 'B')
+		i++;
+	if (s[i] || (shift && v > (ULLONG_MAX >> shift)))
+		return -EINVAL;
+	*ret = v << shift;
+	return 0;
+}
+
+static int s_load_store(yaml_val_t *root, lab_config_t *cfg)
+{
+	yaml_val_t *st = NULL;
+	char *s = NULL;
+	unsigned long long v;
+	int r;
+
+	r = yaml_get_map(root, "store", YAML_OPTIONAL, &st);
+	if (r < 0)
+		return r;
+	r = yaml_get_str(st, "blob_budget", YAML_OPTIONAL, 32, &s);
+	if (r < 0)
+		return r;
+	if (s) {
+		if (s_parse_size(s, &v) < 0 || v < LAB_MIN_BLOB_BUDGET ||
+		    v > LAB_MAX_BLOB_BUDGET) {
+			free(s);
+			return yaml_fail_field(st, "blob_budget", "expected a"
+					       " size from 1K to 1024T, like"
+					       " 10G or 500M");
+		}
+		cfg->blob_budget = v;
+		free(s);
+	}
+	return yaml_check_unknown(st);
+}
+
 static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 {
 	static const char *const build[] = { "any", "none", NULL };
@@ -436,6 +497,8 @@ static int s_load_tree(yaml_tree_t *t, lab_config_t *cfg)
 		r = s_load_node(root, cfg);
 	if (r == 0)
 		r = s_load_policy(root, cfg);
+	if (r == 0)
+		r = s_load_store(root, cfg);
 	if (r == 0)
 		r = s_load_recipes(root, cfg);
 	if (r == 0)

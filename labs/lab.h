@@ -21,6 +21,9 @@
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
+#define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
+#define LAB_MIN_BLOB_BUDGET 1024ULL           /* smaller is a typo */
+#define LAB_MAX_BLOB_BUDGET (1ULL << 50)      /* 1 PiB */
 
 enum lab_transport_type {
 	LAB_TRANSPORT_LOCAL = 0,
@@ -164,6 +167,9 @@ typedef struct {
 	int max_peers;     /* 8 by default */
 	bool beacon;       /* LAN beacon hint, off by default */
 	char *http;        /* dashboard address, NULL: off */
+	/* store: blob retention (logs, kernel images); the node keeps
+	 * HOME/blobs within this many bytes, least recently used out */
+	unsigned long long blob_budget; /* LAB_DEFAULT_BLOB_BUDGET by default */
 	/* policy */
 	bool submitters_any;
 	char **submitters; /* key ids allowed when not "any" */

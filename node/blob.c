@@ -3,6 +3,7 @@
  * temporary file, hashed, fsynced and renamed into place.
  */
 #include "node/blob.h"
+#include "node/results.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -18,11 +19,15 @@
 
 #define BLOB_IO_CHUNK (256 * 1024)
 
+/* Whoever asks for a blob's path (or whether we have it) is about to
+ * read or serve it: mark it used for the retention order (results_gc.c);
+ * a blob not held yet is left alone. */
 char *blob_path(const char *home, const uint8_t id[BLOB_ID_BYTES])
 {
 	char hex[2 * BLOB_ID_BYTES + 1];
 
 	proto_hex(id, BLOB_ID_BYTES, hex);
+	(void)results_blob_touch(home, id);
 	return xasprintf("%s/blobs/%.2s/%s", home, hex, hex);
 }
 

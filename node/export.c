@@ -433,14 +433,24 @@ static int64_t *s_rows(s_kc_t *k, sqlite3_stmt *st, int64_t run, int ncol,
 
 /* Each suite is a test too (path = the suite): its own verdict and time,
  * which is all a suite without cases (boot, say) has to say. */
+static bool s_suite_selected(const s_kc_t *k, const export_suite_t *s)
+{
+	return !((k->f->suite && strcmp(k->f->suite, s->name)) ||
+		 (k->f->path && !query_path_match(k->f->path, s->name)) ||
+		 !query_status_ok(k->f, s->status));
+}
+
+static bool s_metrics_selected(const s_kc_t *k)
+{
+	return !k->f->status_mask || (k->f->status_mask & (1u << PROTO_DONE));
+}
+
 static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 {
 	for (size_t i = 0; i < k->ss.n; i++) {
 		const export_suite_t *s = &k->ss.s[i];
 
-		if ((k->f->suite && strcmp(k->f->suite, s->name)) ||
-		    (k->f->path && !query_path_match(k->f->path, s->name)) ||
-		    !query_status_ok(k->f, s->status))
+		if (!s_suite_selected(k, s))
 			continue;
 		s_test_head(k, r, s->name, 's', s);
 		json_key_str(k->j, "status", query_status_name(s->status));
@@ -473,7 +483,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		free(msg);
 	}
 	free(rows);
-	if (k->f->status_mask && !(k->f->status_mask & (1u << PROTO_DONE)))
+	if (!s_metrics_selected(k))
 		return;
 	/* metrics: path, value bits, unit */
 	rows = s_rows(k, k->metrics, r->id, 3, &n, false);
@@ -497,6 +507,27 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		free(unit);
 	}
 	free(rows);
+}
+
+/* Whether run r has a test the filter selects (what s_run_tests would
+ * write: a suite, a case or a metric). */
+static bool s_run_selected(s_kc_t *k, const qrun_t *r)
+{
+	size_t n = 0;
+	int64_t *rows;
+
+	export_suites_clear(&k->ss);
+	export_suites_load(k->suites, r->id, &k->ss);
+	for (size_t i = 0; i < k->ss.n; i++)
+		if (s_suite_selected(k, &k->ss.s[i]))
+			return true;
+	rows = s_rows(k, k->cases, r->id, 4, &n, true);
+	free(rows);
+	if (n == 0 && s_metrics_selected(k)) {
+		rows = s_rows(k, k->metrics, r->id, 3, &n, false);
+		free(rows);
+	}
+	return n > 0;
 }
 
 static int s_kc_open(sqlite3 *db, s_kc_t *k)
@@ -553,11 +584,23 @@ static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
 	free(co_ids);
 }
 
+/* With a case filter (--suite, --path, --status) the document holds the
+ * builds and checkouts of only the runs with a selected test, as the list
+ * and JUnit views show only those: *sel points into runs (free sel->r). */
+static void s_select_runs(s_kc_t *k, const qruns_t *runs, qruns_t *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->r = xcalloc(runs->n + 1, sizeof(*sel->r));
+	for (size_t i = 0; i < runs->n; i++)
+		if (s_run_selected(k, &runs->r[i]))
+			sel->r[sel->n++] = runs->r[i];
+}
+
 int export_kcidb(sqlite3 *db, const query_filter_t *f, const char *origin,
 		 const char *log_base, FILE *out, char *err, size_t errsz)
 {
 	s_kc_t k = { .origin = origin, .log_base = log_base, .f = f };
-	qruns_t runs;
+	qruns_t runs, sel = { 0 };
 	buf_t b;
 	json_t j;
 	int rc;
@@ -576,10 +619,13 @@ int export_kcidb(sqlite3 *db, const query_filter_t *f, const char *origin,
 		return rc;
 	}
 	qpaths_load(db, f, &k.paths);
+	if (runs.n && query_case_filtered(f))
+		s_select_runs(&k, &runs, &sel);
 	buf_init(&b, 0);
 	json_init(&j, &b, JSON_PRETTY);
 	k.j = &j;
-	s_document(&k, &runs, &b, out);
+	s_document(&k, sel.r ? &sel : &runs, &b, out);
+	free(sel.r);
 	rc = json_finish(&j) < 0 ? -EIO : query_flush(&b, out, true);
 	if (rc < 0)
 		snprintf(err, errsz, "writing the document failed");

@@ -9,6 +9,7 @@
 
 #include "node/ctl.h"
 #include "node/jobs.h"
+#include "node/results.h"
 #include "proto/log.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -525,12 +526,38 @@ static int s_handle_ctl(zloop_t *loop, zsock_t *ctl, void *arg)
 	return node->stopping ? -1 : 0;
 }
 
+#define NODE_GC_MS (5 * 60 * 1000) /* blob retention pass at least this often */
+#define NODE_GC_SOON_MS (10 * 1000) /* and this soon after a blob is stored */
+
+/* Keep HOME/blobs within the lab's store.blob_budget. Every blob stored
+ * (a job's logs, a fetched kernel) passes through HOME/blobs/tmp, so a
+ * change of its mtime means new bytes. */
+static void s_blob_gc(node_t *node)
+{
+	char *tmp = xasprintf("%s/blobs/tmp", node->home);
+	int64_t now = node_now(), seen = 0;
+	struct stat sb;
+
+	if (stat(tmp, &sb) == 0)
+		seen = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+		       sb.st_mtim.tv_nsec;
+	free(tmp);
+	if (node->last_gc_ms &&
+	    now - node->last_gc_ms < (seen != node->gc_tmp_mtime_ns ?
+				      NODE_GC_SOON_MS : NODE_GC_MS))
+		return;
+	node->last_gc_ms = now ? now : 1;
+	node->gc_tmp_mtime_ns = seen;
+	(void)results_gc_node(node->home, node->cfg->blob_budget, NULL);
+}
+
 static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 {
 	node_t *node = arg;
 
 	peer_tick(node);
 	repl_tick(node);
+	s_blob_gc(node);
 	if (node_now() - node->last_trim_ms > NODE_TRIM_MS) {
 		/* give freed buffers (bursts, attacks) back to the system */
 		malloc_trim(0);

@@ -151,6 +151,8 @@ struct node {
 	bool vec_dirty, pull_dirty;
 	bool req_retry; /* a request could not be stored: re-ask the peers */
 	int64_t last_trim_ms;
+	int64_t last_gc_ms;      /* blob retention pass (results_gc_node) */
+	int64_t gc_tmp_mtime_ns; /* HOME/blobs/tmp then: new blobs since? */
 	uint64_t messages_total; /* received on the ROUTER, good or bad */
 	uint64_t garbage_total, bans_total, refused_total;
 	int64_t log_window_ms; /* warnings about outside traffic, node-wide */

@@ -82,6 +82,7 @@ int results_check(sqlite3 *db, FILE *out);
 typedef struct {
 	uint64_t files, bytes;     /* held before */
 	uint64_t evicted, freed;   /* removed */
+	uint64_t kept;             /* would have gone, but a job needs it */
 } results_gc_stats_t;
 
 /*
@@ -92,6 +93,28 @@ typedef struct {
  */
 int results_gc(const char *home, uint64_t budget,
 	       results_gc_stats_t *ret_stats);
+
+/*
+ * results_gc, but never removing the blobs in keep[0..n_keep) (sorted in
+ * place). 0 or -errno.
+ */
+int results_gc_keep(const char *home, uint64_t budget, uint8_t (*keep)[32],
+		    size_t n_keep, results_gc_stats_t *ret_stats);
+
+/*
+ * The blobs the jobs of HOME/jobs.db not yet finished (queued to running)
+ * need: the kernel and initrd of artifact requests. *ret (caller frees)
+ * holds *ret_n ids; no jobs.db: none. 0 or -errno (-EIO: unreadable).
+ */
+int results_gc_pins(const char *home, uint8_t (**ret)[32], size_t *ret_n);
+
+/*
+ * The running node's pass: results_gc_keep with results_gc_pins, each
+ * evicted blob logged at info. When the jobs cannot be read nothing is
+ * removed. 0 or -errno.
+ */
+int results_gc_node(const char *home, uint64_t budget,
+		    results_gc_stats_t *ret_stats);
 
 /*
  * Mark a blob used now (the node calls this when it reads or serves one),

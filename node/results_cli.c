@@ -518,7 +518,8 @@ static void s_store_help(void)
 	       "  reindex  rebuild the results index from the records\n"
 	       "  gc       evict least recently used blobs until they fit in"
 	       " SIZE\n           (bytes, or with K/M/G/T; default 10G);"
-	       " records are kept\n");
+	       " records are kept,\n           and so are"
+	       " the kernels of queued and running jobs\n");
 }
 
 static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
@@ -528,8 +529,15 @@ static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
 
 	if (!strcmp(what, "gc")) {
 		results_gc_stats_t st;
+		uint8_t (*pins)[32] = NULL;
+		size_t n_pins = 0;
 
-		rc = results_gc(o->home, budget, &st);
+		/* never a kernel that a queued or running job needs */
+		rc = results_gc_pins(o->home, &pins, &n_pins);
+		if (rc == 0)
+			rc = results_gc_keep(o->home, budget, pins, n_pins,
+					     &st);
+		free(pins);
 		if (rc < 0)
 			return s_fail(o->cmd, "gc failed", strerror(-rc));
 		printf("blobs: %llu files, %llu bytes; evicted %llu files,"
@@ -539,6 +547,9 @@ static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
 		       (unsigned long long)st.evicted,
 		       (unsigned long long)st.freed,
 		       (unsigned long long)budget);
+		if (st.kept)
+			printf("kept %llu blobs that unfinished jobs need\n",
+			       (unsigned long long)st.kept);
 		return EXIT_OK;
 	}
 	rc = results_open(o->home, !strcmp(what, "reindex"), &db);

@@ -170,6 +170,17 @@ void synth_log(synth_run_t *r, const char *name, uint8_t tag)
 	l->blob_id[0] = tag;
 }
 
+void synth_log_blob(synth_run_t *r, const char *name, const uint8_t id[32])
+{
+	s_suite_t *s = &r->suites[r->n_suites - 1];
+	run_log_t *l;
+
+	s->logs = xreallocarray(s->logs, s->n_logs + 1, sizeof(*s->logs));
+	l = &s->logs[s->n_logs++];
+	l->name = s_keep(r, name);
+	memcpy(l->blob_id, id, 32);
+}
+
 static void s_flatten(synth_run_t *r)
 {
 	free(r->flat);

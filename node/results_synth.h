@@ -45,6 +45,8 @@ void synth_metric(synth_run_t *r, const char *name, double value,
 		  const char *unit, enum metric_better better);
 /* A log blob of the last suite (id derived from the name and tag). */
 void synth_log(synth_run_t *r, const char *name, uint8_t tag);
+/* A log blob of the last suite with a given id (a real blob's). */
+void synth_log_blob(synth_run_t *r, const char *name, const uint8_t id[32]);
 /* The run's request id (has_request). */
 void synth_request(synth_run_t *r, const uint8_t id[32]);
 

@@ -1,0 +1,114 @@
+/*
+ * lm-mkruns: publish signed synthetic runs described line by line on
+ * stdin into HOME/store.db, so a script test knows exactly what a store
+ * holds and can compute each query's answer by itself.
+ *
+ *   lm-mkruns HOME < SPEC
+ *
+ *   run SEED LAB BOARD ARCH TREE BRANCH COMMIT END_MS   (start a run)
+ *   suite NAME STATUS                                   (start a suite)
+ *   case PATH STATUS                                    (of that suite)
+ *   metric NAME VALUE UNIT lower|higher                 (of that suite)
+ *   end                                                 (sign and store)
+ *
+ * SEED (1..255) picks the author's feed; "-" stands for an empty BRANCH.
+ * Prints the id of each run stored, one a line.
+ */
+#include "node/results_synth.h"
+
+#include "proto/mem.h"
+#include "proto/types.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MKRUNS_MAX_LINE 1024
+#define MKRUNS_MAX_FIELDS 10
+#define MKRUNS_FEEDS 256
+
+static int s_split(char *line, char **f)
+{
+	int n = 0;
+
+	for (char *t = strtok(line, " \t\n"); t && n < MKRUNS_MAX_FIELDS;
+	     t = strtok(NULL, " \t\n"))
+		f[n++] = t;
+	return n;
+}
+
+static const char *s_dash(const char *s)
+{
+	return strcmp(s, "-") ? s : "";
+}
+
+int main(int argc, char **argv)
+{
+	static synth_feed_t feeds[MKRUNS_FEEDS];
+	static bool ready[MKRUNS_FEEDS];
+	char line[MKRUNS_MAX_LINE], *f[MKRUNS_MAX_FIELDS];
+	synth_run_t *r = NULL;
+	store_t *store = NULL;
+	uint64_t end = 0;
+	unsigned seed = 0;
+	char *db;
+	int rc, lineno = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: lm-mkruns HOME < SPEC\n");
+		return 2;
+	}
+	db = xasprintf("%s/store.db", argv[1]);
+	rc = store_open(db, &store);
+	free(db);
+	if (rc < 0)
+		return 1;
+	while (rc == 0 && fgets(line, sizeof(line), stdin)) {
+		int n = s_split(line, f);
+		enum proto_status st;
+
+		lineno++;
+		if (n == 0)
+			continue;
+		if (!strcmp(f[0], "run") && n == 9 && !r) {
+			seed = (unsigned)strtoul(f[1], NULL, 10) % MKRUNS_FEEDS;
+			if (!ready[seed]) {
+				synth_feed_init(&feeds[seed], (uint8_t)seed);
+				ready[seed] = true;
+			}
+			r = synth_run_new(f[2], f[3], f[4], f[5], s_dash(f[6]),
+					  f[7]);
+			end = strtoull(f[8], NULL, 10);
+		} else if (!strcmp(f[0], "suite") && n == 3 && r &&
+			   proto_status_parse(f[2], &st) == 0) {
+			synth_suite(r, f[1], end - 1000, end, st);
+		} else if (!strcmp(f[0], "case") && n == 3 && r &&
+			   proto_status_parse(f[2], &st) == 0) {
+			synth_case(r, f[1], st, 10, "");
+		} else if (!strcmp(f[0], "metric") && n == 5 && r) {
+			synth_metric(r, f[1], strtod(f[2], NULL), f[3],
+				     !strcmp(f[4], "lower") ? METRIC_LOWER :
+							      METRIC_HIGHER);
+		} else if (!strcmp(f[0], "end") && n == 1 && r) {
+			uint8_t id[32];
+			char hex[65];
+
+			rc = synth_publish(&feeds[seed], store, r, end, NULL,
+					   NULL, id);
+			synth_run_destroy(&r);
+			if (rc == 0) {
+				proto_hex(id, 32, hex);
+				printf("%s\n", hex);
+			}
+		} else {
+			fprintf(stderr, "lm-mkruns: line %d: bad line\n",
+				lineno);
+			rc = -1;
+		}
+	}
+	synth_run_destroy(&r);
+	store_destroy(&store);
+	if (rc != 0)
+		fprintf(stderr, "lm-mkruns: %d\n", rc);
+	return rc == 0 ? 0 : 1;
+}
