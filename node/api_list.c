@@ -6,6 +6,7 @@
  */
 #include "node/api_int.h"
 #include "node/ctl.h"
+#include "node/results.h"
 
 #include "proto/buf.h"
 #include "proto/json.h"
@@ -428,6 +429,7 @@ static int s_read_blob(const char *home, const char hex[65], char **ret,
 		return -EIO;
 	}
 	data[r] = '\0';
+	results_blob_touch(home, want); /* read: last used now (store gc) */
 	*ret = data;
 	*ret_len = (size_t)r;
 	return 0;
