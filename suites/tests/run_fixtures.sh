@@ -67,6 +67,58 @@ check "the suite passes" has "PASS  fixture-fails: 2 passed, 1 skipped; 1 known 
 check "the report says why" has "known failure: rename is known broken on this board" "$work/ok"
 check "the case is shown as a known failure" has "KNOWN fixture-fails.files.rename" "$work/ok"
 
+# 2b. a board's max_fail, min_pass and must_pass replace the suite's
+# (fixture-fails: 2 pass, files.rename fails, 1 skip; the suite says
+# max_fail 0 and must_pass basics.echo)
+board() { # name, criteria lines (indented for the list item)
+	printf '  - name: %s\n    arch: %s\n    transport: {type: local}\n    boot: {method: none}\n    criteria:\n      - suite: fixture-fails\n%s\n' \
+		"$1" "$arch" "$2"
+}
+{
+	printf 'lab:\n  name: criteria-lab\nboards:\n'
+	board maxfail '        max_fail: 1'
+	board minpass-met '        max_fail: 1
+        min_pass: 2'
+	board minpass-missed '        max_fail: 1
+        min_pass: 3'
+	board mustpass-met '        max_fail: 1
+        must_pass: [basics]'
+	board mustpass-failed '        max_fail: 1
+        must_pass: [basics.cat, files]'
+	board mustpass-absent '        max_fail: 1
+        must_pass: [basics.nosuch]'
+} >"$work/crit.yaml"
+crit() { # board: run fixture-fails there
+	run "$work/$1" --config "$work/crit.yaml" --board "$1" --suite fixture-fails
+	cat "$work/$1" "$work/$1.err"
+}
+crit maxfail
+check "max_fail 1 from the lab: exit 0" test "$(cat "$work/maxfail.rc")" = 0
+check "max_fail 1 from the lab: the suite passes with its failure" \
+	has "PASS  fixture-fails: 2 passed, 1 skipped" "$work/maxfail"
+crit minpass-met
+check "min_pass 2 from the lab, 2 passed: exit 0" test "$(cat "$work/minpass-met.rc")" = 0
+check "min_pass 2 from the lab, 2 passed: PASS" has "PASS  fixture-fails:" "$work/minpass-met"
+crit minpass-missed
+check "min_pass 3 from the lab, 2 passed: exit 1" test "$(cat "$work/minpass-missed.rc")" = 1
+check "min_pass 3 from the lab: FAIL saying so" \
+	has "FAIL  fixture-fails: 2 cases passed (min_pass 3)" "$work/minpass-missed"
+crit mustpass-met
+check "must_pass basics from the lab, all passed: exit 0" test "$(cat "$work/mustpass-met.rc")" = 0
+check "must_pass basics from the lab: PASS" has "PASS  fixture-fails:" "$work/mustpass-met"
+crit mustpass-failed
+check "must_pass files from the lab, files.rename failed: exit 1" \
+	test "$(cat "$work/mustpass-failed.rc")" = 1
+check "must_pass from the lab: FAIL naming the set" \
+	has "FAIL  fixture-fails: must_pass fixture-fails.files: FAIL" "$work/mustpass-failed"
+check "must_pass from the lab: a listed case that passed is not named" \
+	sh -c "! grep -q 'must_pass fixture-fails.basics.cat' '$work/mustpass-failed'"
+crit mustpass-absent
+check "must_pass of an absent case from the lab: exit 1" \
+	test "$(cat "$work/mustpass-absent.rc")" = 1
+check "must_pass of an absent case from the lab: FAIL naming it" \
+	has "FAIL  fixture-fails: must_pass fixture-fails.basics.nosuch absent" "$work/mustpass-absent"
+
 # 3. needs, build, metrics, JSON
 run "$work/all" --board host --suite fixture-needs,fixture-build --json
 cat "$work/all" "$work/all.err"
