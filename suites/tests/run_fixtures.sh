@@ -136,6 +136,44 @@ m = {x["name"]: x for x in b["metrics"]}
 assert m["loops"]["value"] == 100000 and m["loops"]["unit"] == "iterations"
 assert m["ratio"]["unit"] == "%" and m["ratio"]["better"] == "lower"
 ' "$work/all"
+
+# 3b. other missing needs: a kernel option, an architecture. Each is SKIP
+# with the reason naming what is missing, never FAIL, and the run exits 0.
+run "$work/needs" --board host --suite fixture-kconfig,fixture-arch --json
+cat "$work/needs" "$work/needs.err"
+check "missing kconfig and arch needs exit 0" test "$(cat "$work/needs.rc")" = 0
+if [ -r /proc/config.gz ] || [ -r "/boot/config-$(uname -r)" ]; then
+	kconfig_readable=1
+else
+	kconfig_readable=0
+	echo "# this kernel's config is not readable: the kconfig need cannot be checked," \
+		"fixture-kconfig skips by itself"
+fi
+check "SKIP naming the missing kernel option, SKIP naming the arch" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in d["suites"]}
+assert d["status"] == "PASS", d["status"]
+k, a = s["fixture-kconfig"], s["fixture-arch"]
+for x in (k, a):
+    assert x["status"] == "SKIP", (x["name"], x["status"], x["reason"])
+    assert not x["cases"], (x["name"], x["cases"])
+if sys.argv[2] == "1":
+    assert k["reason"] == "kernel options not set: CONFIG_LABMESH_NO_SUCH_OPTION", k["reason"]
+else:
+    assert k["reason"] == "kconfig need not checked: no kernel config readable", k["reason"]
+assert a["reason"] == "arch %s not among s390x riscv64" % d["kernel"]["machine"], a["reason"]
+' "$work/needs" "$kconfig_readable"
+check "the text report says why each skipped" sh -c "
+	'$exe' run --home '$work/home' --suites '$fixtures' --board host \
+		--suite fixture-kconfig,fixture-arch >'$work/needs.txt' 2>/dev/null &&
+	grep -q '^SKIP  fixture-arch: arch [^ ]* not among s390x riscv64' '$work/needs.txt' &&
+	{ [ $kconfig_readable = 0 ] ||
+	  grep -q '^SKIP  fixture-kconfig: kernel options not set: CONFIG_LABMESH_NO_SUCH_OPTION' \
+		'$work/needs.txt'; }"
+check "a suite skipped for its needs never runs" \
+	sh -c "! grep -q 'ran on' '$work'/home/work/runs/host-*/fixture-arch.log"
+
 # a second run builds nothing (the cache)
 run "$work/again" --board host --suite fixture-build
 check "the second build comes from the cache" sh -c "grep -q '# build (cached)' '$work'/home/work/runs/host-*/fixture-build.log"
