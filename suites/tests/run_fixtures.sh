@@ -45,6 +45,32 @@ check "progress on stderr" has "[1/1] fixture-fails: running" "$work/fail.err"
 check "logs kept and named" has "logs kept in $work/home/work/runs/host-" "$work/fail.err"
 check "the log has the output" sh -c "cat '$work'/home/work/runs/host-*/fixture-fails.log | grep -q 'not ok 3 - files.rename'"
 
+# 1b. progress is live: read as it comes, the first suite's verdict and the
+# second's start arrive while the second (fixture-slow sleeps 2 s) runs,
+# well before it finishes
+check "progress lines come as the run goes" python3 - "$exe" "$work" "$fixtures" <<'PY'
+import subprocess, sys, time
+exe, work, fixtures = sys.argv[1:4]
+p = subprocess.Popen([exe, "run", "--home", work + "/home", "--suites", fixtures,
+                      "--board", "host", "--suite", "fixture-fails,fixture-slow"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+seen = {}
+for raw in p.stderr:
+    line = raw.decode(errors="replace").rstrip("\n")
+    t = time.monotonic()
+    print("# %.2f %s" % (t, line))
+    for key, text in (("first", "[1/2] fixture-fails: FAIL in"),
+                      ("start", "[2/2] fixture-slow: running"),
+                      ("last", "[2/2] fixture-slow: PASS in")):
+        if line.startswith(text) and key not in seen:
+            seen[key] = t
+p.wait()
+assert set(seen) == {"first", "start", "last"}, seen
+gap1, gap2 = seen["last"] - seen["first"], seen["last"] - seen["start"]
+print("# first suite's verdict %.2f s, second's start %.2f s before the end" % (gap1, gap2))
+assert gap1 >= 1.5 and gap2 >= 1.5, (gap1, gap2)
+PY
+
 # 2. the same with a board override accepting the failure
 arch=$(uname -m)
 cat >"$work/lab.yaml" <<LAB

@@ -138,7 +138,7 @@ static void test_catalogs(void)
 
 	CHECK(catalog_load(dir, &c, &err) == 0);
 	if (c) {
-		CHECK(catalog_count(c) == 7);
+		CHECK(catalog_count(c) == 8);
 		CHECK(catalog_find(c, "fixture-fails") != NULL);
 		CHECK(strcmp(catalog_get(c, 0)->name, "fixture-arch") == 0);
 	} else {
