@@ -182,10 +182,12 @@ void suite_parse_exit(const char *out, size_t len, int exit_status,
 	char msg[SUITE_MAX_MESSAGE + 1];
 	size_t pos = 0, n;
 
-	/* the last non-empty line says why, usually */
+	/* the last non-blank line says why, usually; blanks of any kind (a
+	 * console's carriage returns too) before or after its text are not
+	 * part of it, and a line of blanks does not replace it */
 	while (suite_next_line(out, len, &pos, line, &n)) {
 		char *p = line;
-		while (*p == ' ' || *p == '\t')
+		while (*p && isspace((unsigned char)*p))
 			p++;
 		if (*p)
 			suite_text_clean(last, sizeof(last), p, strlen(p));

@@ -5,6 +5,7 @@
 #include "suites/runner.h"
 #include "suites/criteria.h"
 #include "suites/parse.h"
+#include "suites/reply.h"
 #include "proto/buf.h"
 #include "proto/mem.h"
 #include "transports/proc.h"
@@ -22,7 +23,6 @@
 #include <unistd.h>
 
 #define RUNNER_MAX_SMALL_OUTPUT (64 * 1024) /* needs, identity, mkdir */
-#define RUNNER_MAX_ID 256                   /* bytes of a kernel identity field */
 #define RUNNER_MAX_SOURCE (4 * 1024 * 1024) /* one C source file */
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -149,23 +149,6 @@ static int s_run_small(transport_t *t, const char *cmd, buf_t *out, int *ret_sta
 	return transport_run(t, cmd, SUITE_SETUP_TIMEOUT_MS, s_small_fn, out, ret_status);
 }
 
-/* The value after "TAG" at the start of a line of out (cleaned), or NULL. */
-static char *s_tagged(const buf_t *out, const char *tag)
-{
-	char line[SUITE_MAX_LINE + 1], clean[RUNNER_MAX_ID + 1];
-	size_t pos = 0, n, tl = strlen(tag);
-
-	while (suite_next_line((const char *)out->data, out->len, &pos, line, &n)) {
-		const char *p = strstr(line, tag); /* a console may prefix junk */
-		if (!p)
-			continue;
-		p += tl;
-		suite_text_clean(clean, sizeof(clean), p, strlen(p));
-		return xstrdup(clean);
-	}
-	return NULL;
-}
-
 static void s_log(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void s_log(FILE *log, const char *fmt, ...)
 {
@@ -190,13 +173,8 @@ int suite_kernel_identity(transport_t *t, suite_kernel_t *ret)
 	r = s_run_small(t, "echo \"LMKR:$(uname -r)\"; echo \"LMKM:$(uname -m)\"; "
 			   "echo \"LMKV:$(cat /proc/version 2>/dev/null)\"",
 			&out, &status);
-	if (r == 0) {
-		ret->release = s_tagged(&out, "LMKR:");
-		ret->machine = s_tagged(&out, "LMKM:");
-		ret->version = s_tagged(&out, "LMKV:");
-		if (!ret->release || !ret->machine)
-			r = -EPROTO;
-	}
+	if (r == 0)
+		r = suite_reply_kernel((const char *)out.data, out.len, ret);
 	buf_free(&out);
 	if (r < 0)
 		suite_kernel_clear(ret);
@@ -219,10 +197,9 @@ static int s_check_needs(transport_t *t, const suite_def_t *d, const char *arch,
 			 FILE *log, char **ret_reason)
 {
 	buf_t cmd, out, why;
+	suite_needs_reply_t nr;
 	int status = 0, r = 0;
 	bool arch_ok = d->n_need_arch == 0;
-	char line[SUITE_MAX_LINE + 1];
-	size_t pos = 0;
 
 	*ret_reason = NULL;
 	buf_init(&why, SUITE_MAX_REASON);
@@ -267,38 +244,9 @@ static int s_check_needs(transport_t *t, const suite_def_t *d, const char *arch,
 		goto done;
 	}
 	s_log(log, "# needs check output:\n%.*s", (int)out.len, (const char *)out.data);
-	if (!strstr(buf_str(&out), "LMNEED:done")) {
-		r = -EPROTO;
-		buf_free(&out);
-		goto done;
-	}
-	{
-		buf_t cmds, kcs;
-		buf_init(&cmds, 1024);
-		buf_init(&kcs, 1024);
-		while (suite_next_line((const char *)out.data, out.len, &pos, line, NULL)) {
-			const char *p = strstr(line, "LMNEED:");
-			if (!p)
-				continue;
-			p += 7;
-			if (strncmp(p, "command ", 8) == 0)
-				buf_printf(&cmds, "%s%s", cmds.len ? ", " : "", p + 8);
-			else if (strncmp(p, "kconfig ", 8) == 0)
-				buf_printf(&kcs, "%s%s", kcs.len ? ", " : "", p + 8);
-			else if (strncmp(p, "root", 4) == 0)
-				buf_printf(&why, "%sneeds root (uid %.16s)", why.len ? "; " : "",
-					   p[4] ? p + 5 : "?");
-			else if (strcmp(p, "noconfig") == 0)
-				s_log(log, "# needs: kernel config not readable, kconfig needs not checked\n");
-		}
-		if (cmds.len)
-			buf_printf(&why, "%smissing commands: %s", why.len ? "; " : "", buf_str(&cmds));
-		if (kcs.len)
-			buf_printf(&why, "%skernel options not set: %s", why.len ? "; " : "",
-				   buf_str(&kcs));
-		buf_free(&cmds);
-		buf_free(&kcs);
-	}
+	r = suite_reply_needs((const char *)out.data, out.len, &why, &nr);
+	if (r == 0 && nr.noconfig)
+		s_log(log, "# needs: kernel config not readable, kconfig needs not checked\n");
 	buf_free(&out);
 done:
 	if (r == 0 && why.len)
@@ -625,7 +573,7 @@ int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
 		free(cmd);
 		cmd = NULL;
 		if (r == 0 && status == 0)
-			rdir = s_tagged(&mk, "LMDIR:");
+			rdir = suite_reply_tagged((const char *)mk.data, mk.len, "LMDIR:");
 		buf_free(&mk);
 		if (!rdir || rdir[0] != '/' || strchr(rdir, '\'')) {
 			res->status = SUITE_ERROR;

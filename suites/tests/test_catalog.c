@@ -138,9 +138,9 @@ static void test_catalogs(void)
 
 	CHECK(catalog_load(dir, &c, &err) == 0);
 	if (c) {
-		CHECK(catalog_count(c) == 5);
+		CHECK(catalog_count(c) == 8);
 		CHECK(catalog_find(c, "fixture-fails") != NULL);
-		CHECK(strcmp(catalog_get(c, 0)->name, "fixture-badbuild") == 0);
+		CHECK(strcmp(catalog_get(c, 0)->name, "fixture-arch") == 0);
 	} else {
 		fprintf(stderr, "%s\n", err);
 	}

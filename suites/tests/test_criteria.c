@@ -1,11 +1,15 @@
 /*
  * Unit tests of the pass criteria: max_fail, min_pass, must_pass, fail_ok,
  * metric thresholds, and a board's override winning over the suite's
- * defaults field by field.
+ * defaults field by field. The lt/le thresholds come the way a lab has
+ * them: the suite's from a suite.yaml, the boards' from a lab config.
  */
+#include "suites/catalog.h"
 #include "suites/criteria.h"
 #include "suites/parse.h"
 #include "suites/tests/check.h"
+
+#include <stdlib.h>
 
 static suite_result_t *s_fs(void)
 {
@@ -151,6 +155,168 @@ static void test_metrics(void)
 	suite_result_destroy(&res);
 }
 
+/* lt and le as the catalog and the lab loader give them: the suite's
+ * thresholds from its suite.yaml, each board's from the lab config, the
+ * board's rule for a metric replacing the suite's. */
+static const char s_lat_yaml[] =
+	"name: lat\n"
+	"version: 1\n"
+	"kind: benchmark\n"
+	"description: latency figures\n"
+	"parser: metrics\n"
+	"metrics:\n"
+	"  - {name: latency, unit: ns, better: lower}\n"
+	"  - {name: jitter, unit: us, better: lower}\n"
+	"criteria:\n"
+	"  metrics:\n"
+	"    - {name: latency, lt: 100}\n"
+	"    - {name: jitter, le: 5}\n";
+
+static const char s_lat_lab[] =
+	"lab:\n"
+	"  name: thresholds\n"
+	"boards:\n"
+	"  - name: tight\n"
+	"    arch: x86_64\n"
+	"    transport: {type: local}\n"
+	"    boot: {method: none}\n"
+	"    criteria:\n"
+	"      - suite: lat\n"
+	"        metrics:\n"
+	"          - {name: latency, le: 50}\n"
+	"          - {name: jitter, lt: 2}\n"
+	"  - name: loose\n"
+	"    arch: x86_64\n"
+	"    transport: {type: local}\n"
+	"    boot: {method: none}\n"
+	"    criteria:\n"
+	"      - suite: lat\n"
+	"        metrics:\n"
+	"          - {name: latency, le: 200}\n"
+	"          - {name: jitter, lt: 10}\n"
+	"  - name: half\n"
+	"    arch: x86_64\n"
+	"    transport: {type: local}\n"
+	"    boot: {method: none}\n"
+	"    criteria:\n"
+	"      - suite: lat\n"
+	"        metrics:\n"
+	"          - {name: latency, lt: 100.5}\n";
+
+/* Parse out as lat's metrics output and judge it on board (NULL: the
+ * suite's thresholds alone). */
+static suite_result_t *s_lat(const suite_def_t *d, const lab_config_t *lab,
+			     const char *board, const char *out)
+{
+	suite_result_t *res = suite_result_new(d->name, d->version);
+	const lab_board_t *b = board ? lab_config_board(lab, board) : NULL;
+
+	CHECK(!board || b != NULL);
+	suite_parse_output(d->parser, out, strlen(out), 0, res);
+	suite_result_declare_metrics(res, d->metrics, d->n_metrics);
+	suite_criteria_apply(res, &d->criteria, suite_criteria_for_board(b, d->name));
+	return res;
+}
+
+static void test_lt_le(void)
+{
+	suite_def_t *d = NULL;
+	lab_config_t *lab = NULL;
+	suite_result_t *res;
+	char *err = NULL;
+
+	CHECK(suite_def_parse("lat/suite.yaml", s_lat_yaml, strlen(s_lat_yaml), NULL, &d,
+			      &err) == 0);
+	if (!d) {
+		fprintf(stderr, "suite.yaml: %s\n", err ? err : "?");
+		free(err);
+		s_failures++;
+		return;
+	}
+	CHECK(lab_config_parse("lab.yaml", s_lat_lab, strlen(s_lat_lab), &lab, &err) == 0);
+	if (!lab) {
+		fprintf(stderr, "lab.yaml: %s\n", err ? err : "?");
+		free(err);
+		suite_def_destroy(&d);
+		s_failures++;
+		return;
+	}
+	CHECK(d->criteria.n_metrics == 2);
+	CHECK(d->criteria.metrics[0].op == LAB_OP_LT);
+	CHECK(d->criteria.metrics[1].op == LAB_OP_LE);
+
+	/* the suite's thresholds, met: 99.9 < 100, and 5 <= 5 at the bound */
+	res = s_lat(d, lab, NULL, "latency 99.9 ns\njitter 5 us\n");
+	CHECK(res->status == SUITE_PASS);
+	CHECK_REASON(res, "PASS: 2 metrics");
+	suite_result_destroy(&res);
+
+	/* missed: lt is strict at the bound, le is not met just past it */
+	res = s_lat(d, lab, NULL, "latency 100 ns\njitter 5.01 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric latency 100 ns not < 100");
+	CHECK_REASON(res, "metric jitter 5.01 us not <= 5");
+	suite_result_destroy(&res);
+
+	/* each missed alone: the other is reported met */
+	res = s_lat(d, lab, NULL, "latency 100.1 ns\njitter 4 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric latency 100.1 ns not < 100");
+	CHECK(res->reason && !strstr(res->reason, "jitter"));
+	suite_result_destroy(&res);
+	res = s_lat(d, lab, NULL, "latency 20 ns\njitter 6 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric jitter 6 us not <= 5");
+	CHECK(res->reason && !strstr(res->reason, "latency"));
+	suite_result_destroy(&res);
+
+	/* a board whose thresholds are tighter: what passes the suite's fails */
+	res = s_lat(d, lab, "tight", "latency 99.9 ns\njitter 5 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric latency 99.9 ns not <= 50");
+	CHECK_REASON(res, "metric jitter 5 us not < 2");
+	CHECK(res->reason && !strstr(res->reason, "not < 100") &&
+	      !strstr(res->reason, "not <= 5;"));
+	suite_result_destroy(&res);
+	/* ... and its le bound is inclusive, its lt bound strict */
+	res = s_lat(d, lab, "tight", "latency 50 ns\njitter 1.99 us\n");
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+	res = s_lat(d, lab, "tight", "latency 50 ns\njitter 2 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric jitter 2 us not < 2");
+	suite_result_destroy(&res);
+
+	/* a board whose thresholds are looser: what fails the suite's passes */
+	res = s_lat(d, lab, "loose", "latency 200 ns\njitter 9.99 us\n");
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+	res = s_lat(d, lab, "loose", "latency 200.5 ns\njitter 10 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric latency 200.5 ns not <= 200");
+	CHECK_REASON(res, "metric jitter 10 us not < 10");
+	suite_result_destroy(&res);
+
+	/* a board overriding one metric: the suite's rule still holds the other */
+	res = s_lat(d, lab, "half", "latency 100.2 ns\njitter 5 us\n");
+	CHECK(res->status == SUITE_PASS);
+	suite_result_destroy(&res);
+	res = s_lat(d, lab, "half", "latency 100.2 ns\njitter 5.5 us\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric jitter 5.5 us not <= 5");
+	CHECK(res->reason && !strstr(res->reason, "latency"));
+	suite_result_destroy(&res);
+
+	/* a metric the thresholds need but the output lacks */
+	res = s_lat(d, lab, "loose", "latency 20 ns\n");
+	CHECK(res->status == SUITE_FAIL);
+	CHECK_REASON(res, "metric jitter missing");
+	suite_result_destroy(&res);
+
+	lab_config_destroy(&lab);
+	suite_def_destroy(&d);
+}
+
 static void test_skip(void)
 {
 	suite_result_t *res = suite_result_new("x", 1);
@@ -179,6 +345,7 @@ int main(void)
 	test_defaults();
 	test_override();
 	test_metrics();
+	test_lt_le();
 	test_skip();
 	if (s_failures) {
 		fprintf(stderr, "%d checks failed\n", s_failures);

@@ -487,6 +487,14 @@ static void test_exit(void)
 	res = s_parse(SUITE_PARSER_EXIT, "smoke", "bad thing\n", 10, 2);
 	CHECK_CASE(res, "run", SUITE_FAIL, "exit status 2: bad thing");
 	suite_result_destroy(&res);
+	/* a console's carriage returns and blank lines around the last line */
+	res = s_parse(SUITE_PARSER_EXIT, "smoke", "bad thing\r\n\r \v\n\r\n", 17, 3);
+	CHECK_CASE(res, "run", SUITE_FAIL, NULL);
+	CHECK(strcmp(res->cases[0].message, "exit status 3: bad thing") == 0);
+	suite_result_destroy(&res);
+	res = s_parse(SUITE_PARSER_EXIT, "smoke", "\r\fno rtc\n", 9, 77);
+	CHECK(res->status == SUITE_SKIP && strcmp(res->reason, "no rtc") == 0);
+	suite_result_destroy(&res);
 }
 
 static void test_paths(void)
