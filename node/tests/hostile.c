@@ -14,13 +14,14 @@
  *   hostile make-request FILE TTL_MS
  *       write a validly signed test request (a fresh submitter key)
  *       expiring in TTL_MS; print its id. For the flooding test.
- *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT]
+ *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT [ROUNDS]]
  *       as CURVE clients with fresh keys: GARBAGE_COUNT random frames
  *       before hello (default 10000), multi-part messages, oversized
  *       frames, then after a valid hello: non-canonical encodings, a
  *       container declaring 2^32 elements, records with forged
- *       signatures and records signed by us but claiming another author.
- *       Prints what it sent; exit 0 when all was sent.
+ *       signatures and records signed by us but claiming another author;
+ *       all of it ROUNDS times (default 1). Prints what it sent; exit 0
+ *       when all was sent.
  *   hostile flood ENDPOINT NODE_ID SECONDS RATE LAB BOARD [PORT [BLOB]]
  *       a sustained flood of RATE messages a second for SECONDS, a mix of
  *       everything above and more (see s_flood_kinds): garbage before
@@ -446,7 +447,7 @@ int main(int argc, char **argv)
 {
 	uint8_t victim[32];
 	char server[KEY_Z85_LEN + 1];
-	int n = 10000;
+	int n = 10000, rounds = 1;
 
 	zsys_handler_set(NULL);
 	if (sodium_init() < 0)
@@ -479,10 +480,15 @@ int main(int argc, char **argv)
 	}
 	if (argc > 4)
 		n = atoi(argv[4]);
-	s_garbage(argv[2], server, n);
-	s_oversized(argv[2], server);
-	s_noncanonical(argv[2], server, 50);
-	s_forged(argv[2], server, victim, 200);
+	if (argc > 5)
+		rounds = atoi(argv[5]);
+	for (int r = 0; r < rounds; r++) {
+		s_garbage(argv[2], server, n);
+		s_oversized(argv[2], server);
+		s_noncanonical(argv[2], server, 50);
+		s_forged(argv[2], server, victim, 200);
+		fflush(stdout);
+	}
 	printf("sent %lu messages\n", hostile_sent);
 	return 0;
 }
