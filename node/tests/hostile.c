@@ -4,6 +4,14 @@
  *   hostile plain ENDPOINT
  *       a plaintext (NULL mechanism) DEALER: sends a frame, then waits 2 s
  *       for anything at all; exit 0 when it got nothing.
+ *   hostile hello ENDPOINT NODE_ID KEYFILE PORT curve|plain
+ *       the hello an honest node sends, signed with the node key in
+ *       KEYFILE (HOME/node.key) and naming tcp://127.0.0.1:PORT, over
+ *       CURVE or over plaintext (ZMTP's NULL mechanism). A CURVE
+ *       listener with the same key on PORT takes the node's answer (a
+ *       node answers a hello by dialling the endpoint it names). Waits
+ *       3 s and prints "hello MODE: N answers (C on the connection, L on
+ *       the listener)".
  *   hostile equivocate ENDPOINT NODE_ID
  *       say hello, then send two different records both at seq 1 of
  *       our own feed; print our id.
@@ -339,6 +347,65 @@ static int s_plain(const char *ep)
 	return 0;
 }
 
+/* The honest hello from a given key, over CURVE or NULL (see above). */
+static int s_hello(const char *ep, const char *server, const char *keyfile,
+		   int port, bool plain)
+{
+	hostile_client_t c;
+	zsock_t *l;
+	zpoller_t *poller;
+	char err[256];
+	int on_conn = 0, on_listener = 0;
+	int64_t end;
+
+	memset(&c, 0, sizeof(c));
+	if (key_load(keyfile, &c.kp, err, sizeof(err)) < 0 ||
+	    key_curve(&c.kp, c.pub, c.sec) < 0) {
+		fprintf(stderr, "hostile: %s\n", err);
+		return 2;
+	}
+	l = zsock_new(ZMQ_ROUTER);
+	zsock_set_curve_server(l, 1);
+	zsock_set_curve_publickey(l, c.pub);
+	zsock_set_curve_secretkey(l, c.sec);
+	if (zsock_bind(l, "tcp://127.0.0.1:%d", port) < 0) {
+		fprintf(stderr, "hostile: cannot listen on port %d\n", port);
+		return 2;
+	}
+	c.sock = zsock_new(ZMQ_DEALER);
+	if (!plain) {
+		zsock_set_curve_serverkey(c.sock, server);
+		zsock_set_curve_publickey(c.sock, c.pub);
+		zsock_set_curve_secretkey(c.sock, c.sec);
+	}
+	zsock_set_linger(c.sock, 0);
+	zsock_set_sndtimeo(c.sock, 2000);
+	zsock_connect(c.sock, "%s", ep);
+	hostile_hello(&c, port);
+	poller = zpoller_new(c.sock, l, NULL);
+	end = zclock_mono() + 3000;
+	while (zclock_mono() < end) {
+		zsock_t *which = zpoller_wait(poller, 100);
+		zmsg_t *m;
+
+		if (!which)
+			continue;
+		m = zmsg_recv(which);
+		zmsg_destroy(&m);
+		if (which == c.sock)
+			on_conn++;
+		else
+			on_listener++;
+	}
+	zpoller_destroy(&poller);
+	printf("hello %s: %d answers (%d on the connection, %d on the"
+	       " listener), hello queued %lu\n", plain ? "plain" : "curve",
+	       on_conn + on_listener, on_conn, on_listener, hostile_sent);
+	zsock_destroy(&l);
+	hostile_client_close(&c);
+	return 0;
+}
+
 /* A request message, as hostile.h says. */
 uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
 			     const char *board, int64_t ttl_ms, int priority,
@@ -454,6 +521,13 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc == 3 && strcmp(argv[1], "plain") == 0)
 		return s_plain(argv[2]);
+	if (argc == 7 && strcmp(argv[1], "hello") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_hello(argv[2], server, argv[4], atoi(argv[5]),
+			       strcmp(argv[6], "plain") == 0);
+	}
 	if (argc == 4 && strcmp(argv[1], "equivocate") == 0) {
 		if (key_parse_hex(argv[3], victim) < 0 ||
 		    key_curve_public(victim, server) < 0)
