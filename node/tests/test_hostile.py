@@ -49,7 +49,7 @@ RECORD_ACCEPT = 2           # proto/record.h
 ATTACK_ROUNDS = 6           # the attack over again: ~1.5 s a round here
 ATTACK_STARTED_MSGS = 2000  # taken in by the target: the attack is on
 ADVERT_MAX_S = 2.0          # a new honest advert reaches the target
-RSS_SETTLED_KIB = 8 * 1024  # RSS growth left once the node has trimmed
+RSS_SETTLED_KIB = 3 * 1024  # RSS growth left once the node has trimmed
 TRIM_WAIT_S = 7             # NODE_TRIM_MS (5 s) and a tick
 
 
