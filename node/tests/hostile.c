@@ -12,6 +12,14 @@
  *       node answers a hello by dialling the endpoint it names). Waits
  *       3 s and prints "hello MODE: N answers (C on the connection, L on
  *       the listener)".
+ *   hostile want ENDPOINT NODE_ID PORT AUTHOR FROM MAX [CREDIT...]
+ *       a peer with a fresh key (listening on PORT for the node's
+ *       answers) says hello, then pulls AUTHOR's feed (64 hex) with one
+ *       want(FROM, MAX) and never returns credit on its own: it counts
+ *       the records that arrive until 2 s pass without one, then for
+ *       each CREDIT returns that much credit and counts again. Prints
+ *       "want: R records in B batches, N bytes" and "credit C: R more
+ *       records ...".
  *   hostile equivocate ENDPOINT NODE_ID
  *       say hello, then send two different records both at seq 1 of
  *       our own feed; print our id.
@@ -57,6 +65,7 @@
 #include "proto/request.h"
 
 #include <czmq.h>
+#include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +415,112 @@ static int s_hello(const char *ep, const char *server, const char *keyfile,
 	return 0;
 }
 
+/* A CURVE server on port with c's key: where the node sends its answers. */
+static zsock_t *s_listener(hostile_client_t *c, int port)
+{
+	zsock_t *l = zsock_new(ZMQ_ROUTER);
+
+	zsock_set_curve_server(l, 1);
+	zsock_set_curve_publickey(l, c->pub);
+	zsock_set_curve_secretkey(l, c->sec);
+	zsock_set_maxmsgsize(l, PROTO_MAX_MSG);
+	if (zsock_bind(l, "tcp://127.0.0.1:%d", port) < 0) {
+		fprintf(stderr, "hostile: cannot listen on port %d\n", port);
+		zsock_destroy(&l);
+	}
+	return l;
+}
+
+/* Records messages arriving on l until quiet_ms pass without one. */
+static void s_count_records(zsock_t *l, int quiet_ms, unsigned long *recs,
+			    unsigned long *batches, unsigned long *bytes)
+{
+	int64_t last = zclock_mono();
+	zpoller_t *poller = zpoller_new(l, NULL);
+
+	*recs = *batches = *bytes = 0;
+	while (zclock_mono() - last < quiet_ms) {
+		zmsg_t *m;
+		zframe_t *body;
+		msg_t *d = NULL;
+
+		if (!zpoller_wait(poller, 100))
+			continue;
+		m = zmsg_recv(l);
+		body = m ? zmsg_last(m) : NULL;
+		if (body && msg_decode(zframe_data(body), zframe_size(body),
+				       PROTO_MAX_MSG, &d) == 0 &&
+		    d->type == MSG_RECORDS) {
+			*recs += d->records.n;
+			(*batches)++;
+			for (size_t i = 0; i < d->records.n; i++)
+				*bytes += d->records.recs[i].len;
+			last = zclock_mono();
+		}
+		msg_destroy(&d);
+		zmsg_destroy(&m);
+	}
+	zpoller_destroy(&poller);
+}
+
+static int s_send_msg(hostile_client_t *c, const msg_t *m)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+	int rc = msg_encode(m, &b, &len);
+
+	if (rc == 0)
+		rc = zmq_send(zsock_resolve(c->sock), b, len, 0) < 0 ? -1 : 0;
+	free(b);
+	return rc;
+}
+
+static int s_want(const char *ep, const char *server, int port,
+		  const char *author, uint64_t from, uint32_t max, int n_credit,
+		  char **credit)
+{
+	hostile_client_t c;
+	zsock_t *l;
+	msg_t m = { .type = MSG_WANT };
+	unsigned long recs, batches, bytes;
+
+	if (key_parse_hex(author, m.want.author) < 0 ||
+	    hostile_client_open(&c, ep, server) < 0)
+		return 2;
+	l = s_listener(&c, port);
+	if (!l)
+		return 2;
+	hostile_hello(&c, port);
+	zclock_sleep(500); /* its answer: we are a peer */
+	m.want.from_seq = from;
+	m.want.max = max;
+	if (s_send_msg(&c, &m) < 0) {
+		fprintf(stderr, "hostile: cannot send want(%" PRIu64 ", %u)\n",
+			from, max);
+		return 1;
+	}
+	s_count_records(l, 2000, &recs, &batches, &bytes);
+	printf("want: %lu records in %lu batches, %lu bytes\n", recs, batches,
+	       bytes);
+	for (int i = 0; i < n_credit; i++) {
+		msg_t cm = { .type = MSG_CREDIT };
+
+		cm.credit = (uint32_t)atol(credit[i]);
+		if (s_send_msg(&c, &cm) < 0) {
+			fprintf(stderr, "hostile: cannot send credit %u\n",
+				cm.credit);
+			return 1;
+		}
+		s_count_records(l, 2000, &recs, &batches, &bytes);
+		printf("credit %u: %lu more records in %lu batches, %lu"
+		       " bytes\n", cm.credit, recs, batches, bytes);
+	}
+	fflush(stdout);
+	zsock_destroy(&l);
+	hostile_client_close(&c);
+	return 0;
+}
+
 /* A request message, as hostile.h says. */
 uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
 			     const char *board, int64_t ttl_ms, int priority,
@@ -527,6 +642,14 @@ int main(int argc, char **argv)
 			return 2;
 		return s_hello(argv[2], server, argv[4], atoi(argv[5]),
 			       strcmp(argv[6], "plain") == 0);
+	}
+	if (argc >= 8 && strcmp(argv[1], "want") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_want(argv[2], server, atoi(argv[4]), argv[5],
+			      strtoull(argv[6], NULL, 10),
+			      (uint32_t)atol(argv[7]), argc - 8, argv + 8);
 	}
 	if (argc == 4 && strcmp(argv[1], "equivocate") == 0) {
 		if (key_parse_hex(argv[3], victim) < 0 ||
