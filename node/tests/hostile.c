@@ -20,6 +20,11 @@
  *       each CREDIT returns that much credit and counts again. Prints
  *       "want: R records in B batches, N bytes" and "credit C: R more
  *       records ...".
+ *   hostile bigfeed ENDPOINT NODE_ID N
+ *       say hello, then hand the node N adverts of our own feed, each
+ *       ~200 KiB (many boards with many long tags; nothing more to a
+ *       record can be large), a few per records message; print our id.
+ *       A feed that pulls with large records, for the pending bytes cap.
  *   hostile equivocate ENDPOINT NODE_ID
  *       say hello, then send two different records both at seq 1 of
  *       our own feed; print our id.
@@ -521,6 +526,111 @@ static int s_want(const char *ep, const char *server, int port,
 	return 0;
 }
 
+#define HOSTILE_BIG_BOARDS 100
+#define HOSTILE_BIG_TAGS 30
+
+/* One advert of ~200 KiB at seq, chained on prev (NULL at seq 1). */
+static int s_big_advert(const key_pair_t *kp, uint64_t seq,
+			const uint8_t *prev, uint8_t **ret, size_t *ret_len,
+			uint8_t *ret_id)
+{
+	static char names[HOSTILE_BIG_BOARDS][16];
+	static char tagbuf[HOSTILE_BIG_TAGS][PROTO_MAX_NAME + 1];
+	static const char *tags[HOSTILE_BIG_TAGS];
+	static record_board_t boards[HOSTILE_BIG_BOARDS];
+	record_t r;
+
+	for (int t = 0; t < HOSTILE_BIG_TAGS; t++) {
+		memset(tagbuf[t], 'a' + t % 26, PROTO_MAX_NAME);
+		tagbuf[t][0] = 't';
+		snprintf(tagbuf[t] + 1, 3, "%02d", t);
+		tagbuf[t][3] = 'x';
+		tags[t] = tagbuf[t];
+	}
+	for (int b = 0; b < HOSTILE_BIG_BOARDS; b++) {
+		snprintf(names[b], sizeof(names[b]), "big%d", b);
+		boards[b] = (record_board_t){ .name = names[b], .arch = "x86_64",
+			.machine = "", .tags = tags, .n_tags = HOSTILE_BIG_TAGS,
+			.transport = "local", .boot = "none",
+			.state = BOARD_IDLE };
+	}
+	memset(&r, 0, sizeof(r));
+	r.head.kind = RECORD_ADVERT;
+	r.head.seq = seq;
+	r.head.has_prev = prev != NULL;
+	if (prev)
+		memcpy(r.head.prev_id, prev, 32);
+	r.head.ts_ms = (uint64_t)zclock_time();
+	r.advert.lab = "hostile";
+	memcpy(r.advert.node_id, kp->pk, 32);
+	r.advert.description = "";
+	r.advert.software = "hostile";
+	r.advert.boards = boards;
+	r.advert.n_boards = HOSTILE_BIG_BOARDS;
+	return record_sign(&r, kp, ret, ret_len, ret_id);
+}
+
+static int s_bigfeed(const char *ep, const char *server, int n)
+{
+	hostile_client_t c;
+	uint8_t prev[32];
+	size_t total = 0;
+	int sent = 0;
+
+	if (hostile_client_open(&c, ep, server) < 0)
+		return 2;
+	hostile_hello(&c, 1);
+	zclock_sleep(300);
+	while (sent < n) {
+		proto_bytes_t recs[PROTO_MAX_BATCH];
+		uint8_t *bytes[PROTO_MAX_BATCH];
+		msg_t m = { .type = MSG_RECORDS };
+		size_t k = 0, msg_bytes = 0;
+		uint8_t *b = NULL;
+		size_t blen = 0;
+		int rc;
+
+		while (sent + (int)k < n && k < PROTO_MAX_BATCH) {
+			size_t len = 0;
+
+			rc = s_big_advert(&c.kp, (uint64_t)(sent + k + 1),
+					  sent + k ? prev : NULL, &bytes[k], &len,
+					  prev);
+			if (rc < 0) {
+				fprintf(stderr, "hostile: record_sign: %s\n",
+					proto_strerror(rc));
+				return 1;
+			}
+			recs[k] = (proto_bytes_t){ bytes[k], len };
+			msg_bytes += len;
+			total += len;
+			k++;
+			if (msg_bytes + len > PROTO_MAX_MSG - 64 * 1024)
+				break;
+		}
+		m.records.recs = recs;
+		m.records.n = k;
+		rc = msg_encode(&m, &b, &blen);
+		for (size_t i = 0; i < k; i++)
+			free(bytes[i]);
+		if (rc < 0) {
+			fprintf(stderr, "hostile: msg_encode: %s\n",
+				proto_strerror(rc));
+			return 1;
+		}
+		s_send(&c, b, blen);
+		free(b);
+		sent += (int)k;
+		zclock_sleep(20);
+	}
+	zclock_sleep(500);
+	for (int i = 0; i < 32; i++)
+		printf("%02x", c.kp.pk[i]);
+	printf("\nbigfeed: %d records, %zu bytes\n", sent, total);
+	hostile_client_close(&c);
+	return 0;
+}
+
 /* A request message, as hostile.h says. */
 uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
 			     const char *board, int64_t ttl_ms, int priority,
@@ -650,6 +760,12 @@ int main(int argc, char **argv)
 		return s_want(argv[2], server, atoi(argv[4]), argv[5],
 			      strtoull(argv[6], NULL, 10),
 			      (uint32_t)atol(argv[7]), argc - 8, argv + 8);
+	}
+	if (argc == 5 && strcmp(argv[1], "bigfeed") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_bigfeed(argv[2], server, atoi(argv[4]));
 	}
 	if (argc == 4 && strcmp(argv[1], "equivocate") == 0) {
 		if (key_parse_hex(argv[3], victim) < 0 ||

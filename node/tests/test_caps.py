@@ -9,10 +9,15 @@
    feed with one want and never returns credit gets exactly 512 records;
    each credit it returns lets that many more through, up to what the
    want asked for (NODE_WANT_RECORDS x 2 = 1,024).
-3. one upstream per author: C dials A and B, which both hold A's feed of
+3. pending bytes (NODE_MAX_PENDING_BYTES = 8 MiB): the same with a feed
+   of ~200 KiB records: the node stops once 8 MiB are unacknowledged
+   (it may finish the batch that crossed the line), long before credit
+   would stop it, and one batch's credit back lets one batch through.
+4. one upstream per author: C dials A and B, which both hold A's feed of
    RECORDS records; what A and B sent C adds up to that feed once, not
    twice.
 """
+import re
 import subprocess
 import time
 import lmtest
@@ -25,6 +30,10 @@ GARBAGE_BAN = 64        # NODE_GARBAGE_BAN
 CREDIT_INITIAL = 512    # NODE_CREDIT_INITIAL
 WANT_CAP = 1024         # PROTO_MAX_WANT: one want's records
 FEED = 3000             # records appended to the feeds pulled here
+PENDING_MAX = 8 * 1024 * 1024   # NODE_MAX_PENDING_BYTES
+BATCH_MAX = 1024 * 1024 - 4096  # WIRE_MAX_BATCH_BYTES
+BIG_FEED = 100          # records of ~200 KiB: 20 MiB
+BIG_BATCH = 5           # of them in one batch
 
 
 def hostile(net, *args, timeout=120):
@@ -89,6 +98,32 @@ def credit_cap(net, base):
     n.stop()
 
 
+def pending_cap(net, base):
+    n = net.node('bigsrv', base + 6)
+    n.start()
+    out = hostile(net, 'bigfeed', n.endpoint, n.id, BIG_FEED)
+    author = out.split()[0]
+    wait_for('the big feed stored', lambda: n.feeds().get(author, {}).get(
+        'seq') == BIG_FEED, 30)
+    # credit for the first batch (5 records of ~200 KiB fill one)
+    out = hostile(net, 'want', n.endpoint, n.id, base + 7, author, 1,
+                  WANT_CAP, BIG_BATCH)
+    (r0, b0, y0), (r1, b1, y1) = [
+        tuple(int(v) for v in re.search(r': (\d+) .*records in (\d+) '
+                                        r'batches, (\d+) bytes', x).groups())
+        for x in out.splitlines() if x.startswith(('want:', 'credit'))]
+    print('big records: %d records in %d batches, %d bytes with no credit'
+          ' back (cap %d bytes + one batch); credit %d: %d more records in'
+          ' %d batch(es)' % (r0, b0, y0, PENDING_MAX, BIG_BATCH, r1, b1))
+    check(r0 == b0 * BIG_BATCH, '%d records a batch' % BIG_BATCH)
+    check(r0 < CREDIT_INITIAL and r0 < BIG_FEED, 'bytes, not credit or the'
+          ' feed, stopped the node (%d records)' % r0)
+    check(PENDING_MAX <= y0 < PENDING_MAX + BATCH_MAX, 'unacknowledged'
+          ' bytes within the cap and one batch: %d' % y0)
+    check(b1 == 1, 'one batch credited, one batch more (got %d)' % b1)
+    n.stop()
+
+
 def one_upstream(net, base):
     a = net.node('ua', base + 3)
     b = net.node('ub', base + 4, seeds=[a])
@@ -124,6 +159,7 @@ def test(net):
     base = net.base(BASE)
     requests_cap(net, base)
     credit_cap(net, base)
+    pending_cap(net, base)
     one_upstream(net, base)
 
 
