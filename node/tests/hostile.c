@@ -4,6 +4,27 @@
  *   hostile plain ENDPOINT
  *       a plaintext (NULL mechanism) DEALER: sends a frame, then waits 2 s
  *       for anything at all; exit 0 when it got nothing.
+ *   hostile hello ENDPOINT NODE_ID KEYFILE PORT curve|plain
+ *       the hello an honest node sends, signed with the node key in
+ *       KEYFILE (HOME/node.key) and naming tcp://127.0.0.1:PORT, over
+ *       CURVE or over plaintext (ZMTP's NULL mechanism). A CURVE
+ *       listener with the same key on PORT takes the node's answer (a
+ *       node answers a hello by dialling the endpoint it names). Waits
+ *       3 s and prints "hello MODE: N answers (C on the connection, L on
+ *       the listener)".
+ *   hostile want ENDPOINT NODE_ID PORT AUTHOR FROM MAX [CREDIT...]
+ *       a peer with a fresh key (listening on PORT for the node's
+ *       answers) says hello, then pulls AUTHOR's feed (64 hex) with one
+ *       want(FROM, MAX) and never returns credit on its own: it counts
+ *       the records that arrive until 2 s pass without one, then for
+ *       each CREDIT returns that much credit and counts again. Prints
+ *       "want: R records in B batches, N bytes" and "credit C: R more
+ *       records ...".
+ *   hostile bigfeed ENDPOINT NODE_ID N
+ *       say hello, then hand the node N adverts of our own feed, each
+ *       ~200 KiB (many boards with many long tags; nothing more to a
+ *       record can be large), a few per records message; print our id.
+ *       A feed that pulls with large records, for the pending bytes cap.
  *   hostile equivocate ENDPOINT NODE_ID
  *       say hello, then send two different records both at seq 1 of
  *       our own feed; print our id.
@@ -14,13 +35,14 @@
  *   hostile make-request FILE TTL_MS
  *       write a validly signed test request (a fresh submitter key)
  *       expiring in TTL_MS; print its id. For the flooding test.
- *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT]
+ *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT [ROUNDS]]
  *       as CURVE clients with fresh keys: GARBAGE_COUNT random frames
  *       before hello (default 10000), multi-part messages, oversized
  *       frames, then after a valid hello: non-canonical encodings, a
  *       container declaring 2^32 elements, records with forged
- *       signatures and records signed by us but claiming another author.
- *       Prints what it sent; exit 0 when all was sent.
+ *       signatures and records signed by us but claiming another author;
+ *       all of it ROUNDS times (default 1). Prints what it sent; exit 0
+ *       when all was sent.
  *   hostile flood ENDPOINT NODE_ID SECONDS RATE LAB BOARD [PORT [BLOB]]
  *       a sustained flood of RATE messages a second for SECONDS, a mix of
  *       everything above and more (see s_flood_kinds): garbage before
@@ -48,6 +70,7 @@
 #include "proto/request.h"
 
 #include <czmq.h>
+#include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +361,276 @@ static int s_plain(const char *ep)
 	return 0;
 }
 
+/* The honest hello from a given key, over CURVE or NULL (see above). */
+static int s_hello(const char *ep, const char *server, const char *keyfile,
+		   int port, bool plain)
+{
+	hostile_client_t c;
+	zsock_t *l;
+	zpoller_t *poller;
+	char err[256];
+	int on_conn = 0, on_listener = 0;
+	int64_t end;
+
+	memset(&c, 0, sizeof(c));
+	if (key_load(keyfile, &c.kp, err, sizeof(err)) < 0 ||
+	    key_curve(&c.kp, c.pub, c.sec) < 0) {
+		fprintf(stderr, "hostile: %s\n", err);
+		return 2;
+	}
+	l = zsock_new(ZMQ_ROUTER);
+	zsock_set_curve_server(l, 1);
+	zsock_set_curve_publickey(l, c.pub);
+	zsock_set_curve_secretkey(l, c.sec);
+	if (zsock_bind(l, "tcp://127.0.0.1:%d", port) < 0) {
+		fprintf(stderr, "hostile: cannot listen on port %d\n", port);
+		return 2;
+	}
+	c.sock = zsock_new(ZMQ_DEALER);
+	if (!plain) {
+		zsock_set_curve_serverkey(c.sock, server);
+		zsock_set_curve_publickey(c.sock, c.pub);
+		zsock_set_curve_secretkey(c.sock, c.sec);
+	}
+	zsock_set_linger(c.sock, 0);
+	zsock_set_sndtimeo(c.sock, 2000);
+	zsock_connect(c.sock, "%s", ep);
+	hostile_hello(&c, port);
+	poller = zpoller_new(c.sock, l, NULL);
+	end = zclock_mono() + 3000;
+	while (zclock_mono() < end) {
+		zsock_t *which = zpoller_wait(poller, 100);
+		zmsg_t *m;
+
+		if (!which)
+			continue;
+		m = zmsg_recv(which);
+		zmsg_destroy(&m);
+		if (which == c.sock)
+			on_conn++;
+		else
+			on_listener++;
+	}
+	zpoller_destroy(&poller);
+	printf("hello %s: %d answers (%d on the connection, %d on the"
+	       " listener), hello queued %lu\n", plain ? "plain" : "curve",
+	       on_conn + on_listener, on_conn, on_listener, hostile_sent);
+	zsock_destroy(&l);
+	hostile_client_close(&c);
+	return 0;
+}
+
+/* A CURVE server on port with c's key: where the node sends its answers. */
+static zsock_t *s_listener(hostile_client_t *c, int port)
+{
+	zsock_t *l = zsock_new(ZMQ_ROUTER);
+
+	zsock_set_curve_server(l, 1);
+	zsock_set_curve_publickey(l, c->pub);
+	zsock_set_curve_secretkey(l, c->sec);
+	zsock_set_maxmsgsize(l, PROTO_MAX_MSG);
+	if (zsock_bind(l, "tcp://127.0.0.1:%d", port) < 0) {
+		fprintf(stderr, "hostile: cannot listen on port %d\n", port);
+		zsock_destroy(&l);
+	}
+	return l;
+}
+
+/* Records messages arriving on l until quiet_ms pass without one. */
+static void s_count_records(zsock_t *l, int quiet_ms, unsigned long *recs,
+			    unsigned long *batches, unsigned long *bytes)
+{
+	int64_t last = zclock_mono();
+	zpoller_t *poller = zpoller_new(l, NULL);
+
+	*recs = *batches = *bytes = 0;
+	while (zclock_mono() - last < quiet_ms) {
+		zmsg_t *m;
+		zframe_t *body;
+		msg_t *d = NULL;
+
+		if (!zpoller_wait(poller, 100))
+			continue;
+		m = zmsg_recv(l);
+		body = m ? zmsg_last(m) : NULL;
+		if (body && msg_decode(zframe_data(body), zframe_size(body),
+				       PROTO_MAX_MSG, &d) == 0 &&
+		    d->type == MSG_RECORDS) {
+			*recs += d->records.n;
+			(*batches)++;
+			for (size_t i = 0; i < d->records.n; i++)
+				*bytes += d->records.recs[i].len;
+			last = zclock_mono();
+		}
+		msg_destroy(&d);
+		zmsg_destroy(&m);
+	}
+	zpoller_destroy(&poller);
+}
+
+static int s_send_msg(hostile_client_t *c, const msg_t *m)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+	int rc = msg_encode(m, &b, &len);
+
+	if (rc == 0)
+		rc = zmq_send(zsock_resolve(c->sock), b, len, 0) < 0 ? -1 : 0;
+	free(b);
+	return rc;
+}
+
+static int s_want(const char *ep, const char *server, int port,
+		  const char *author, uint64_t from, uint32_t max, int n_credit,
+		  char **credit)
+{
+	hostile_client_t c;
+	zsock_t *l;
+	msg_t m = { .type = MSG_WANT };
+	unsigned long recs, batches, bytes;
+
+	if (key_parse_hex(author, m.want.author) < 0 ||
+	    hostile_client_open(&c, ep, server) < 0)
+		return 2;
+	l = s_listener(&c, port);
+	if (!l)
+		return 2;
+	hostile_hello(&c, port);
+	zclock_sleep(500); /* its answer: we are a peer */
+	m.want.from_seq = from;
+	m.want.max = max;
+	if (s_send_msg(&c, &m) < 0) {
+		fprintf(stderr, "hostile: cannot send want(%" PRIu64 ", %u)\n",
+			from, max);
+		return 1;
+	}
+	s_count_records(l, 2000, &recs, &batches, &bytes);
+	printf("want: %lu records in %lu batches, %lu bytes\n", recs, batches,
+	       bytes);
+	for (int i = 0; i < n_credit; i++) {
+		msg_t cm = { .type = MSG_CREDIT };
+
+		cm.credit = (uint32_t)atol(credit[i]);
+		if (s_send_msg(&c, &cm) < 0) {
+			fprintf(stderr, "hostile: cannot send credit %u\n",
+				cm.credit);
+			return 1;
+		}
+		s_count_records(l, 2000, &recs, &batches, &bytes);
+		printf("credit %u: %lu more records in %lu batches, %lu"
+		       " bytes\n", cm.credit, recs, batches, bytes);
+	}
+	fflush(stdout);
+	zsock_destroy(&l);
+	hostile_client_close(&c);
+	return 0;
+}
+
+#define HOSTILE_BIG_BOARDS 100
+#define HOSTILE_BIG_TAGS 30
+
+/* One advert of ~200 KiB at seq, chained on prev (NULL at seq 1). */
+static int s_big_advert(const key_pair_t *kp, uint64_t seq,
+			const uint8_t *prev, uint8_t **ret, size_t *ret_len,
+			uint8_t *ret_id)
+{
+	static char names[HOSTILE_BIG_BOARDS][16];
+	static char tagbuf[HOSTILE_BIG_TAGS][PROTO_MAX_NAME + 1];
+	static const char *tags[HOSTILE_BIG_TAGS];
+	static record_board_t boards[HOSTILE_BIG_BOARDS];
+	record_t r;
+
+	for (int t = 0; t < HOSTILE_BIG_TAGS; t++) {
+		memset(tagbuf[t], 'a' + t % 26, PROTO_MAX_NAME);
+		tagbuf[t][0] = 't';
+		snprintf(tagbuf[t] + 1, 3, "%02d", t);
+		tagbuf[t][3] = 'x';
+		tags[t] = tagbuf[t];
+	}
+	for (int b = 0; b < HOSTILE_BIG_BOARDS; b++) {
+		snprintf(names[b], sizeof(names[b]), "big%d", b);
+		boards[b] = (record_board_t){ .name = names[b], .arch = "x86_64",
+			.machine = "", .tags = tags, .n_tags = HOSTILE_BIG_TAGS,
+			.transport = "local", .boot = "none",
+			.state = BOARD_IDLE };
+	}
+	memset(&r, 0, sizeof(r));
+	r.head.kind = RECORD_ADVERT;
+	r.head.seq = seq;
+	r.head.has_prev = prev != NULL;
+	if (prev)
+		memcpy(r.head.prev_id, prev, 32);
+	r.head.ts_ms = (uint64_t)zclock_time();
+	r.advert.lab = "hostile";
+	memcpy(r.advert.node_id, kp->pk, 32);
+	r.advert.description = "";
+	r.advert.software = "hostile";
+	r.advert.boards = boards;
+	r.advert.n_boards = HOSTILE_BIG_BOARDS;
+	return record_sign(&r, kp, ret, ret_len, ret_id);
+}
+
+static int s_bigfeed(const char *ep, const char *server, int n)
+{
+	hostile_client_t c;
+	uint8_t prev[32];
+	size_t total = 0;
+	int sent = 0;
+
+	if (hostile_client_open(&c, ep, server) < 0)
+		return 2;
+	hostile_hello(&c, 1);
+	zclock_sleep(300);
+	while (sent < n) {
+		proto_bytes_t recs[PROTO_MAX_BATCH];
+		uint8_t *bytes[PROTO_MAX_BATCH];
+		msg_t m = { .type = MSG_RECORDS };
+		size_t k = 0, msg_bytes = 0;
+		uint8_t *b = NULL;
+		size_t blen = 0;
+		int rc;
+
+		while (sent + (int)k < n && k < PROTO_MAX_BATCH) {
+			size_t len = 0;
+
+			rc = s_big_advert(&c.kp, (uint64_t)(sent + k + 1),
+					  sent + k ? prev : NULL, &bytes[k], &len,
+					  prev);
+			if (rc < 0) {
+				fprintf(stderr, "hostile: record_sign: %s\n",
+					proto_strerror(rc));
+				return 1;
+			}
+			recs[k] = (proto_bytes_t){ bytes[k], len };
+			msg_bytes += len;
+			total += len;
+			k++;
+			if (msg_bytes + len > PROTO_MAX_MSG - 64 * 1024)
+				break;
+		}
+		m.records.recs = recs;
+		m.records.n = k;
+		rc = msg_encode(&m, &b, &blen);
+		for (size_t i = 0; i < k; i++)
+			free(bytes[i]);
+		if (rc < 0) {
+			fprintf(stderr, "hostile: msg_encode: %s\n",
+				proto_strerror(rc));
+			return 1;
+		}
+		s_send(&c, b, blen);
+		free(b);
+		sent += (int)k;
+		zclock_sleep(20);
+	}
+	zclock_sleep(500);
+	for (int i = 0; i < 32; i++)
+		printf("%02x", c.kp.pk[i]);
+	printf("\nbigfeed: %d records, %zu bytes\n", sent, total);
+	hostile_client_close(&c);
+	return 0;
+}
+
 /* A request message, as hostile.h says. */
 uint8_t *hostile_request_msg(const key_pair_t *kp, const char *lab,
 			     const char *board, int64_t ttl_ms, int priority,
@@ -446,13 +739,34 @@ int main(int argc, char **argv)
 {
 	uint8_t victim[32];
 	char server[KEY_Z85_LEN + 1];
-	int n = 10000;
+	int n = 10000, rounds = 1;
 
 	zsys_handler_set(NULL);
 	if (sodium_init() < 0)
 		return 2;
 	if (argc == 3 && strcmp(argv[1], "plain") == 0)
 		return s_plain(argv[2]);
+	if (argc == 7 && strcmp(argv[1], "hello") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_hello(argv[2], server, argv[4], atoi(argv[5]),
+			       strcmp(argv[6], "plain") == 0);
+	}
+	if (argc >= 8 && strcmp(argv[1], "want") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_want(argv[2], server, atoi(argv[4]), argv[5],
+			      strtoull(argv[6], NULL, 10),
+			      (uint32_t)atol(argv[7]), argc - 8, argv + 8);
+	}
+	if (argc == 5 && strcmp(argv[1], "bigfeed") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_bigfeed(argv[2], server, atoi(argv[4]));
+	}
 	if (argc == 4 && strcmp(argv[1], "equivocate") == 0) {
 		if (key_parse_hex(argv[3], victim) < 0 ||
 		    key_curve_public(victim, server) < 0)
@@ -479,10 +793,15 @@ int main(int argc, char **argv)
 	}
 	if (argc > 4)
 		n = atoi(argv[4]);
-	s_garbage(argv[2], server, n);
-	s_oversized(argv[2], server);
-	s_noncanonical(argv[2], server, 50);
-	s_forged(argv[2], server, victim, 200);
+	if (argc > 5)
+		rounds = atoi(argv[5]);
+	for (int r = 0; r < rounds; r++) {
+		s_garbage(argv[2], server, n);
+		s_oversized(argv[2], server);
+		s_noncanonical(argv[2], server, 50);
+		s_forged(argv[2], server, victim, 200);
+		fflush(stdout);
+	}
 	printf("sent %lu messages\n", hostile_sent);
 	return 0;
 }

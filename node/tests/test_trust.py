@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 """A plaintext (non-CURVE) connection gets nothing; a node key not on a
-closed trust list is refused and logged, a listed one is accepted."""
+closed trust list is refused and logged, a listed one is accepted.
+
+The plaintext client speaks real ZMTP (the NULL mechanism) and sends the
+well-formed hello an honest node sends, signed with a key on the trust
+list; the same hello from the same key over CURVE gets an answer, so the
+silence over plaintext is the node refusing plaintext, not a hello it
+could not read."""
+import os
 import subprocess
 import time
 import lmtest
@@ -13,7 +20,11 @@ def test(net):
     base = net.base(BASE)
     hostile = net.tools[0]
     x = net.node('trusted', base + 1)
-    t = net.node('closed', base, trust=[x])
+    # a node key on the trust list that no node uses: the hello client's
+    hk_home = os.path.join(net.dir, 'hello-client')
+    os.makedirs(hk_home, mode=0o700)
+    hk = type('Key', (), {'id': net.run('--home', hk_home, 'id').strip()})
+    t = net.node('closed', base, trust=[x, hk])
     x.seeds = [t]
     y = net.node('stranger', base + 2, seeds=[t])
     for n in (t, x, y):
@@ -39,6 +50,30 @@ def test(net):
                        text=True, timeout=30)
     print(p.stdout.strip())
     check(p.returncode == 0, 'plaintext client got nothing')
+
+    def hello(mode, port):
+        p = subprocess.run([hostile, 'hello', t.endpoint, t.id,
+                            os.path.join(hk_home, 'node.key'), str(port),
+                            mode], capture_output=True, text=True,
+                           timeout=30)
+        print(p.stdout.strip(), p.stderr.strip())
+        check(p.returncode == 0, 'hostile hello %s ran' % mode)
+        return int(p.stdout.split(':')[1].split()[0])
+
+    def hk_peer():
+        return [p for p in t.peers() if p['id'] == hk.id]
+    # the honest hello over plaintext: no answer, no peer
+    n = hello('plain', base + 3)
+    check(n == 0, 'the plaintext hello got no answer (got %d)' % n)
+    check(not hk_peer(), 'the plaintext client is not a peer')
+    check(all(b['lab'] != 'hostile' for b in t.boards_json()),
+          'nothing of the plaintext client stored')
+    # the same hello, same key, over CURVE: answered, a peer
+    n = hello('curve', base + 4)
+    check(n > 0, 'the same hello over CURVE was answered')
+    check(hk_peer(), 'the CURVE client became a peer')
+    print('the closed node lists the CURVE client as %r'
+          % [(p['lab'], p['state']) for p in hk_peer()])
     check(t.alive(), 'closed node still running')
     check(x_up(), 'trusted peer still up')
 
