@@ -300,6 +300,26 @@ static void s_overhead(void)
 	free(err);
 }
 
+/* How many peers node i has up (`labmesh peers --json`), -1 unknown. */
+static int s_peers_up(int i)
+{
+	char *home = s_home(i), *cmd = xasprintf("%s --home %s --json peers",
+						  s_labmesh, home);
+	FILE *p = popen(cmd, "r");
+	char line[512];
+	int n = 0;
+
+	if (!p)
+		n = -1;
+	while (p && fgets(line, sizeof(line), p))
+		n += strstr(line, "\"state\": \"up\"") != NULL;
+	if (p && pclose(p) != 0)
+		n = -1;
+	free(home);
+	free(cmd);
+	return n;
+}
+
 /* How many labs' adverts node i holds (its own included). */
 static int s_adverts(int i)
 {
@@ -354,6 +374,20 @@ static void s_network(void)
 	fprintf(stderr, "bench-jobs: node 0 holds %d of %d adverts after"
 		" %.1f s\n", s_adverts(0), BENCH_NODES, t / 10.0);
 	sleep(2);
+	{
+		int lo = BENCH_NODES, hi = 0, sum = 0;
+
+		for (int i = 0; i < BENCH_NODES; i++) {
+			int k = s_peers_up(i);
+
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+			sum += k;
+		}
+		fprintf(stderr, "bench-jobs: peers up per node: min %d, mean"
+			" %.1f, max %d (of %d others)\n", lo,
+			(double)sum / BENCH_NODES, hi, BENCH_NODES - 1);
+	}
 	for (int r = 0; r < BENCH_REQUESTS; r++) {
 		uint8_t id[32];
 		int64_t ts[BENCH_NODES], t0 = s_wall();
