@@ -32,6 +32,9 @@
  *       KEYS peers with fresh keys each say hello and send N newly signed
  *       requests (for a lab named "nowhere": every lab declines them),
  *       as fast as they can; print how many were sent.
+ *   hostile peer-request ENDPOINT NODE_ID LAB valid|forged
+ *       say hello as a peer and send one signed request for LAB (suite
+ *       smoke, no kernel); forged: one byte of its signature flipped.
  *   hostile make-request FILE TTL_MS
  *       write a validly signed test request (a fresh submitter key)
  *       expiring in TTL_MS; print its id. For the flooding test.
@@ -694,6 +697,34 @@ static int s_requests(const char *ep, const char *server, int keys, int n)
 	return 0;
 }
 
+/* One request from a hello'd peer, its signature broken or not. */
+static int s_peer_request(const char *ep, const char *server, const char *lab,
+			  bool forged)
+{
+	hostile_client_t c;
+	size_t blen = 0;
+	uint8_t *b;
+	int rc = 1;
+
+	if (hostile_client_open(&c, ep, server) < 0)
+		return 1;
+	hostile_hello(&c, 1);
+	zclock_sleep(300);
+	b = hostile_request_msg(&c.kp, lab, NULL, 600 * 1000, 50, &blen);
+	if (b && blen > 8) {
+		if (forged)
+			b[blen - 5] ^= 0x40; /* inside the trailing signature */
+		if (zmq_send(zsock_resolve(c.sock), b, blen, 0) >= 0)
+			rc = 0;
+	}
+	free(b);
+	zclock_sleep(500);
+	hostile_client_close(&c);
+	printf("peer-request: %s request %s\n", forged ? "forged" : "valid",
+	       rc ? "not sent" : "sent");
+	return rc;
+}
+
 /* Write a signed request (kernel none, suite "smoke") expiring in ttl. */
 static int s_make_request(const char *path, long ttl_ms)
 {
@@ -779,6 +810,13 @@ int main(int argc, char **argv)
 			return 2;
 		return s_requests(argv[2], server, atoi(argv[4]),
 				  atoi(argv[5]));
+	}
+	if (argc == 6 && strcmp(argv[1], "peer-request") == 0) {
+		if (key_parse_hex(argv[3], victim) < 0 ||
+		    key_curve_public(victim, server) < 0)
+			return 2;
+		return s_peer_request(argv[2], server, argv[4],
+				      strcmp(argv[5], "forged") == 0);
 	}
 	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
 		return s_make_request(argv[2], atol(argv[3]));

@@ -1,8 +1,10 @@
 """jobstest: real `labmesh node` processes with lab files written by the
 test (local and QEMU boards, recipes, policy), a submitter key, and the
 helpers the jobs tests share. Ports come from the range the test gives."""
+import glob
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -13,6 +15,9 @@ import time
 from lmtest import stop_process
 
 SKIP = 77
+
+
+TAG_VAR = 'LABMESH_TEST_TAG'
 
 
 class Fail(Exception):
@@ -68,6 +73,9 @@ class Net:
         self.env = dict(os.environ)
         self.env['XDG_CONFIG_HOME'] = os.path.join(self.dir, 'config')
         self.env.pop('LABMESH_HOME', None)
+        # every process the nodes start inherits it (see tagged())
+        self.tag = 'lm-jobs-%d-%s' % (os.getpid(), secrets.token_hex(8))
+        self.env[TAG_VAR] = self.tag
         self.run('keygen')
         self.submitter = open(os.path.join(self.dir, 'config', 'labmesh',
                                            'key.pub')).read().split()[-1]
@@ -154,6 +162,22 @@ class Node:
     def status(self, req):
         p = self.cli('--json', 'status', req, check_rc=False)
         return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def tagged(tag, var=TAG_VAR):
+    """pids of the processes whose environment has var=tag: whatever a
+    node of Net started (executors, builds and their children, QEMU),
+    whatever its command line."""
+    want = ('%s=%s' % (var, tag)).encode()
+    out = []
+    for f in glob.glob('/proc/[0-9]*/environ'):
+        try:
+            with open(f, 'rb') as fh:
+                if want in fh.read().split(b'\0'):
+                    out.append(int(f.split('/')[2]))
+        except OSError:
+            pass
+    return out
 
 
 def wait_for(what, fn, timeout=60, step=0.2):

@@ -5,8 +5,9 @@ prints the VERSION file of the commit; the lab's recipe runs `make` in
 bubblewrap without network. The older commit is requested while the
 branch points at the newer one: the exact commit is built (its log says
 so), booted and tested. A commit that does not exist ends in ERROR with
-a reason naming it. Branch and config names that are shell code run
-nothing."""
+a reason naming it. Branch and config names that are shell code (`;`,
+backticks, `$()`, `|`) run nothing and reach the recipe as literal
+strings."""
 import glob
 import json
 import os
@@ -81,10 +82,11 @@ def test(labmesh, root):
               ' commit one was built: %s' % log[:800])
         check('building version two' not in log, 'built the branch head')
         check('config is [defconfig]' in log, 'config not passed')
-        q = json.loads(n.cli('--json', 'query', '--list', '--request',
-                             req).stdout or '[]')
-        check(q and all(x.get('commit', c1) == c1 for x in q)
-              if isinstance(q, list) else True, 'query commit')
+        cases = json.loads(n.cli('--json', 'query', '--list', '--request',
+                                 req).stdout)['cases']
+        check(cases and all(x['commit'] == c1 for x in cases),
+              'query --list --json: the cases do not all name commit %s: %s'
+              % (c1, sorted(set(x['commit'] for x in cases))))
         check(c1[:12] in n.cli('query', '--request', req).stdout,
               'the matrix does not name the commit')
         # cache: the same commit again builds nothing
@@ -103,18 +105,35 @@ def test(labmesh, root):
         b = board_of(n.status(req), 'qemu-g')
         check(b['state'] == 'error' and 'commit %s does not exist' % bad in
               b['text'], 'no clear reason: %s' % b)
-        # shell code in the branch and the config runs nothing
-        for branch, config in (('$(touch %s)' % pwned[0], 'defconfig'),
-                               ('main', '$(touch %s);id' % pwned[1]),
-                               (';id', '`touch %s`' % pwned[1])):
+        # shell code in the branch and the config runs nothing, and the
+        # recipe receives it as the literal string
+        code = {k: v % ('/tmp/lm-pwned-' + k) for k, v in (
+            ('semi', ';touch %s'), ('bt', '`touch %s`'),
+            ('sub', '$(touch %s)'), ('pipe', '|touch %s'))}
+        traces = [v.split('touch ')[1].rstrip(')`') for v in code.values()]
+        for f in traces:
+            if os.path.exists(f):
+                os.unlink(f)
+        for branch, config in ((code['sub'], code['semi']),
+                               (code['semi'], code['bt']),
+                               (code['bt'], code['pipe']),
+                               (code['pipe'], code['sub'] + ';id')):
             p = n.cli('submit', '--git', repo, '--branch', branch, '--commit',
                       c2, '--config', config, '--suite', 'smoke', '--wait',
                       check_rc=False, timeout=900)
             print(p.stdout[-600:])
             check(p.stdout.startswith('request '), 'not submitted')
-        for f in pwned:
-            check(not os.path.exists(f), '%s was created' % f)
+            b = board_of(n.status(p.stdout.split()[1]), 'qemu-g')
+            check(b['run'], 'no run for branch %r: %s' % (branch, b))
+            log = n.cli('log', b['run']).stdout
+            line = 'config is [%s] branch [%s]' % (config, branch)
+            check(line in log, 'the recipe did not get the literal branch'
+                  ' and config %r: %s' % (line, log[:800]))
+            for f in traces + pwned:
+                check(not os.path.exists(f), '%s was created' % f)
         check(not glob.glob('/tmp/pwned*'), '/tmp/pwned* exists')
+        print('shell code in branch and config: passed literally, ran'
+              ' nothing')
         print('git requests OK')
     finally:
         net.close()

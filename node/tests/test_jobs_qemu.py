@@ -4,7 +4,8 @@ board. A Debian kernel submitted from lab 1 as an artifact is fetched by
 lab 2 from lab 1, booted and tested on both QEMU boards; the local board's
 lab declines (it cannot boot a kernel). `--wait` shows progress and the
 matrix; lab 3 answers the same query and prints a console log that only
-lab 2 produced, fetched from lab 2."""
+lab 2 produced, fetched from lab 2; the matrix of the commit (text and
+JSON) is byte for byte the same on all three labs."""
 import json
 import os
 import sqlite3
@@ -69,9 +70,33 @@ def test(labmesh, root):
             lambda out: out if 'qemu-a' in out and 'qemu-b' in out else None)
             (n3.cli('query', '--request', req, check_rc=False).stdout), 60)
         check(q1 == q3, 'query differs:\n%s\n%s' % (q1, q3))
-        qc = n3.cli('query', '--commit', COMMIT[:12]).stdout
-        check('qemu-a' in qc and 'qemu-b' in qc and COMMIT in qc,
-              'query by commit on lab 3: %s' % qc)
+        # the commit's matrix, text and JSON, byte for byte the same on
+        # all three labs, listing both QEMU boards with a PASS cell per
+        # suite
+        def matrices(*fmt):
+            outs = [n.cli(*(fmt + ('query', '--commit', COMMIT))).stdout
+                    for n in (n1, n2, n3)]
+            return outs if all('qemu-a' in o and 'qemu-b' in o
+                               for o in outs) else None
+        for fmt in ((), ('--json',)):
+            outs = wait_for('the matrix %s on every lab' % (fmt,),
+                            lambda: matrices(*fmt), 60)
+            check(outs[0] == outs[1] == outs[2], 'the matrix %s differs'
+                  ' between labs:\n%s' % (fmt, '\n'.join(outs)))
+        qc = outs[2]
+        m = json.loads(qc)
+        check(m['commit'] == COMMIT, 'matrix commit: %s' % m['commit'])
+        rows = {(b['lab'], b['board']): b for b in m['boards']}
+        check(set(rows) == {('lab-a', 'qemu-a'), ('lab-b', 'qemu-b')},
+              'matrix rows: %s' % sorted(rows))
+        for b in rows.values():
+            check(sorted(c['suite'] for c in b['cells']) ==
+                  sorted(SUITES.split(',')) and
+                  all(c['status'] == 'PASS' for c in b['cells']),
+                  'matrix cells of %s: %s' % (b['board'], b['cells']))
+        text = matrices()[0]
+        print('the commit matrix on three labs (%d bytes text, %d JSON),'
+              ' identical:\n%s' % (len(text), len(qc), text))
         st = n3.status(req)
         runs = {b['board']: b['run'] for lab in st['labs']
                 for b in lab['boards']}

@@ -2,13 +2,15 @@
 """Security of the jobs side, on two labs with local boards: a submitter
 the policy does not list gets a decline naming the policy; a replayed
 request (the same bytes, or the same nonce re-signed) and an expired one
-are not run; a request with a forged signature is refused by the first
-node and never reaches its peer; the per-key quota declines; only the
-submitter's key cancels. (Shell code in branch and config names is tried
+are not run; a request with a forged signature, given to the first node
+or sent by a peer over the network, is refused there, counted as that
+peer's garbage and never reaches the other node; the per-key quota
+declines; only the submitter's key cancels. (Shell code in branch and config names is tried
 in test_jobs_git.py.)"""
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -95,6 +97,44 @@ def test(labmesh, root):
             ids = [r['id'] for r in json.loads(
                 n.cli('debug', 'requests').stdout)]
             check(fid not in ids, 'the forged request reached %s' % n.name)
+
+        # 4b. forged signature from a network peer (over CURVE, after a
+        # valid hello): not stored, not forwarded, counted as the
+        # sender's garbage; the same tool's validly signed request is
+        # stored and forwarded (a control: the path works)
+        hostile = os.path.abspath(sys.argv[2])
+
+        def ids(n):
+            return set(r['id'] for r in json.loads(
+                n.cli('--json', 'debug', 'requests').stdout))
+
+        def bad(n):
+            return json.loads(n.cli('--json', 'debug',
+                                    'status').stdout)['bad_messages']
+        before = {n.name: ids(n) for n in (a, b)}
+        bad0, badb = bad(a), bad(b)
+        p = subprocess.run([hostile, 'peer-request', a.endpoint, a.id,
+                            'nowhere', 'forged'], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 0, 'hostile: %s %s' % (p.stdout, p.stderr))
+        time.sleep(1.5)
+        for n in (a, b):
+            check(ids(n) == before[n.name], 'a forged request from a peer'
+                  ' reached %s: %s' % (n.name, ids(n) - before[n.name]))
+        check(bad(a) > bad0, 'the forged request was not counted as the'
+              ' peer\'s garbage (%d, was %d)' % (bad(a), bad0))
+        check('bad request' in open(a.log).read(), 'no garbage logged')
+        # B would count a forwarded forgery as A's garbage
+        check(bad(b) == badb and 'bad request' not in open(b.log).read(),
+              'the forged request was forwarded to %s' % b.name)
+        subprocess.run([hostile, 'peer-request', a.endpoint, a.id,
+                        'nowhere', 'valid'], capture_output=True, timeout=60)
+        new = wait_for('the valid request on both nodes', lambda: (
+            lambda x, y: x if x and x == y else None)(
+                ids(a) - before[a.name], ids(b) - before[b.name]), 20)
+        check(len(new) == 1, 'valid control: %s' % new)
+        print('forged request from a peer: dropped, garbage %d -> %d;'
+              ' a valid one is stored and forwarded' % (bad0, bad(a)))
 
         # 5. cancel: only the submitter's key
         r1 = a.cli('submit', '--suite', 'smoke').stdout.split()[1]

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Builds of git requests, on one lab with a QEMU x86_64 board whose
+recipe changes between phases (the node restarts with each). The
+recipes write a vmlinuz that is not a kernel, so each job ends at boot,
+quickly; what is tested happens before.
+
+1. The bubblewrap sandbox has no network: a recipe that connects to a
+   loopback TCP port the test listens on cannot, and the listener sees
+   no connection.
+2. The recipe timeout kills a recipe that sleeps forever: the job ends
+   in error naming the timeout, and no process of the recipe is left.
+3. The build cache key: the same commit, config and recipe reuse the
+   build ("cached build"); another config name or another recipe
+   command builds again."""
+import glob
+import os
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from jobstest import Net, SKIP, board_dir, check, main, qemu_board, \
+    wait_for  # noqa: E402
+from test_jobs_git import make_repo  # noqa: E402
+
+PROBE = ('python3 -c \'import socket; socket.create_connection('
+         '("127.0.0.1", %d), 3); print("probe: connected")\' ||'
+         ' echo "probe: cannot connect"; exit 3')
+FAKE = 'echo "not a kernel: $LABMESH_CONFIG" > "$LABMESH_OUT/vmlinuz"'
+
+
+def board(n, req):
+    st = n.status(req) or {}
+    for lab in st.get('labs', []):
+        for b in lab['boards']:
+            return b
+    return None
+
+
+def final(n, req, timeout=300):
+    return wait_for('%s final' % req[:12], lambda: (
+        lambda b: b if b and b['final'] else None)(board(n, req)),
+        timeout, 0.2)
+
+
+def restart(n, recipe, timeout=300):
+    n.kill()
+    n.extra = ('recipes:\n  - arch: x86_64\n    timeout: %d\n'
+               '    command: "%s"\n' % (timeout, recipe.replace(
+                   '\\', '\\\\').replace('"', '\\"')))
+    n.start()
+
+
+def submit(n, repo, commit, config, wait=False):
+    args = ['submit', '--git', repo, '--branch', 'main', '--commit', commit,
+            '--config', config, '--suite', 'smoke']
+    if wait:
+        p = n.cli(*(args + ['--wait', '--timeout', '10m']), check_rc=False,
+                  timeout=900)
+        return p.stdout.split()[1], p.stdout
+    return n.cli(*args).stdout.split()[1], ''
+
+
+def test(labmesh, root):
+    env = board_dir(root)
+    if not env:
+        print('SKIP: the QEMU board cannot be built here')
+        return SKIP
+    net = Net(labmesh)
+    lsock = socket.socket()
+    try:
+        repo = os.path.join(net.dir, 'repo')
+        c1, _ = make_repo(repo)
+        n = net.node('lab-build', 17211, [qemu_board('qemu-b', env)])
+
+        # 1. no network in the sandbox
+        lsock.bind(('127.0.0.1', 0))
+        lsock.listen(4)
+        lsock.settimeout(0.5)
+        port = lsock.getsockname()[1]
+        restart(n, PROBE % port)
+        req, _ = submit(n, repo, c1, 'netcheck')
+        b = final(n, req)
+        check(b['state'] == 'error' and 'build failed (exit 3)' in
+              b['text'], 'the probe build: %s' % b)
+        try:
+            conn, _ = lsock.accept()
+            conn.close()
+            check(False, 'the sandboxed recipe reached the listener')
+        except socket.timeout:
+            pass
+        logs = [open(x).read() for x in glob.glob(os.path.join(
+            n.home, 'work', 'build-cache', '*', 'build.log'))]
+        said = [x for x in logs if 'probe: ' in x]
+        check(len(said) == 1 and 'probe: cannot connect' in said[0] and
+              'Errno' in said[0] and 'probe: connected' not in said[0],
+              'the probe did not report a refusal: %s' % logs)
+        print('sandbox network: %s' % [x for x in said[0].splitlines()
+                                        if 'Errno' in x][-1])
+
+        # 2. the recipe timeout
+        mark = 'sleep %d' % (86000 + os.getpid() % 400)
+        restart(n, mark, timeout=3)
+        t0 = time.time()
+        req, _ = submit(n, repo, c1, 'forever')
+        b = final(n, req)
+        took = time.time() - t0
+        check(b['state'] == 'error' and 'timed out' in b['text'],
+              'a recipe sleeping forever: %s' % b)
+        left = subprocess.run(['pgrep', '-f', '--', mark],
+                              capture_output=True, text=True).stdout.split()
+        check(not left, 'the recipe survived its timeout: %s' % left)
+        print('recipe timeout: %s: %s after %.1f s, nothing left' % (
+            b['state'], b['text'], took))
+
+        # 3. the build cache key
+        restart(n, FAKE)
+        _, out = submit(n, repo, c1, 'conf-a', wait=True)
+        check('building ' + c1[:12] in out and 'cached build' not in out,
+              'first build: %s' % out[-1500:])
+        _, out = submit(n, repo, c1, 'conf-a', wait=True)
+        check('cached build' in out, 'the same key built again: %s' %
+              out[-1500:])
+        _, out = submit(n, repo, c1, 'conf-b', wait=True)
+        check('cached build' not in out and 'building ' + c1[:12] in out,
+              'another config used the cache: %s' % out[-1500:])
+        restart(n, FAKE + ' && true')
+        _, out = submit(n, repo, c1, 'conf-a', wait=True)
+        check('cached build' not in out and 'building ' + c1[:12] in out,
+              'another recipe used the cache: %s' % out[-1500:])
+        print('build cache: same key cached; config and recipe rebuild')
+        print('builds OK')
+    finally:
+        lsock.close()
+        net.close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(test))
