@@ -27,6 +27,9 @@
 /* Fetches asked over the control socket (`labmesh log`, the dashboard)
  * take at most this many slots, so jobs always find one for a kernel. */
 #define FETCH_MAX_ASKED (JOBS_MAX_FETCHES / 2)
+/* Such a fetch fails as soon as every peer of a round said it does not
+ * hold the blob; asked again after this long, it starts over. */
+#define FETCH_NAK_KEEP_MS 5000
 
 static jobs_fetch_t *s_find(jobs_t *j, const uint8_t id[32])
 {
@@ -71,6 +74,7 @@ static bool s_next_peer(jobs_t *j, jobs_fetch_t *f)
 
 		f->tries++;
 		if (p->state == PEER_ACTIVE) {
+			f->round_asked++;
 			s_send_get(j, f, p);
 			return true;
 		}
@@ -79,11 +83,22 @@ static bool s_next_peer(jobs_t *j, jobs_fetch_t *f)
 	return false;
 }
 
+static void s_new_round(jobs_t *j, jobs_fetch_t *f)
+{
+	f->tries = f->round_asked = f->round_nak = 0;
+	s_next_peer(j, f);
+}
+
 /* A slot that holds a fetch failed long enough ago is free again. */
 static bool s_stale(const jobs_fetch_t *f, int64_t now)
 {
-	return f->active && f->failed &&
-	       now >= f->deadline_ms + FETCH_FAILED_KEEP_MS;
+	return f->active && f->failed && now >= f->retry_ms;
+}
+
+static void s_fail(jobs_fetch_t *f, int64_t keep_ms)
+{
+	f->failed = true;
+	f->retry_ms = node_now() + keep_ms;
 }
 
 static int s_fetch(jobs_t *j, const uint8_t id[32], bool asked)
@@ -119,7 +134,7 @@ static int s_fetch(jobs_t *j, const uint8_t id[32], bool asked)
 	f->total = -1;
 	f->offset = s_part_size(j, id);
 	f->deadline_ms = node_now() + JOBS_FETCH_TIMEOUT_MS;
-	s_next_peer(j, f);
+	s_new_round(j, f);
 	return 0;
 }
 
@@ -143,17 +158,15 @@ void fetch_tick(jobs_t *j)
 		if (!f->active || f->failed)
 			continue;
 		if (now >= f->deadline_ms) {
-			f->failed = true;
+			s_fail(f, FETCH_FAILED_KEEP_MS);
 			continue;
 		}
 		if (f->curve[0] && now < f->chunk_deadline_ms)
 			continue;
 		/* silent peer, or nobody asked: next one, new round when
 		 * every peer was tried */
-		if (!s_next_peer(j, f) && now >= f->chunk_deadline_ms + 1000) {
-			f->tries = 0;
-			s_next_peer(j, f);
-		}
+		if (!s_next_peer(j, f) && now >= f->chunk_deadline_ms + 1000)
+			s_new_round(j, f);
 	}
 }
 
@@ -233,7 +246,16 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 	    (f->total >= 0 && (int64_t)m->blob_data.total != f->total) ||
 	    (m->blob_data.data.len == 0 &&
 	     (int64_t)m->blob_data.total != f->offset)) {
-		if (!s_next_peer(j, f))
+		f->round_nak += m->blob_data.total == 0;
+		if (s_next_peer(j, f))
+			return;
+		/* a log asked for by a person: when every peer we asked
+		 * said it does not hold it, say so now rather than keep
+		 * asking (a job's kernel keeps being asked for until its
+		 * deadline: its holder may join) */
+		if (f->asked && f->round_nak == f->round_asked)
+			s_fail(f, FETCH_NAK_KEEP_MS);
+		else
 			f->chunk_deadline_ms = node_now();
 		return;
 	}
@@ -242,7 +264,7 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 	if (rc < 0) {
 		log_error("blob fetch: cannot write the partial file: %s",
 			  strerror(-rc));
-		f->failed = true;
+		s_fail(f, FETCH_FAILED_KEEP_MS);
 		return;
 	}
 	if (f->offset < f->total) {

@@ -46,7 +46,9 @@ typedef struct {
 	size_t tries;           /* peers asked this round */
 	char curve[WIRE_Z85_LEN + 1]; /* who we asked */
 	int64_t chunk_deadline_ms, deadline_ms;
+	size_t round_asked, round_nak; /* asks this round; "not held" */
 	bool failed;
+	int64_t retry_ms; /* failed: a new ask starts over from then */
 	bool asked; /* over the control socket, not for a job */
 } jobs_fetch_t;
 
