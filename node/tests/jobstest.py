@@ -164,6 +164,18 @@ class Node:
         return json.loads(p.stdout) if p.returncode == 0 else None
 
 
+def write_suite(d, name, yaml, sh):
+    """A suite folder d/name with its suite.yaml and an executable run.sh
+    (a test's own fixture, given to the node with LABMESH_SUITES=d)."""
+    os.makedirs(os.path.join(d, name), exist_ok=True)
+    with open(os.path.join(d, name, 'suite.yaml'), 'w') as f:
+        f.write(yaml)
+    with open(os.path.join(d, name, 'run.sh'), 'w') as f:
+        f.write(sh)
+    os.chmod(os.path.join(d, name, 'run.sh'), 0o755)
+    return d
+
+
 def tagged(tag, var=TAG_VAR):
     """pids of the processes whose environment has var=tag: whatever a
     node of Net started (executors, builds and their children, QEMU),

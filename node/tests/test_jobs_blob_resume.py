@@ -18,7 +18,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, check, local_board, main, wait_for  # noqa: E402
+from jobstest import (Net, check, local_board, main, wait_for,  # noqa: E402
+                      write_suite)
 
 CHUNK = 256 * 1024  # PROTO_MAX_BLOB_CHUNK
 BIG_SH = ('#!/bin/sh\necho "1..1"\nhead -c 9000000 /dev/urandom | base64\n'
@@ -28,13 +29,7 @@ BIG_YAML = ('name: bigout\nversion: 1\nkind: functional\n'
 
 
 def suites_dir(d):
-    os.makedirs(os.path.join(d, 'bigout'))
-    with open(os.path.join(d, 'bigout', 'suite.yaml'), 'w') as f:
-        f.write(BIG_YAML)
-    with open(os.path.join(d, 'bigout', 'run.sh'), 'w') as f:
-        f.write(BIG_SH)
-    os.chmod(os.path.join(d, 'bigout', 'run.sh'), 0o755)
-    return d
+    return write_suite(d, 'bigout', BIG_YAML, BIG_SH)
 
 
 def sent(n):

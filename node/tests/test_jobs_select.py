@@ -15,7 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, check, local_board, main, wait_for  # noqa: E402
+from jobstest import (Net, check, local_board, main, wait_for,  # noqa: E402
+                      write_suite)
 
 HOLD_S = 8
 HOLD_SH = '#!/bin/sh\necho "1..1"\nsleep %d\necho "ok 1 - held"\n' % HOLD_S
@@ -24,14 +25,9 @@ HOLD_YAML = ('name: hold\nversion: 1\nkind: functional\n'
 
 
 def suites_dir(root, d):
-    os.makedirs(os.path.join(d, 'hold'))
+    write_suite(d, 'hold', HOLD_YAML, HOLD_SH)
     os.symlink(os.path.join(root, 'suites', 'smoke'),
                os.path.join(d, 'smoke'))
-    with open(os.path.join(d, 'hold', 'suite.yaml'), 'w') as f:
-        f.write(HOLD_YAML)
-    with open(os.path.join(d, 'hold', 'run.sh'), 'w') as f:
-        f.write(HOLD_SH)
-    os.chmod(os.path.join(d, 'hold', 'run.sh'), 0o755)
     return d
 
 

@@ -205,6 +205,51 @@ static const char s_lat_lab[] =
 
 /* Parse out as lat's metrics output and judge it on board (NULL: the
  * suite's thresholds alone). */
+/* Outputs of the lat suite on its boards: NULL takes the suite's own
+ * thresholds (latency lt 100 ns, jitter le 5 us); "tight", "loose" and
+ * "half" are boards of s_lat_lab overriding them. */
+static const struct lat_case {
+	const char *what, *board, *output;
+	enum suite_status status;
+	const char *says[2], *not_says;
+} s_lat_cases[] = {
+	{ "met: 99.9 < 100, and 5 <= 5 at the bound", NULL,
+	  "latency 99.9 ns\njitter 5 us\n", SUITE_PASS,
+	  { "PASS: 2 metrics" }, NULL },
+	{ "missed: lt strict at the bound, le just past it", NULL,
+	  "latency 100 ns\njitter 5.01 us\n", SUITE_FAIL,
+	  { "metric latency 100 ns not < 100",
+	    "metric jitter 5.01 us not <= 5" }, NULL },
+	{ "lt missed alone: jitter is met", NULL,
+	  "latency 100.1 ns\njitter 4 us\n", SUITE_FAIL,
+	  { "metric latency 100.1 ns not < 100" }, "jitter" },
+	{ "le missed alone: latency is met", NULL,
+	  "latency 20 ns\njitter 6 us\n", SUITE_FAIL,
+	  { "metric jitter 6 us not <= 5" }, "latency" },
+	{ "tighter board: what passes the suite's fails", "tight",
+	  "latency 99.9 ns\njitter 5 us\n", SUITE_FAIL,
+	  { "metric latency 99.9 ns not <= 50", "metric jitter 5 us not < 2" },
+	  "not < 100" },
+	{ "tighter board: le inclusive, lt strict (met)", "tight",
+	  "latency 50 ns\njitter 1.99 us\n", SUITE_PASS, { NULL }, NULL },
+	{ "tighter board: lt strict at its bound", "tight",
+	  "latency 50 ns\njitter 2 us\n", SUITE_FAIL,
+	  { "metric jitter 2 us not < 2" }, NULL },
+	{ "looser board: what fails the suite's passes", "loose",
+	  "latency 200 ns\njitter 9.99 us\n", SUITE_PASS, { NULL }, NULL },
+	{ "looser board: just past its bounds", "loose",
+	  "latency 200.5 ns\njitter 10 us\n", SUITE_FAIL,
+	  { "metric latency 200.5 ns not <= 200",
+	    "metric jitter 10 us not < 10" }, NULL },
+	{ "one metric overridden: the other keeps the suite's rule", "half",
+	  "latency 100.2 ns\njitter 5 us\n", SUITE_PASS, { NULL }, NULL },
+	{ "one metric overridden: the suite's rule fails the other", "half",
+	  "latency 100.2 ns\njitter 5.5 us\n", SUITE_FAIL,
+	  { "metric jitter 5.5 us not <= 5" }, "latency" },
+	{ "a metric the thresholds need is missing", "loose",
+	  "latency 20 ns\n", SUITE_FAIL, { "metric jitter missing" }, NULL },
+};
+
 static suite_result_t *s_lat(const suite_def_t *d, const lab_config_t *lab,
 			     const char *board, const char *out)
 {
@@ -245,73 +290,20 @@ static void test_lt_le(void)
 	CHECK(d->criteria.metrics[0].op == LAB_OP_LT);
 	CHECK(d->criteria.metrics[1].op == LAB_OP_LE);
 
-	/* the suite's thresholds, met: 99.9 < 100, and 5 <= 5 at the bound */
-	res = s_lat(d, lab, NULL, "latency 99.9 ns\njitter 5 us\n");
-	CHECK(res->status == SUITE_PASS);
-	CHECK_REASON(res, "PASS: 2 metrics");
-	suite_result_destroy(&res);
+	for (size_t i = 0; i < sizeof(s_lat_cases) / sizeof(s_lat_cases[0]); i++) {
+		const struct lat_case *c = &s_lat_cases[i];
 
-	/* missed: lt is strict at the bound, le is not met just past it */
-	res = s_lat(d, lab, NULL, "latency 100 ns\njitter 5.01 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric latency 100 ns not < 100");
-	CHECK_REASON(res, "metric jitter 5.01 us not <= 5");
-	suite_result_destroy(&res);
-
-	/* each missed alone: the other is reported met */
-	res = s_lat(d, lab, NULL, "latency 100.1 ns\njitter 4 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric latency 100.1 ns not < 100");
-	CHECK(res->reason && !strstr(res->reason, "jitter"));
-	suite_result_destroy(&res);
-	res = s_lat(d, lab, NULL, "latency 20 ns\njitter 6 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric jitter 6 us not <= 5");
-	CHECK(res->reason && !strstr(res->reason, "latency"));
-	suite_result_destroy(&res);
-
-	/* a board whose thresholds are tighter: what passes the suite's fails */
-	res = s_lat(d, lab, "tight", "latency 99.9 ns\njitter 5 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric latency 99.9 ns not <= 50");
-	CHECK_REASON(res, "metric jitter 5 us not < 2");
-	CHECK(res->reason && !strstr(res->reason, "not < 100") &&
-	      !strstr(res->reason, "not <= 5;"));
-	suite_result_destroy(&res);
-	/* ... and its le bound is inclusive, its lt bound strict */
-	res = s_lat(d, lab, "tight", "latency 50 ns\njitter 1.99 us\n");
-	CHECK(res->status == SUITE_PASS);
-	suite_result_destroy(&res);
-	res = s_lat(d, lab, "tight", "latency 50 ns\njitter 2 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric jitter 2 us not < 2");
-	suite_result_destroy(&res);
-
-	/* a board whose thresholds are looser: what fails the suite's passes */
-	res = s_lat(d, lab, "loose", "latency 200 ns\njitter 9.99 us\n");
-	CHECK(res->status == SUITE_PASS);
-	suite_result_destroy(&res);
-	res = s_lat(d, lab, "loose", "latency 200.5 ns\njitter 10 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric latency 200.5 ns not <= 200");
-	CHECK_REASON(res, "metric jitter 10 us not < 10");
-	suite_result_destroy(&res);
-
-	/* a board overriding one metric: the suite's rule still holds the other */
-	res = s_lat(d, lab, "half", "latency 100.2 ns\njitter 5 us\n");
-	CHECK(res->status == SUITE_PASS);
-	suite_result_destroy(&res);
-	res = s_lat(d, lab, "half", "latency 100.2 ns\njitter 5.5 us\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric jitter 5.5 us not <= 5");
-	CHECK(res->reason && !strstr(res->reason, "latency"));
-	suite_result_destroy(&res);
-
-	/* a metric the thresholds need but the output lacks */
-	res = s_lat(d, lab, "loose", "latency 20 ns\n");
-	CHECK(res->status == SUITE_FAIL);
-	CHECK_REASON(res, "metric jitter missing");
-	suite_result_destroy(&res);
+		res = s_lat(d, lab, c->board, c->output);
+		if (res->status != c->status)
+			fprintf(stderr, "case %zu (%s): status %d, want %d\n", i,
+				c->what, (int)res->status, (int)c->status);
+		CHECK(res->status == c->status);
+		for (size_t k = 0; k < 2 && c->says[k]; k++)
+			CHECK_REASON(res, c->says[k]);
+		if (c->not_says)
+			CHECK(res->reason && !strstr(res->reason, c->not_says));
+		suite_result_destroy(&res);
+	}
 
 	lab_config_destroy(&lab);
 	suite_def_destroy(&d);
