@@ -5,7 +5,9 @@
  *    (board_open, suite_run, board_close in this process) against the
  *    same suite submitted to a real node (request signed here, handed
  *    over the control socket): from the submit to the node's `done`
- *    event, minus the direct time. Median of BENCH_ROUNDS, interleaved.
+ *    event, minus the direct time. BENCH_ROUNDS interleaved pairs; the
+ *    figure is the median of the pairs' differences (a pair shares the
+ *    machine's load of its moment, which the difference cancels).
  * 2. Submit-to-accept: a 20-node loopback network (each lab a node with a
  *    local board, the default max_peers, seeded with one or two random
  *    earlier nodes, as bench_network.py does, so a flood takes several
@@ -44,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BENCH_ROUNDS 7
+#define BENCH_ROUNDS 11
 #define BENCH_NODES 20
 #define BENCH_REQUESTS 5
 #define BENCH_PORT 18600
@@ -268,7 +270,8 @@ static void s_overhead(void)
 	lab_config_t *cfg = lab_config_default();
 	char *dir = catalog_default_dir(NULL), *err = NULL;
 	catalog_t *cat = NULL;
-	double direct[BENCH_ROUNDS], job[BENCH_ROUNDS], d, j;
+	double direct[BENCH_ROUNDS], job[BENCH_ROUNDS], diff[BENCH_ROUNDS];
+	double d, j, o;
 
 	if (!dir || catalog_load(dir, &cat, &err) < 0 ||
 	    !catalog_find(cat, "smoke")) {
@@ -280,14 +283,16 @@ static void s_overhead(void)
 	for (int r = 0; r < BENCH_ROUNDS; r++) {
 		direct[r] = s_direct(cfg, catalog_find(cat, "smoke"));
 		job[r] = s_via_job();
+		diff[r] = job[r] - direct[r];
 	}
 	d = s_pct(direct, BENCH_ROUNDS, 0.5);
 	j = s_pct(job, BENCH_ROUNDS, 0.5);
+	o = s_pct(diff, BENCH_ROUNDS, 0.5);
 	printf("{\"figure\": \"per-job overhead (smoke on a local board,"
 	       " submit to done event, minus the direct run)\", \"value\":"
 	       " %.1f, \"unit\": \"ms\", \"baseline\": %.1f, \"ratio\": %.3f,"
-	       " \"target\": \"value <= 50 ms\", \"met\": %s}\n", j - d, d,
-	       j / d, j - d <= 50 ? "true" : "false");
+	       " \"target\": \"value <= 50 ms\", \"met\": %s}\n", o, d,
+	       j / d, o <= 50 ? "true" : "false");
 	printf("{\"figure\": \"smoke through a submitted job (median)\","
 	       " \"value\": %.1f, \"unit\": \"ms\"}\n", j);
 	fflush(stdout);
