@@ -45,7 +45,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -92,24 +91,12 @@ def run(*args, timeout=30):
     return p.stdout
 
 
-def port_free(port):
-    s = socket.socket()
-    try:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(('127.0.0.1', port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 def free_ports(n, start):
     ports, p = [], start
     while len(ports) < n:
         if p > PORT_HI:
             p = PORT_LO
-        if port_free(p):
+        if lmtest.port_free(p, reuse=True):
             ports.append(p)
         p += 1
     return ports

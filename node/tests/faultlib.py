@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from lmtest import Fail, check, _port_free, stop_process  # noqa: F401
+from lmtest import Fail, check, port_free, stop_process  # noqa: F401
 
 SKIP = 77
 LONG = os.environ.get('LM_TEST_LONG') == '1'
@@ -50,7 +50,7 @@ def port_block(want, size=10):
     """A block of free loopback ports in 19500-19999, want's if free."""
     blocks = [want] + random.sample(range(19500, 20000 - size, size), 40)
     for b in blocks:
-        if all(_port_free(b + i) for i in range(size)):
+        if all(port_free(b + i) for i in range(size)):
             return b
     raise Fail('no free block of ports in 19500-19999')
 

@@ -29,6 +29,18 @@ def check(cond, what):
         raise Fail(what)
 
 
+class Skip(Exception):
+    pass
+
+
+def need_board(root):
+    """board_dir(root), or the test is skipped (Skip) when it cannot be."""
+    env = board_dir(root)
+    if not env:
+        raise Skip('the QEMU board cannot be built here')
+    return env
+
+
 def board_dir(root):
     """Build (or reuse) the QEMU x86_64 board; None when it cannot be."""
     mk = os.path.join(root, 'scripts', 'mkboard')
@@ -208,6 +220,9 @@ def main(fn):
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
     try:
         rc = fn(labmesh, root)
+    except Skip as e:
+        print('SKIP: %s' % e)
+        return SKIP
     except Fail as e:
         print('FAIL: %s' % e)
         return 1

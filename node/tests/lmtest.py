@@ -146,9 +146,13 @@ class Node:
         return rss_kib(self.proc.pid)
 
 
-def _port_free(port):
+def port_free(port, reuse=False):
+    """Whether a loopback TCP port can be bound now; reuse=True binds as
+    libzmq does (SO_REUSEADDR: a port in TIME_WAIT counts as free)."""
     s = socket.socket()
     try:
+        if reuse:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(('127.0.0.1', port))
         return True
     except OSError:
@@ -170,7 +174,7 @@ class Net:
         same time (other worktrees) do not collide."""
         blocks = [want] + random.sample(range(17000, 17990, 10), 99)
         for b in blocks:
-            if all(_port_free(b + i) for i in range(10)):
+            if all(port_free(b + i) for i in range(10)):
                 return b
         raise Fail('no free block of ports in 17000-17999')
 

@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, SKIP, board_dir, check, main, qemu_board, \
+from jobstest import Net, need_board, check, main, qemu_board, \
     wait_for  # noqa: E402
 from test_jobs_git import make_repo  # noqa: E402
 
@@ -63,10 +63,7 @@ def submit(n, repo, commit, config, wait=False):
 
 
 def test(labmesh, root):
-    env = board_dir(root)
-    if not env:
-        print('SKIP: the QEMU board cannot be built here')
-        return SKIP
+    env = need_board(root)
     net = Net(labmesh)
     lsock = socket.socket()
     try:

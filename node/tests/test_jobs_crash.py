@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from faultlib import store_check  # noqa: E402
-from jobstest import Fail, Net, SKIP, board_dir, check, main, qemu_board, \
+from jobstest import Fail, Net, need_board, check, main, qemu_board, \
     TAG_VAR, tagged, wait_for  # noqa: E402
 import lmtest  # noqa: E402
 from test_jobs_git import make_repo  # noqa: E402
@@ -62,10 +62,7 @@ def integrity(path):
 
 
 def test(labmesh, root):
-    env = board_dir(root)
-    if not env:
-        print('SKIP: the QEMU board cannot be built here')
-        return SKIP
+    env = need_board(root)
     net = Net(labmesh)
     followers = []
     try:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, SKIP, board_dir, check, main, qemu_board  # noqa
+from jobstest import Net, need_board, check, main, qemu_board  # noqa
 
 RECIPE = ('make KSRC=%s && cp vmlinuz "$LABMESH_OUT/vmlinuz" && '
           'echo "config is [$LABMESH_CONFIG] branch [$LABMESH_BRANCH]"')
@@ -54,10 +54,7 @@ def board_of(st, name):
 
 
 def test(labmesh, root):
-    env = board_dir(root)
-    if not env:
-        print('SKIP: the QEMU board cannot be built here')
-        return SKIP
+    env = need_board(root)
     net = Net(labmesh)
     pwned = [os.path.join(net.dir, 'pwned-branch'),
              os.path.join(net.dir, 'pwned-config')]

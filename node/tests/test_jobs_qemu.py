@@ -12,7 +12,7 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, SKIP, board_dir, check, local_board, main, \
+from jobstest import Net, need_board, check, local_board, main, \
     qemu_board, wait_for  # noqa: E402
 
 SUITES = 'smoke,boot-health'
@@ -20,10 +20,7 @@ COMMIT = 'c0ffee' * 6 + 'c0ff'  # where the image says it came from
 
 
 def test(labmesh, root):
-    env = board_dir(root)
-    if not env:
-        print('SKIP: the QEMU board cannot be built here')
-        return SKIP
+    env = need_board(root)
     net = Net(labmesh)
     try:
         n1 = net.node('lab-a', 18201, [qemu_board('qemu-a', env)]).start()

@@ -38,6 +38,17 @@ def start(net, home, port, *extra):
     return proc, log
 
 
+def stop_with(proc, log, sig):
+    """Stop the node with sig: its exit status and its whole log."""
+    try:
+        time.sleep(0.5)
+        proc.send_signal(sig)
+        rc = proc.wait(10)
+    finally:
+        lmtest.stop_process(proc)
+    return rc, open(log).read()
+
+
 def status(net, home):
     return net.run('--home', home, '--json', 'debug', 'status')
 
@@ -63,12 +74,10 @@ def test(net):
         mode = store_pragma(home, 'journal_mode')
         print('store journal_mode: %s' % mode)
         check(mode == 'wal', 'the store is in WAL mode, got %s' % mode)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        rc = proc.wait(10)
-    finally:
+    except BaseException:
         lmtest.stop_process(proc)
-    text = open(log).read()
+        raise
+    rc, text = stop_with(proc, log, signal.SIGINT)
     print('SIGINT: exit %d; log:\n%s' % (rc, text.rstrip()))
     check(rc == 0, 'SIGINT: exit 0, got %d' % rc)
     check('node stopping' in text, 'SIGINT: the node says it is stopping')
@@ -84,12 +93,10 @@ def test(net):
     proc, log = start(net, home2, base + 1, '--log-level', 'warn')
     try:
         wait_for('quiet node answers', lambda: status(net, home2), 10)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(10)
-    finally:
+    except BaseException:
         lmtest.stop_process(proc)
-    text = open(log).read()
+        raise
+    rc, text = stop_with(proc, log, signal.SIGTERM)
     print('--log-level warn: exit %d, %d log lines: %r'
           % (rc, len(text.splitlines()), text))
     check(rc == 0, 'SIGTERM: exit 0')

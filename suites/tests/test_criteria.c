@@ -203,8 +203,6 @@ static const char s_lat_lab[] =
 	"        metrics:\n"
 	"          - {name: latency, lt: 100.5}\n";
 
-/* Parse out as lat's metrics output and judge it on board (NULL: the
- * suite's thresholds alone). */
 /* Outputs of the lat suite on its boards: NULL takes the suite's own
  * thresholds (latency lt 100 ns, jitter le 5 us); "tight", "loose" and
  * "half" are boards of s_lat_lab overriding them. */
@@ -250,6 +248,8 @@ static const struct lat_case {
 	  "latency 20 ns\n", SUITE_FAIL, { "metric jitter missing" }, NULL },
 };
 
+/* Parse out as lat's metrics output and judge it on board (NULL: the
+ * suite's thresholds alone). */
 static suite_result_t *s_lat(const suite_def_t *d, const lab_config_t *lab,
 			     const char *board, const char *out)
 {
