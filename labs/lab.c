@@ -315,9 +315,7 @@ static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
 	return yaml_check_unknown(node);
 }
 
-/* "1048576", "512K", "100M", "10G", "1T" (binary units, optional
- * "iB"/"B"); 0 or -EINVAL. */
-static int s_parse_size(const char *s, unsigned long long *ret)
+int lab_parse_size(const char *s, uint64_t *ret)
 {
 	unsigned long long v = 0;
 	unsigned shift = 0;
@@ -344,7 +342,7 @@ static int s_parse_size(const char *s, unsigned long long *ret)
 		i++;
 	if (s[i] || (shift && v > (ULLONG_MAX >> shift)))
 		return -EINVAL;
-	*ret = v << shift;
+	*ret = (uint64_t)(v << shift);
 	return 0;
 }
 
@@ -352,7 +350,7 @@ static int s_load_store(yaml_val_t *root, lab_config_t *cfg)
 {
 	yaml_val_t *st = NULL;
 	char *s = NULL;
-	unsigned long long v;
+	uint64_t v;
 	int r;
 
 	r = yaml_get_map(root, "store", YAML_OPTIONAL, &st);
@@ -362,7 +360,7 @@ static int s_load_store(yaml_val_t *root, lab_config_t *cfg)
 	if (r < 0)
 		return r;
 	if (s) {
-		if (s_parse_size(s, &v) < 0 || v < LAB_MIN_BLOB_BUDGET ||
+		if (lab_parse_size(s, &v) < 0 || v < LAB_MIN_BLOB_BUDGET ||
 		    v > LAB_MAX_BLOB_BUDGET) {
 			free(s);
 			return yaml_fail_field(st, "blob_budget", "expected a"

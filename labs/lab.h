@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define LAB_MAX_CONFIG_BYTES (1024 * 1024) /* a lab file larger is refused */
 #define LAB_MAX_BOARDS 256
@@ -268,5 +269,12 @@ int lab_import_fuego_file(const char *path, const lab_fuego_opts_t *opts,
 int lab_import_fuego_text(const char *file, const char *text, size_t len,
 			  const lab_fuego_opts_t *opts, buf_t *out_yaml,
 			  char **ret_err);
+
+/*
+ * A size in bytes: "1048576", "512K", "100M", "10G", "1T" (binary units,
+ * optionally followed by "iB" or "B"). 0, or -EINVAL for anything else
+ * or a size over 2^64-1.
+ */
+int lab_parse_size(const char *s, uint64_t *ret);
 
 #endif

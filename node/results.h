@@ -122,7 +122,4 @@ int results_gc_node(const char *home, uint64_t budget,
  */
 int results_blob_touch(const char *home, const uint8_t id[32]);
 
-/* Parse "1048576", "512K", "100M", "10G", "1T" (binary units). 0/-EINVAL */
-int results_parse_size(const char *s, uint64_t *ret);
-
 #endif

@@ -7,6 +7,7 @@
 #include "node/export.h"
 #include "node/query.h"
 #include "node/results.h"
+#include "labs/lab.h"
 
 #include "proto/mem.h"
 
@@ -603,7 +604,7 @@ int cmd_store(int argc, char **argv)
 			free(o.home);
 			return EXIT_OK;
 		} else if (c == O_BUDGET) {
-			if (results_parse_size(optarg, &budget) < 0) {
+			if (lab_parse_size(optarg, &budget) < 0) {
 				s_usage(o.cmd, "bad --budget '%s'", optarg);
 				goto usage;
 			}

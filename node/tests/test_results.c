@@ -14,6 +14,7 @@
 #include "node/index.h"
 #include "node/query.h"
 #include "node/results.h"
+#include "labs/lab.h"
 #include "node/results_cli.h"
 #include "node/results_synth.h"
 
@@ -681,11 +682,11 @@ static void s_test_parsers(void)
 	CHECK(query_parse_status("FAIL,", &m) == 0);
 	CHECK(query_parse_status("BOGUS", &m) == -EINVAL);
 	CHECK(query_parse_status(",", &m) == -EINVAL);
-	CHECK(results_parse_size("10G", &sz) == 0 && sz == 10ULL << 30);
-	CHECK(results_parse_size("512KiB", &sz) == 0 && sz == 512ULL << 10);
-	CHECK(results_parse_size("1234", &sz) == 0 && sz == 1234);
-	CHECK(results_parse_size("99999999999T", &sz) == -EINVAL);
-	CHECK(results_parse_size("-1", &sz) == -EINVAL);
+	CHECK(lab_parse_size("10G", &sz) == 0 && sz == 10ULL << 30);
+	CHECK(lab_parse_size("512KiB", &sz) == 0 && sz == 512ULL << 10);
+	CHECK(lab_parse_size("1234", &sz) == 0 && sz == 1234);
+	CHECK(lab_parse_size("99999999999T", &sz) == -EINVAL);
+	CHECK(lab_parse_size("-1", &sz) == -EINVAL);
 	CHECK(query_path_match("ltp.syscalls", "ltp.syscalls.open01"));
 	CHECK(query_path_match("ltp.syscalls", "ltp.syscalls"));
 	CHECK(!query_path_match("ltp.sys", "ltp.syscalls.open01"));
