@@ -17,6 +17,7 @@ static const char *const s_parser_names[] = {
 	[SUITE_PARSER_LTP] = "ltp",
 	[SUITE_PARSER_METRICS] = "metrics",
 	[SUITE_PARSER_EXIT] = "exit",
+	[SUITE_PARSER_KLOG] = "klog",
 };
 
 const char *suite_parser_name(enum suite_parser p)
@@ -55,6 +56,9 @@ int suite_parse_output(enum suite_parser parser, const char *out, size_t len,
 		return 0;
 	case SUITE_PARSER_EXIT:
 		suite_parse_exit(out, len, exit_status, res);
+		return 0;
+	case SUITE_PARSER_KLOG:
+		suite_parse_klog(out, len, exit_status, res);
 		return 0;
 	}
 	return -EINVAL;

@@ -30,6 +30,7 @@ enum suite_parser {
 	SUITE_PARSER_LTP,
 	SUITE_PARSER_METRICS,
 	SUITE_PARSER_EXIT,
+	SUITE_PARSER_KLOG,
 };
 
 const char *suite_parser_name(enum suite_parser p);
@@ -53,6 +54,11 @@ void suite_parse_ltp(const char *out, size_t len, int exit_status,
 void suite_parse_metrics(const char *out, size_t len, int exit_status,
 			 suite_result_t *res);
 void suite_parse_exit(const char *out, size_t len, int exit_status,
+		      suite_result_t *res);
+/* A kernel log judged for oopses, BUGs, WARN() splats, panics, call
+ * traces, lockups and stalls, by the forms the kernel prints them in
+ * (parse_klog.c says which). */
+void suite_parse_klog(const char *out, size_t len, int exit_status,
 		      suite_result_t *res);
 
 /*

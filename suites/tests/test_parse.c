@@ -7,6 +7,7 @@
 #include "suites/criteria.h"
 #include "suites/parse.h"
 #include "suites/tests/check.h"
+#include "proto/mem.h"
 
 #include <errno.h>
 
@@ -398,7 +399,7 @@ static void test_garbage(void)
 {
 	static const enum suite_parser ps[] = {
 		SUITE_PARSER_TAP, SUITE_PARSER_KSELFTEST, SUITE_PARSER_LTP,
-		SUITE_PARSER_METRICS, SUITE_PARSER_EXIT,
+		SUITE_PARSER_METRICS, SUITE_PARSER_EXIT, SUITE_PARSER_KLOG,
 	};
 	char junk[8192];
 	unsigned x = 12345;
@@ -410,7 +411,9 @@ static void test_garbage(void)
 	junk[100] = '\0';
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
 		suite_result_t *res = s_parse(ps[i], "g", junk, sizeof(junk), 0);
-		CHECK(res->status == SUITE_ERROR || ps[i] == SUITE_PARSER_EXIT);
+		/* exit and klog judge any bytes: a status, a log with no report */
+		CHECK(res->status == SUITE_ERROR || ps[i] == SUITE_PARSER_EXIT ||
+		      ps[i] == SUITE_PARSER_KLOG);
 		suite_criteria_apply(res, NULL, NULL);
 		suite_result_destroy(&res);
 	}
@@ -497,6 +500,161 @@ static void test_exit(void)
 	suite_result_destroy(&res);
 }
 
+/* Read a captured kernel log of suites/tests/klog (see capture.sh there). */
+static char *s_slurp(const char *dir, const char *name, size_t *ret_len)
+{
+	char path[512];
+	char *buf = xmalloc(1 << 20);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	CHECK(f != NULL);
+	*ret_len = f ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[*ret_len] = '\0';
+	return buf;
+}
+
+static const char *const s_klog_cases[] = {
+	"no_oops", "no_bug", "no_warning", "no_panic", "no_call_trace", "no_lockup_or_stall",
+};
+
+/* Parse a kernel log by the klog parser with boot-health's criteria; the
+ * cases named in fails (a string of case names) must FAIL, the others
+ * PASS, and the first failing line of want_case must contain want. */
+static void s_klog_expect(const char *what, const char *out, size_t len,
+			  const char *fails, const char *want_case, const char *want)
+{
+	char *must[] = { "no_oops", "no_panic" };
+	lab_criteria_t crit = { .max_fail = 0, .must_pass = must, .n_must_pass = 2 };
+	suite_result_t *res = s_parse(SUITE_PARSER_KLOG, "boot-health", out, len, 0);
+	int before = s_failures;
+
+	CHECK_CASE(res, "dmesg_readable", SUITE_PASS, NULL);
+	for (size_t i = 0; i < sizeof(s_klog_cases) / sizeof(s_klog_cases[0]); i++) {
+		const char *name = s_klog_cases[i];
+		bool fail = false;
+
+		for (const char *p = strstr(fails, name); p; p = strstr(p + 1, name))
+			if ((p == fails || p[-1] == ' ') && (p[strlen(name)] == ' ' || !p[strlen(name)]))
+				fail = true;
+		if (fail && want_case && want && strcmp(name, want_case) == 0)
+			CHECK_CASE(res, name, SUITE_FAIL, want);
+		else
+			CHECK_CASE(res, name, fail ? SUITE_FAIL : SUITE_PASS, NULL);
+	}
+	suite_criteria_apply(res, &crit, NULL);
+	CHECK(res->status == (fails[0] ? SUITE_FAIL : SUITE_PASS));
+	if (s_failures != before)
+		fprintf(stderr, "  (in the klog case '%s')\n", what);
+	suite_result_destroy(&res);
+}
+
+static void s_klog_file(const char *dir, const char *name, const char *fails,
+			const char *want_case, const char *want)
+{
+	size_t len;
+	char *log = s_slurp(dir, name, &len);
+
+	s_klog_expect(name, log, len, fails, want_case, want);
+	free(log);
+}
+
+static void test_klog(const char *dir)
+{
+	suite_result_t *res;
+	size_t len;
+	char *log;
+
+	/* real kernel output: Debian's 6.1 cloud kernel on the QEMU board,
+	 * made to report by lmsplat.ko (capture.sh), and this host's own boot
+	 * log with its SRSO notice */
+	s_klog_file(dir, "warn.log", "no_warning no_call_trace", "no_warning",
+		    "WARNING: CPU: 0 PID: 82 at ");
+	s_klog_file(dir, "bug.log", "no_bug no_oops no_call_trace", "no_bug", "kernel BUG at ");
+	s_klog_file(dir, "oops.log", "no_bug no_oops no_call_trace", "no_oops",
+		    "Oops: 0002 [#1] PREEMPT SMP NOPTI");
+	s_klog_file(dir, "softlockup.log", "no_lockup_or_stall no_call_trace",
+		    "no_lockup_or_stall",
+		    "4 reports, first: [    5.624906] watchdog: BUG: soft lockup - CPU#0 stuck for 3s!");
+	s_klog_file(dir, "hungtask.log", "no_lockup_or_stall no_call_trace",
+		    "no_lockup_or_stall", "INFO: task lmsplat-hang:83 blocked for more than 2 seconds");
+	s_klog_file(dir, "panic.log", "no_panic no_call_trace", "no_panic",
+		    "Kernel panic - not syncing: sysrq triggered crash");
+	s_klog_file(dir, "host-srso.log", "", NULL, NULL);
+	s_klog_file(dir, "notices.log", "", NULL, NULL);
+
+	/* the boot time: the hand-over to init, else the header's uptime */
+	log = s_slurp(dir, "notices.log", &len);
+	res = s_parse(SUITE_PARSER_KLOG, "boot-health", log, len, 0);
+	CHECK_CASE(res, "boot_time", SUITE_PASS, "0.357100 s, from init hand-over");
+	CHECK(suite_result_find_metric(res, "boot_time") &&
+	      suite_result_find_metric(res, "boot_time")->value == 0.3571);
+	suite_result_destroy(&res);
+	free(log);
+	{
+		static const char up[] = "labmesh-klog: uptime 12.50\nno timestamps here\n";
+		res = s_parse(SUITE_PARSER_KLOG, "boot-health", up, sizeof(up) - 1, 0);
+		CHECK_CASE(res, "boot_time", SUITE_PASS, "12.50 s, from /proc/uptime");
+		suite_result_destroy(&res);
+	}
+
+	/* forms that were not captured here, as the kernel prints them */
+	{
+		static const char lockdep[] =
+			"[   12.000001] ======================================================\n"
+			"[   12.000002] WARNING: possible circular locking dependency detected\n"
+			"[   12.000003] 6.1.0 #1 Not tainted\n";
+		static const char ubsan[] =
+			"[    3.1] ================================================================================\n"
+			"[    3.2] UBSAN: array-index-out-of-bounds in drivers/foo/bar.c:12:3\n";
+		static const char arm64[] =
+			"[    2.1] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000\n"
+			"[    2.2] Internal error: Oops: 0000000096000045 [#1] PREEMPT SMP\n"
+			"[    2.3] Call trace:\n";
+		static const char gpf[] =
+			"<4>[    5.5] general protection fault, probably for non-canonical address 0xdead000000000122: 0000 [#1] PREEMPT SMP NOPTI\n";
+		static const char old[] = "WARNING: at kernel/sched.c:5914 sub_preempt_count+0x4a/0x60()\n";
+		static const char caller[] =
+			"[    1.000000][    T1] WARNING: CPU: 1 PID: 1 at mm/slab.c:10 f+0x1/0x2\n";
+		static const char cut[] =
+			"[    1.0] ------------[ cut here ]------------\n[    1.1] something else\n";
+		static const char rcu[] =
+			"[   30.0] rcu: INFO: rcu_sched self-detected stall on CPU\n";
+		static const char hard[] =
+			"[   30.0] NMI watchdog: Watchdog detected hard LOCKUP on cpu 1\n";
+
+		s_klog_expect("lockdep", lockdep, sizeof(lockdep) - 1, "no_warning", "no_warning",
+			      "possible circular locking");
+		s_klog_expect("ubsan", ubsan, sizeof(ubsan) - 1, "no_warning", "no_warning", "UBSAN");
+		s_klog_expect("arm64", arm64, sizeof(arm64) - 1, "no_oops no_call_trace", "no_oops",
+			      "Unable to handle kernel NULL pointer");
+		s_klog_expect("gpf", gpf, sizeof(gpf) - 1, "no_oops", "no_oops",
+			      "general protection fault");
+		s_klog_expect("old", old, sizeof(old) - 1, "no_warning", "no_warning",
+			      "kernel/sched.c:5914");
+		s_klog_expect("caller", caller, sizeof(caller) - 1, "no_warning", NULL, NULL);
+		s_klog_expect("cut", cut, sizeof(cut) - 1, "no_warning", "no_warning", "cut here");
+		s_klog_expect("rcu", rcu, sizeof(rcu) - 1, "no_lockup_or_stall", NULL, NULL);
+		s_klog_expect("hard", hard, sizeof(hard) - 1, "no_lockup_or_stall", NULL, NULL);
+	}
+
+	/* an unreadable log is SKIP with run.sh's reason; nothing is ERROR */
+	res = s_parse(SUITE_PARSER_KLOG, "boot-health", "kernel log not readable\n", 24, 77);
+	CHECK(res->status == SUITE_SKIP && res->n_cases == 0);
+	CHECK_REASON(res, "kernel log not readable");
+	suite_result_destroy(&res);
+	res = s_parse(SUITE_PARSER_KLOG, "boot-health", "labmesh-klog: uptime 1.0\n", 25, 0);
+	CHECK(res->status == SUITE_ERROR && res->n_cases == 0);
+	suite_result_destroy(&res);
+	res = s_parse(SUITE_PARSER_KLOG, "boot-health", "[ 1.0] x\n", 9, 2);
+	CHECK(res->status == SUITE_ERROR);
+	CHECK_REASON(res, "status 2");
+	suite_result_destroy(&res);
+}
+
 static void test_paths(void)
 {
 	char out[SUITE_MAX_PATH + 1];
@@ -523,14 +681,19 @@ static void test_paths(void)
 	suite_result_destroy(&res);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-suites-parse KLOG_DIR\n");
+		return 2;
+	}
 	test_kselftest();
 	test_ltp();
 	test_tap();
 	test_garbage();
 	test_metrics();
 	test_exit();
+	test_klog(argv[1]);
 	test_paths();
 	if (s_failures) {
 		fprintf(stderr, "%d checks failed\n", s_failures);

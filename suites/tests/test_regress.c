@@ -16,7 +16,7 @@ static void s_one(const char *path)
 {
 	static const enum suite_parser ps[] = {
 		SUITE_PARSER_TAP, SUITE_PARSER_KSELFTEST, SUITE_PARSER_LTP,
-		SUITE_PARSER_METRICS, SUITE_PARSER_EXIT,
+		SUITE_PARSER_METRICS, SUITE_PARSER_EXIT, SUITE_PARSER_KLOG,
 	};
 	char *data = xmalloc(1 << 20);
 	FILE *f = fopen(path, "rb");
