@@ -20,7 +20,7 @@
  *
  * The labmesh binary is found beside this program. Ports 18600-18699.
  */
-#include "node/ctl.h"
+#include "node/net/ctl.h"
 
 #include "labs/lab.h"
 #include "proto/keys.h"

@@ -17,9 +17,9 @@
  *
  * usage: bench-query [--keep DIR]   (LM_BENCH_CASES_PER_SUITE to shrink)
  */
-#include "node/query.h"
-#include "node/results.h"
-#include "node/results_synth.h"
+#include "node/results/query.h"
+#include "node/results/results.h"
+#include "node/results/results_synth.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"

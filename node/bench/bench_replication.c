@@ -8,9 +8,9 @@
  *
  * The labmesh binary is found beside this program.
  */
-#include "node/ctl.h"
-#include "node/store.h"
-#include "node/wire.h"
+#include "node/net/ctl.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include "proto/mem.h"
 

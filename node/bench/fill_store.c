@@ -5,13 +5,13 @@
  *
  * Appends N signed event records (the node's synthetic kind, as
  * `labmesh debug append-records` makes) to the feed of the key in
- * KEY_FILE (made when missing), through node/store.c, in transactions
+ * KEY_FILE (made when missing), through node/store/store.c, in transactions
  * of FILL_TXN records: the records are exactly what replication would
  * have stored, without a network or a running node. The node must be
  * stopped. Prints one JSON line: records, seconds, bytes of the records.
  */
-#include "node/store.h"
-#include "node/wire.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include <errno.h>
 #include <stdio.h>

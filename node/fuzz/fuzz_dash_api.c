@@ -7,8 +7,8 @@
  * temporary home made once and removed at exit; every answer must be a
  * well-formed reply.
  */
-#include "node/api.h"
-#include "node/results.h"
+#include "node/web/api.h"
+#include "node/results/results.h"
 
 #include "proto/mem.h"
 

@@ -6,8 +6,8 @@
  * Built against proto's fuzzing copy (signatures not checked), so records
  * reach the store and its chain, duplicate and equivocation logic.
  */
-#include "node/store.h"
-#include "node/wire.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,10 +6,10 @@
  * compare and both exports read it back. The same bytes also go through
  * the XML escaper and the KCIDB path sanitiser.
  */
-#include "node/export.h"
-#include "node/index.h"
-#include "node/query.h"
-#include "node/results.h"
+#include "node/results/export.h"
+#include "node/results/index.h"
+#include "node/results/query.h"
+#include "node/results/results.h"
 
 #include "proto/buf.h"
 #include "proto/mem.h"

@@ -1,6 +1,6 @@
 /*
  * dash-tool: fills a home for the dashboard tests. The synthetic network
- * of node/results_synth.h (2 labs x 2 boards x 3 commits) plus one more
+ * of node/results/results_synth.h (2 labs x 2 boards x 3 commits) plus one more
  * lab, "lab-x", whose single run on commit 0 carries hostile text where
  * the protocol allows free text (branch, describe, a case message) and a
  * real log blob (content-addressed, under HOME/blobs) holding markup.
@@ -16,9 +16,9 @@
  * node) over its control socket, as the dashboard does for a log; prints
  * each answer's first word (fetching, busy, ...), one a line.
  */
-#include "node/ctl.h"
-#include "node/results_synth.h"
-#include "node/store.h"
+#include "node/net/ctl.h"
+#include "node/results/results_synth.h"
+#include "node/store/store.h"
 
 #include "proto/mem.h"
 #include "proto/record.h"

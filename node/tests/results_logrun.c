@@ -7,8 +7,8 @@
  *
  * SEED (1..255) picks the feed's key; prints "RUN-ID BLOB-ID" per FILE.
  */
-#include "node/blob.h"
-#include "node/results_synth.h"
+#include "node/store/blob.h"
+#include "node/results/results_synth.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"

@@ -14,7 +14,7 @@
  * SEED (1..255) picks the author's feed; "-" stands for an empty BRANCH.
  * Prints the id of each run stored, one a line.
  */
-#include "node/results_synth.h"
+#include "node/results/results_synth.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"

@@ -8,8 +8,8 @@
  *                    [--suites N] [--cases N] [--metrics N] [--no-index]
  *   lm-results query|compare|history|export|store ARGS...
  */
-#include "node/results_cli.h"
-#include "node/results_synth.h"
+#include "node/cli/results_cli.h"
+#include "node/results/results_synth.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *
  *   tamper_relay HOME CONFIG
  */
-#include "node/node.h"
+#include "node/net/node.h"
 
 #include "proto/log.h"
 

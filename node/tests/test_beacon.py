@@ -18,7 +18,7 @@ import time
 import faultlib
 from faultlib import check, wait_for
 
-BEACON_PORT = 7709   # NODE_BEACON_PORT, node/node_int.h
+BEACON_PORT = 7709   # NODE_BEACON_PORT, node/net/node_int.h
 BEACON_MAGIC = b'LMB1'
 QUIET_S = 5
 FIND_S = 15

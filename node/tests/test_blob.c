@@ -4,7 +4,7 @@
  * place only when its hash is right and removed when it is not.
  */
 #include "proto/tests/check.h"
-#include "node/blob.h"
+#include "node/store/blob.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"

@@ -4,10 +4,10 @@
  * functions' own --json bytes, and each refusal has its status and a
  * JSON error. Runs under the sanitizers with the unit tests.
  */
-#include "node/api.h"
-#include "node/query.h"
-#include "node/results.h"
-#include "node/results_synth.h"
+#include "node/web/api.h"
+#include "node/results/query.h"
+#include "node/results/results.h"
+#include "node/results/results_synth.h"
 
 #include "proto/mem.h"
 

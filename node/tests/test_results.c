@@ -10,13 +10,14 @@
  * parsers (since, status, sizes, paths) and XML escaping.
  */
 #include "proto/tests/check.h"
-#include "node/export.h"
-#include "node/index.h"
-#include "node/query.h"
-#include "node/results.h"
+#include "node/results/export.h"
+#include "node/results/index.h"
+#include "node/results/query.h"
+#include "node/results/results.h"
 #include "labs/lab.h"
-#include "node/results_cli.h"
-#include "node/results_synth.h"
+#include "node/cli/results_cli.h"
+#include "node/results/results_synth.h"
+#include "node/store/blob.h"
 
 #include "proto/buf.h"
 #include "proto/mem.h"
@@ -643,7 +644,7 @@ static void s_test_gc(void)
 	fclose(fopen(other, "w"));
 	/* blob 1 is read again now: it becomes the most recently used */
 	memset(id, 1, sizeof(id));
-	CHECK(results_blob_touch(s_home, id) == 0);
+	CHECK(blob_touch(s_home, id) == 0);
 	CHECK(results_gc(s_home, 2500, &st) == 0);
 	CHECK(st.files == 5 && st.bytes == 5000);
 	CHECK(st.evicted == 3 && st.freed == 3000);

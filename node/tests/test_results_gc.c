@@ -8,9 +8,9 @@
  * it may go. Records (store.db) and files not named like blobs are left.
  */
 #include "proto/tests/check.h"
-#include "node/blob.h"
-#include "node/results.h"
-#include "node/results_cli.h"
+#include "node/store/blob.h"
+#include "node/results/results.h"
+#include "node/cli/results_cli.h"
 
 #include "proto/keys.h"
 #include "proto/mem.h"

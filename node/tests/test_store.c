@@ -4,7 +4,7 @@
  * cache across reopen, requests with expiry, integrity.
  */
 #include "proto/tests/check.h"
-#include "node/store.h"
+#include "node/store/store.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,628 @@
+/*
+ * cmd_submit: `labmesh submit` (sign a test request with the submitter's
+ * key and hand it to the local node, which floods it), `status`,
+ * `cancel` (a signed cancel, the submitter's key only) and `log` (a run's
+ * logs, fetched through the local node from whichever node holds them).
+ */
+#include "node/cli/jobs_cli.h"
+
+#include "node/store/blob.h"
+#include "node/net/ctl.h"
+#include "proto/error.h"
+#include "proto/keys.h"
+#include "proto/mem.h"
+#include "proto/record.h"
+#include "proto/request.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SUBMIT_MAX_LIST 64 /* items in one comma list option */
+#define SUBMIT_DEFAULT_EXPIRY_MS (24LL * 3600 * 1000)
+#define SUBMIT_BLOB_WAIT_MS (180 * 1000)
+
+static int64_t s_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "90", "90s", "30m", "12h", "7d" into milliseconds; -EINVAL. */
+static int s_duration(const char *s, int64_t *ret)
+{
+	char *end;
+	long long v;
+	int64_t mul = 1000;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || v <= 0 || v > 365LL * 86400)
+		return -EINVAL;
+	if (*end == 'm')
+		mul = 60000;
+	else if (*end == 'h')
+		mul = 3600000;
+	else if (*end == 'd')
+		mul = 86400000;
+	else if (*end != 's' && *end != '\0')
+		return -EINVAL;
+	if (*end && end[1])
+		return -EINVAL;
+	*ret = v * mul;
+	return 0;
+}
+
+/* Split a comma list in place (appending to list, at most the cap). */
+static int s_split(char *s, const char **list, size_t *n)
+{
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		if (*n >= SUBMIT_MAX_LIST)
+			return -E2BIG;
+		list[(*n)++] = t;
+	}
+	return 0;
+}
+
+static char *s_default_key(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return xasprintf("%s/labmesh/key", xdg);
+	return xasprintf("%s/.config/labmesh/key", home && *home ? home : ".");
+}
+
+static int s_load_key(const char *cmd, const char *opt, key_pair_t *kp)
+{
+	char *path = opt ? xstrdup(opt) : s_default_key();
+	char err[512];
+	int rc = key_load(path, kp, err, sizeof(err));
+
+	if (rc < 0)
+		cli_fail(cmd, "%s%s", err, rc == -ENOENT ? " (make one with"
+		       " 'labmesh keygen')" : "");
+	free(path);
+	return rc;
+}
+
+typedef struct {
+	const char *git, *branch, *commit, *config, *kernel, *initrd;
+	const char *describe, *arch, *key;
+	const char *save, *nonce; /* testing aids */
+	bool no_send;
+	const char *suites[SUBMIT_MAX_LIST], *tags[SUBMIT_MAX_LIST];
+	const char *labs[SUBMIT_MAX_LIST], *boards[SUBMIT_MAX_LIST];
+	size_t n_suites, n_tags, n_labs, n_boards;
+	long max_per_lab, priority;
+	int64_t expires_ms, wait_ms;
+	bool wait;
+} s_submit_t;
+
+static void s_submit_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: labmesh submit [--git URL --branch B --commit SHA"
+		" [--config C] |\n"
+		"                       --kernel FILE [--initrd FILE] --describe"
+		" TEXT]\n"
+		"                      --suite S[,S...] [--arch A] [--tag T]"
+		" [--lab L] [--board B]\n"
+		"                      [--max-per-lab N] [--priority P]"
+		" [--expires DURATION]\n"
+		"                      [--key FILE] [--wait [--timeout DURATION]]"
+		" [--home DIR] [--json]\n"
+		"Sign a test request with your key and send it to every lab"
+		" through the local\nnode. Without --git or --kernel the boards"
+		" are tested as they are.\n"
+		"  --git URL --branch B --commit SHA [--config C]  build this"
+		" commit\n"
+		"  --kernel FILE [--initrd FILE] --describe TEXT   boot this"
+		" image\n"
+		"                   (with --git, --branch, --commit, --config:"
+		" what it was\n                   built from)\n"
+		"  --suite S,...    suites to run\n"
+		"  --arch A         boards of this arch (and the image's arch)\n"
+		"  --tag T,...      boards with all these tags\n"
+		"  --lab L,...      only these labs; --board B,... only these"
+		" boards\n"
+		"  --max-per-lab N  at most N boards per lab\n"
+		"  --priority P     0..100, higher first (default 50)\n"
+		"  --expires D      give up after D (90s, 30m, 12h, 7d;"
+		" default 24h)\n"
+		"  --key FILE       submitter key (default"
+		" ${XDG_CONFIG_HOME:-~/.config}/labmesh/key)\n"
+		"  --wait           follow progress, end with the result matrix;"
+		" exit 0\n"
+		"                   only if everything passed\n"
+		"  --timeout D      stop following after D (default 6h)\n"
+		"Testing aids: --save FILE (the signed request's bytes),"
+		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
+}
+
+static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
+{
+	static const struct option opts[] = {
+		{ "git", required_argument, NULL, 'g' },
+		{ "branch", required_argument, NULL, 'b' },
+		{ "commit", required_argument, NULL, 'c' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "describe", required_argument, NULL, 'd' },
+		{ "suite", required_argument, NULL, 's' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "lab", required_argument, NULL, 'l' },
+		{ "board", required_argument, NULL, 'B' },
+		{ "max-per-lab", required_argument, NULL, 'm' },
+		{ "priority", required_argument, NULL, 'p' },
+		{ "expires", required_argument, NULL, 'e' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "save", required_argument, NULL, 'S' },
+		{ "no-send", no_argument, NULL, 'N' },
+		{ "nonce", required_argument, NULL, 'n' },
+		{ 0 },
+	};
+	int c, rc = 0;
+
+	o->priority = 50;
+	o->expires_ms = SUBMIT_DEFAULT_EXPIRY_MS;
+	o->wait_ms = SUBMIT_DEFAULT_WAIT_MS;
+	while (rc == 0 && (c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
+		switch (c) {
+		case 'h':
+			s_submit_usage(stdout);
+			return 1;
+		case 'g': o->git = optarg; break;
+		case 'b': o->branch = optarg; break;
+		case 'c': o->commit = optarg; break;
+		case 'C': o->config = optarg; break;
+		case 'k': o->kernel = optarg; break;
+		case 'i': o->initrd = optarg; break;
+		case 'd': o->describe = optarg; break;
+		case 'a': o->arch = optarg; break;
+		case 'K': o->key = optarg; break;
+		case 'w': o->wait = true; break;
+		case 'S': o->save = optarg; break;
+		case 'N': o->no_send = true; break;
+		case 'n': o->nonce = optarg; break;
+		case 's': rc = s_split(optarg, o->suites, &o->n_suites); break;
+		case 't': rc = s_split(optarg, o->tags, &o->n_tags); break;
+		case 'l': rc = s_split(optarg, o->labs, &o->n_labs); break;
+		case 'B': rc = s_split(optarg, o->boards, &o->n_boards); break;
+		case 'm': o->max_per_lab = strtol(optarg, NULL, 10);
+			  rc = o->max_per_lab > 0 && o->max_per_lab <=
+			       PROTO_MAX_BOARDS ? 0 : -EINVAL; break;
+		case 'p': o->priority = strtol(optarg, NULL, 10);
+			  rc = o->priority >= 0 && o->priority <=
+			       PROTO_MAX_PRIORITY ? 0 : -EINVAL; break;
+		case 'e': rc = s_duration(optarg, &o->expires_ms); break;
+		case 'T': rc = s_duration(optarg, &o->wait_ms); break;
+		default: return -EINVAL;
+		}
+	}
+	if (rc < 0)
+		return cli_usage_error("submit", "bad value for an option"),
+		       -EINVAL;
+	if (optind < argc || !o->n_suites)
+		return cli_usage_error("submit", "%s", optind < argc ?
+				       "unexpected argument" :
+				       "--suite is required"), -EINVAL;
+	if (o->git && !o->kernel && (!o->commit || !o->branch))
+		return cli_usage_error("submit", "--git needs --branch and"
+				       " --commit"), -EINVAL;
+	if (o->kernel && !o->describe)
+		return cli_usage_error("submit", "--kernel needs --describe"),
+		       -EINVAL;
+	return 0;
+}
+
+static const char *s_host_arch(void)
+{
+	static struct utsname u;
+
+	if (uname(&u) < 0)
+		return "x86_64";
+	return u.machine;
+}
+
+/* Put an image into the local node's blob store. */
+static int s_blob(const cli_t *cli, const char *file, uint8_t id[32])
+{
+	int rc = blob_put_file(cli->home, file, id);
+
+	if (rc < 0)
+		return cli_fail("submit", "%s: %s", file, strerror(-rc)), rc;
+	return 0;
+}
+
+static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
+			 request_kernel_t *k)
+{
+	k->url = "";
+	k->branch = "";
+	k->commit = "";
+	k->config = "";
+	k->describe = "";
+	k->arch = "";
+	if (o->git && !o->kernel) {
+		k->type = REQUEST_KERNEL_GIT;
+		k->url = o->git;
+		k->branch = o->branch;
+		k->commit = o->commit;
+		k->config = o->config ? o->config : "";
+	} else if (o->kernel) {
+		/* --git/--branch/--commit/--config, when given, say where the
+		 * image was built from */
+		k->type = REQUEST_KERNEL_ARTIFACT;
+		k->url = o->git ? o->git : "";
+		k->branch = o->branch ? o->branch : "";
+		k->commit = o->commit ? o->commit : "";
+		k->config = o->config ? o->config : "";
+		k->describe = o->describe;
+		k->arch = o->arch ? o->arch : s_host_arch();
+		if (s_blob(cli, o->kernel, k->kernel_blob) < 0)
+			return -EIO;
+		if (o->initrd) {
+			if (s_blob(cli, o->initrd, k->initrd_blob) < 0)
+				return -EIO;
+			k->has_initrd_blob = true;
+		}
+	}
+	return 0;
+}
+
+static int s_save(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wbe");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fwrite(b, 1, n, f) != n)
+		rc = -EIO;
+	if (fclose(f) != 0)
+		rc = -EIO;
+	return rc;
+}
+
+int cmd_submit(cli_t *cli, int argc, char **argv)
+{
+	s_submit_t o = { 0 };
+	request_t req = { 0 };
+	key_pair_t kp;
+	uint8_t *bytes = NULL, id[32];
+	size_t len = 0;
+	char hex[65], *body = NULL;
+	const char *args[1];
+	bool ok = false;
+	int rc = s_submit_opts(cli, argc, argv, &o);
+
+	if (rc)
+		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (!ctl_running(cli->home))
+		return cli_fail("submit", "no node runs in %s (start one with"
+				" 'labmesh node')", cli->home);
+	if (s_load_key("submit", o.key, &kp) < 0)
+		return CLI_EXIT_FAIL;
+	if (s_fill_kernel(cli, &o, &req.kernel) < 0) {
+		key_wipe(&kp);
+		return CLI_EXIT_FAIL;
+	}
+	req.created_ms = (uint64_t)s_now_ms();
+	req.expires_ms = req.created_ms + (uint64_t)o.expires_ms;
+	randombytes_buf(req.nonce, sizeof(req.nonce));
+	if (o.nonce && proto_unhex(o.nonce, req.nonce, sizeof(req.nonce)) < 0) {
+		key_wipe(&kp);
+		return cli_usage_error("submit", "--nonce: 32 hex digits");
+	}
+	req.priority = (uint32_t)o.priority;
+	req.suites = o.suites;
+	req.n_suites = o.n_suites;
+	req.select.arch = o.arch ? o.arch : "";
+	req.select.tags = o.tags;
+	req.select.n_tags = o.n_tags;
+	req.select.labs = o.labs;
+	req.select.n_labs = o.n_labs;
+	req.select.boards = o.boards;
+	req.select.n_boards = o.n_boards;
+	req.select.max_per_lab = (uint32_t)o.max_per_lab;
+	rc = request_sign(&req, &kp, &bytes, &len, id);
+	key_wipe(&kp);
+	if (rc < 0)
+		return cli_fail("submit", "the request is not valid: %s",
+				proto_strerror(rc));
+	if (o.save && s_save(o.save, bytes, len) < 0) {
+		free(bytes);
+		return cli_fail("submit", "cannot write %s", o.save);
+	}
+	proto_hex(id, 32, hex);
+	if (o.no_send) {
+		free(bytes);
+		printf("request %s\n", hex);
+		return CLI_EXIT_OK;
+	}
+	args[0] = (const char *)bytes;
+	rc = ctl_call(cli->home, "submit-raw", false, 1, args, &len,
+		      CTL_TIMEOUT_MS, &ok, &body);
+	free(bytes);
+	if (rc < 0 || !ok) {
+		rc = cli_fail("submit", "%s", rc < 0 ? strerror(-rc) :
+			      body ? body : "refused");
+		free(body);
+		return rc;
+	}
+	free(body);
+	if (cli->json && !o.wait)
+		printf("{\"request\": \"%s\"}\n", hex);
+	else if (!cli->json) /* --json --wait: the final object names it */
+		printf("request %s\n", hex);
+	fflush(stdout);
+	if (!o.wait)
+		return CLI_EXIT_OK;
+	return submit_follow(cli, id, true, o.wait_ms);
+}
+
+/* ---- status and cancel ---------------------------------------------------- */
+
+/* Options may follow the one positional argument ("log RUN --suite S"):
+ * move a leading positional to the end for getopt's "+" ordering. */
+static void s_positional_last(int argc, char **argv)
+{
+	char *pos;
+
+	if (argc < 3 || argv[1][0] == '-')
+		return;
+	pos = argv[1];
+	memmove(&argv[1], &argv[2], (size_t)(argc - 2) * sizeof(*argv));
+	argv[argc - 1] = pos;
+}
+
+static int s_one_arg(cli_t *cli, int argc, char **argv, const char *name,
+		     const char *usage, const char **ret_key)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'K' },
+		{ 0 },
+	};
+	int c;
+
+	s_positional_last(argc, argv);
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		}
+		if (c != 'K' || !ret_key)
+			return cli_usage_error(name, "bad option");
+		*ret_key = optarg;
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(name, "need one REQUEST id");
+	return -1;
+}
+
+int cmd_status(cli_t *cli, int argc, char **argv)
+{
+	uint8_t id[32];
+	int rc = s_one_arg(cli, argc, argv, "status",
+			   "usage: labmesh status REQUEST [--home DIR] [--json]\n"
+			   "Where a request stands, per lab and board, from the"
+			   " records this node holds.\nREQUEST: the request id"
+			   " or a unique prefix of it.\n", NULL);
+
+	if (rc >= 0)
+		return rc;
+	rc = submit_find_request(cli->home, argv[optind], id);
+	/* an expired request leaves the store, but the answers and events
+	 * of the labs (why it never ran) stay: a whole id still finds them */
+	if (rc == -ENOENT && strlen(argv[optind]) == 64 &&
+	    key_parse_hex(argv[optind], id) == 0)
+		rc = 0;
+	if (rc < 0)
+		return cli_fail("status", "%s", rc == -ENOENT ?
+				"no such request in this node's store" :
+				"ambiguous or malformed request id");
+	return submit_follow(cli, id, false, 0);
+}
+
+int cmd_cancel(cli_t *cli, int argc, char **argv)
+{
+	const char *keyfile = NULL, *args[1];
+	uint8_t id[32], cid[32], *bytes = NULL;
+	size_t len = 0;
+	key_pair_t kp;
+	char *body = NULL;
+	bool ok = false;
+	int rc = s_one_arg(cli, argc, argv, "cancel",
+			   "usage: labmesh cancel REQUEST [--key FILE] [--home DIR]\n"
+			   "Cancel a request everywhere: signed with your key,"
+			   " which must be the key\nthat submitted it.\n"
+			   "  --key FILE  submitter key (default"
+			   " ${XDG_CONFIG_HOME:-~/.config}/labmesh/key)\n",
+			   &keyfile);
+
+	if (rc >= 0)
+		return rc;
+	rc = submit_find_request(cli->home, argv[optind], id);
+	if (rc < 0)
+		return cli_fail("cancel", "%s", rc == -ENOENT ?
+				"no such request in this node's store" :
+				"ambiguous or malformed request id");
+	if (s_load_key("cancel", keyfile, &kp) < 0)
+		return CLI_EXIT_FAIL;
+	rc = cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len, cid);
+	key_wipe(&kp);
+	if (rc < 0)
+		return cli_fail("cancel", "cannot sign: %s", proto_strerror(rc));
+	args[0] = (const char *)bytes;
+	rc = ctl_call(cli->home, "cancel", false, 1, args, &len, CTL_TIMEOUT_MS,
+		      &ok, &body);
+	free(bytes);
+	if (rc < 0 || !ok) {
+		rc = cli_fail("cancel", "%s", rc < 0 ? strerror(-rc) :
+			      body ? body : "refused");
+		free(body);
+		return rc;
+	}
+	fputs(body ? body : "", stdout);
+	free(body);
+	return CLI_EXIT_OK;
+}
+
+/* ---- log ----------------------------------------------------------------- */
+
+/* The run record whose id starts with prefix; caller frees *ret. */
+static int s_find_run(const char *home, const char *prefix, record_t **ret)
+{
+	char *path = xasprintf("%s/store.db", home), like[80];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = -ENOENT, n = 0;
+
+	if (strlen(prefix) < 8 || strlen(prefix) > 64 ||
+	    strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix)) {
+		free(path);
+		return -EINVAL;
+	}
+	snprintf(like, sizeof(like), "%s%%", prefix);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT bytes FROM records WHERE kind=?"
+			       " AND lower(hex(id)) LIKE lower(?)", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int(st, 1, RECORD_RUN);
+		sqlite3_bind_text(st, 2, like, -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW && n++ == 0)
+			rc = record_decode(sqlite3_column_blob(st, 0),
+					   (size_t)sqlite3_column_bytes(st, 0),
+					   ret);
+		if (n > 1) {
+			record_destroy(ret);
+			rc = -EINVAL;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(path);
+	return rc < 0 ? rc : 0;
+}
+
+/* The local path of a blob, fetched through the node when needed. */
+static char *s_fetch(const cli_t *cli, const uint8_t id[32])
+{
+	char hex[65], *body = NULL;
+	const char *args[1] = { hex };
+	int64_t until = s_now_ms() + SUBMIT_BLOB_WAIT_MS;
+	bool ok;
+
+	if (blob_have(cli->home, id))
+		return blob_path(cli->home, id);
+	proto_hex(id, 32, hex);
+	while (s_now_ms() < until) {
+		ok = false;
+		if (ctl_call(cli->home, "blob-fetch", false, 1, args, NULL,
+			     CTL_TIMEOUT_MS, &ok, &body) < 0 || !ok) {
+			free(body);
+			return NULL;
+		}
+		free(body);
+		body = NULL;
+		if (blob_have(cli->home, id))
+			return blob_path(cli->home, id);
+		usleep(200 * 1000);
+	}
+	return NULL;
+}
+
+static int s_print_log(const cli_t *cli, const char *what, const uint8_t *id,
+		       bool header)
+{
+	char *path = s_fetch(cli, id), buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (!path)
+		return cli_fail("log", "%s: the log blob is on no reachable"
+				" node", what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return cli_fail("log", "%s: %s", what, strerror(errno));
+	if (header)
+		printf("==> %s <==\n", what);
+	fflush(stdout);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(fd);
+	if (header)
+		printf("\n");
+	return CLI_EXIT_OK;
+}
+
+int cmd_log(cli_t *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "suite", required_argument, NULL, 's' },
+		{ 0 },
+	};
+	const char *suite = NULL;
+	record_t *rec = NULL;
+	int c, rc = CLI_EXIT_OK, shown = 0;
+
+	s_positional_last(argc, argv);
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
+		if (c == 'h') {
+			printf("usage: labmesh log RUN [--suite S] [--home DIR]\n"
+			       "A run's logs (the boot console, the build, each"
+			       " suite's output), fetched\nfrom whichever node"
+			       " holds them. RUN: a run record id or a unique\n"
+			       "prefix ('labmesh status REQUEST' shows them).\n"
+			       "  --suite S   only that suite's output\n");
+			return CLI_EXIT_OK;
+		}
+		if (c != 's')
+			return cli_usage_error("log", "bad option");
+		suite = optarg;
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("log", "need one RUN id");
+	if (s_find_run(cli->home, argv[optind], &rec) < 0)
+		return cli_fail("log", "no single run record with id %s in"
+				" this node's store", argv[optind]);
+	for (size_t i = 0; !suite && i < rec->run.n_logs; i++, shown++)
+		if (s_print_log(cli, rec->run.logs[i].name,
+				rec->run.logs[i].blob_id, true) != 0)
+			rc = CLI_EXIT_FAIL;
+	for (size_t i = 0; i < rec->run.n_suites; i++) {
+		const run_suite_t *s = &rec->run.suites[i];
+
+		if (suite && strcmp(suite, s->name) != 0)
+			continue;
+		for (size_t k = 0; k < s->n_logs; k++, shown++) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "%s %s", s->name,
+				 s->logs[k].name);
+			if (s_print_log(cli, what, s->logs[k].blob_id,
+					!suite) != 0)
+				rc = CLI_EXIT_FAIL;
+		}
+	}
+	record_destroy(&rec);
+	if (!shown)
+		return cli_fail("log", "no %s log in that run", suite ? suite :
+				"");
+	return rc;
+}

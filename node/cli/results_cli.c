@@ -1,0 +1,628 @@
+/*
+ * results_cli: option parsing and store opening for query, compare,
+ * history, export and store. The work itself is in query*.c, export*.c
+ * and results*.c; this file only turns argv into calls and exit codes.
+ */
+#include "node/cli/results_cli.h"
+#include "node/results/export.h"
+#include "node/results/query.h"
+#include "node/results/results.h"
+#include "labs/lab.h"
+
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXIT_OK 0
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+
+int results_lag(sqlite3 *db); /* results.c */
+
+enum {
+	O_HOME = 1000, O_JSON, O_HELP, O_COMMIT, O_BRANCH, O_TREE, O_BOARD,
+	O_LAB, O_ARCH, O_SUITE, O_PATH, O_STATUS, O_SINCE, O_RUN, O_REQUEST,
+	O_MATRIX, O_LIST, O_THRESHOLD, O_KCIDB, O_JUNIT, O_ORIGIN, O_LOGBASE,
+	O_OUT, O_BUDGET,
+};
+
+#define FILTER_OPTS                                                          \
+	{ "commit", required_argument, NULL, O_COMMIT },                     \
+	{ "branch", required_argument, NULL, O_BRANCH },                     \
+	{ "tree", required_argument, NULL, O_TREE },                         \
+	{ "board", required_argument, NULL, O_BOARD },                       \
+	{ "lab", required_argument, NULL, O_LAB },                           \
+	{ "arch", required_argument, NULL, O_ARCH },                         \
+	{ "suite", required_argument, NULL, O_SUITE },                       \
+	{ "path", required_argument, NULL, O_PATH },                         \
+	{ "status", required_argument, NULL, O_STATUS },                     \
+	{ "since", required_argument, NULL, O_SINCE },                       \
+	{ "run", required_argument, NULL, O_RUN },                           \
+	{ "request", required_argument, NULL, O_REQUEST },                   \
+	{ "home", required_argument, NULL, O_HOME },                         \
+	{ "json", no_argument, NULL, O_JSON },                               \
+	{ "help", no_argument, NULL, O_HELP }
+
+static const char s_filter_help[] =
+	"Filters:\n"
+	"  --commit HEX    kernel commit (a prefix is enough)\n"
+	"  --branch NAME   --tree URL   --board NAME   --lab NAME   --arch NAME\n"
+	"  --suite NAME    one suite\n"
+	"  --path PATTERN  suite.path: a glob (* ? [..]) or a dotted prefix\n"
+	"  --status LIST   PASS,FAIL,ERROR,SKIP,MISS,DONE\n"
+	"  --since WHEN    7d, 12h, 30m, 2w, or a date YYYY-MM-DD[THH:MM]\n"
+	"  --run HEX       a run record id (prefix)\n"
+	"  --request HEX   a request id (prefix)\n"
+	"Common: --home DIR (default $LABMESH_HOME or ~/.local/share/labmesh),"
+	" --json, --help\n";
+
+typedef struct {
+	const char *cmd;
+	char *home;
+	bool json;
+	query_filter_t f;
+} s_opts_t;
+
+static int s_usage(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "labmesh %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see 'labmesh %s --help')\n", cmd);
+	return EXIT_USAGE;
+}
+
+static int s_fail(const char *cmd, const char *what, const char *err)
+{
+	fprintf(stderr, "labmesh %s: %s%s%s\n", cmd, what, *err ? ": " : "",
+		err);
+	return EXIT_FAIL;
+}
+
+static void s_home(s_opts_t *o, const char *dir)
+{
+	const char *env = getenv("LABMESH_HOME"), *h = getenv("HOME");
+
+	free(o->home);
+	if (dir)
+		o->home = xstrdup(dir);
+	else if (env && *env)
+		o->home = xstrdup(env);
+	else
+		o->home = xasprintf("%s/.local/share/labmesh", h ? h : ".");
+}
+
+static int64_t s_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A common or filter option: 1 handled, 0 not ours, -1 usage error. */
+static int s_common(s_opts_t *o, int c, const char *arg)
+{
+	query_filter_t *f = &o->f;
+
+	if (arg && strlen(arg) > QUERY_MAX_ARG)
+		return s_usage(o->cmd, "option value too long%s", ""), -1;
+	switch (c) {
+	case O_HOME: s_home(o, arg); return 1;
+	case O_JSON: o->json = true; return 1;
+	case O_COMMIT: f->commit = arg; return 1;
+	case O_BRANCH: f->branch = arg; return 1;
+	case O_TREE: f->tree = arg; return 1;
+	case O_BOARD: f->board = arg; return 1;
+	case O_LAB: f->lab = arg; return 1;
+	case O_ARCH: f->arch = arg; return 1;
+	case O_SUITE: f->suite = arg; return 1;
+	case O_PATH: f->path = arg; return 1;
+	case O_RUN: f->run = arg; return 1;
+	case O_REQUEST: f->request = arg; return 1;
+	case O_STATUS:
+		if (query_parse_status(arg, &f->status_mask) < 0)
+			return s_usage(o->cmd, "bad --status '%s'", arg), -1;
+		return 1;
+	case O_SINCE:
+		if (query_parse_since(arg, s_now_ms(), &f->since_ms) < 0)
+			return s_usage(o->cmd, "bad --since '%s'", arg), -1;
+		f->has_since = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Open read-only, catching the index up first if records are ahead. */
+static int s_open(s_opts_t *o, sqlite3 **ret_db)
+{
+	sqlite3 *db;
+	int rc = results_open(o->home, false, &db);
+
+	if (rc < 0) {
+		fprintf(stderr, "labmesh %s: cannot open the store in %s: %s\n",
+			o->cmd, o->home, strerror(-rc));
+		return rc;
+	}
+	if (results_lag(db) > 0) {
+		sqlite3 *rw;
+
+		sqlite3_close(db);
+		if (results_open(o->home, true, &rw) == 0) {
+			if (results_catch_up(rw) < 0)
+				fprintf(stderr, "labmesh %s: warning: the index"
+					" could not catch up with the records"
+					"\n", o->cmd);
+			sqlite3_close(rw);
+		}
+		rc = results_open(o->home, false, &db);
+		if (rc < 0)
+			return rc;
+	}
+	*ret_db = db;
+	return 0;
+}
+
+/* ---- query ---- */
+
+static void s_query_help(void)
+{
+	printf("usage: labmesh query [FILTERS] [--matrix | --list] [--json]\n"
+	       "Results across labs. With --commit the default view is the\n"
+	       "matrix (boards x suites, cells PASS/FAIL/SKIP counts, lab shown"
+	       "\nwith each board); otherwise one line per test case.\n\n%s",
+	       s_filter_help);
+}
+
+int cmd_query(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "matrix", no_argument, NULL, O_MATRIX },
+		{ "list", no_argument, NULL, O_LIST },
+		{ NULL, 0, NULL, 0 },
+	};
+	s_opts_t o = { .cmd = "query" };
+	int view = 0, c, rc;
+	char err[256] = "";
+	sqlite3 *db;
+
+	s_home(&o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int h = s_common(&o, c, optarg);
+
+		if (h < 0)
+			goto usage;
+		if (h)
+			continue;
+		if (c == O_HELP) {
+			s_query_help();
+			free(o.home);
+			return EXIT_OK;
+		} else if (c == O_MATRIX || c == O_LIST) {
+			view = c;
+		} else {
+			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (optind < argc) {
+		s_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
+		goto usage;
+	}
+	if (!view)
+		view = o.f.commit ? O_MATRIX : O_LIST;
+	if (s_open(&o, &db) < 0) {
+		free(o.home);
+		return EXIT_FAIL;
+	}
+	if (view == O_MATRIX)
+		rc = query_matrix(db, &o.f, o.json, stdout, err, sizeof(err));
+	else
+		rc = query_list(db, &o.f, o.json, stdout, err, sizeof(err));
+	sqlite3_close(db);
+	free(o.home);
+	if (rc < 0)
+		return s_fail(o.cmd, "no answer", err);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+usage:
+	free(o.home);
+	return EXIT_USAGE;
+}
+
+/* ---- compare ---- */
+
+static void s_compare_help(void)
+{
+	printf("usage: labmesh compare BASE NEW [FILTERS] [--threshold PCT]"
+	       " [--json]\n"
+	       "Per board and test path, what changed from BASE to NEW (each a\n"
+	       "commit, a run id or a request id, as a hex prefix):"
+	       " regressions\n(PASS -> FAIL/ERROR), fixes, new and vanished"
+	       " tests, and metrics\nthat moved more than PCT percent (default"
+	       " 10) in their bad direction.\nExit status: 0 no regressions, 1"
+	       " regressions, 2 cannot compare.\n\n%s", s_filter_help);
+}
+
+static int s_threshold(const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
+	    v < 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "threshold", required_argument, NULL, O_THRESHOLD },
+		{ NULL, 0, NULL, 0 },
+	};
+	s_opts_t o = { .cmd = "compare" };
+	double thr = 10.0;
+	char err[256] = "";
+	sqlite3 *db;
+	int c, rc;
+
+	s_home(&o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int h = s_common(&o, c, optarg);
+
+		if (h < 0)
+			goto usage;
+		if (h)
+			continue;
+		if (c == O_HELP) {
+			s_compare_help();
+			free(o.home);
+			return EXIT_OK;
+		} else if (c == O_THRESHOLD) {
+			if (s_threshold(optarg, &thr) < 0) {
+				s_usage(o.cmd, "bad --threshold '%s'", optarg);
+				goto usage;
+			}
+		} else {
+			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (argc - optind != 2) {
+		s_usage(o.cmd, "give BASE and NEW%s", "");
+		goto usage;
+	}
+	if (s_open(&o, &db) < 0) {
+		free(o.home);
+		return EXIT_USAGE;
+	}
+	rc = query_compare(db, argv[optind], argv[optind + 1], &o.f, thr,
+			   o.json, stdout, err, sizeof(err));
+	sqlite3_close(db);
+	free(o.home);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "labmesh compare: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return rc > 0 ? EXIT_FAIL : EXIT_OK;
+usage:
+	free(o.home);
+	return EXIT_USAGE;
+}
+
+/* ---- history ---- */
+
+static void s_history_help(void)
+{
+	printf("usage: labmesh history PATH [FILTERS] [--json]\n"
+	       "One test (suite.path) or metric across commits and boards,"
+	       " newest\nfirst: status and duration, or value and unit. PATH"
+	       " may be a glob.\n\n%s", s_filter_help);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	s_opts_t o = { .cmd = "history" };
+	char err[256] = "";
+	sqlite3 *db;
+	int c, rc;
+
+	s_home(&o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int h = s_common(&o, c, optarg);
+
+		if (h < 0)
+			goto usage;
+		if (h)
+			continue;
+		if (c == O_HELP) {
+			s_history_help();
+			free(o.home);
+			return EXIT_OK;
+		}
+		s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
+		goto usage;
+	}
+	if (argc - optind != 1 || strlen(argv[optind]) > QUERY_MAX_ARG) {
+		s_usage(o.cmd, "give one PATH%s", "");
+		goto usage;
+	}
+	if (s_open(&o, &db) < 0) {
+		free(o.home);
+		return EXIT_FAIL;
+	}
+	rc = query_history(db, argv[optind], &o.f, o.json, stdout, err,
+			   sizeof(err));
+	sqlite3_close(db);
+	free(o.home);
+	if (rc < 0)
+		return s_fail(o.cmd, "no answer", err);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+usage:
+	free(o.home);
+	return EXIT_USAGE;
+}
+
+/* ---- export ---- */
+
+static void s_export_help(void)
+{
+	printf("usage: labmesh export --kcidb [--origin NAME] [--log-base URL]"
+	       " [FILTERS] [--out FILE]\n"
+	       "       labmesh export --junit [FILTERS] [--out FILE]\n"
+	       "KCIDB I/O schema v5.3 JSON (origin default '%s', [a-z0-9_]+;\n"
+	       "--log-base: http(s) URL under which blobs are served, for"
+	       " log_url)\nor JUnit XML for Jenkins/GitLab.\n\n%s",
+	       EXPORT_DEFAULT_ORIGIN, s_filter_help);
+}
+
+static int s_export_run(s_opts_t *o, int fmt, const char *origin,
+			const char *log_base, const char *out_path)
+{
+	char err[256] = "";
+	FILE *out = stdout;
+	sqlite3 *db;
+	int rc;
+
+	if (s_open(o, &db) < 0)
+		return EXIT_FAIL;
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		sqlite3_close(db);
+		return s_fail(o->cmd, "cannot write", out_path);
+	}
+	if (fmt == O_KCIDB)
+		rc = export_kcidb(db, &o->f, origin, log_base, out, err,
+				  sizeof(err));
+	else
+		rc = export_junit(db, &o->f, out, err, sizeof(err));
+	sqlite3_close(db);
+	if ((out != stdout ? fclose(out) : fflush(out)) != 0 && rc == 0) {
+		rc = -EIO;
+		snprintf(err, sizeof(err), "write failed");
+	}
+	return rc < 0 ? s_fail(o->cmd, "export failed", err) : EXIT_OK;
+}
+
+static int s_export_check(s_opts_t *o, const char *origin,
+			  const char *log_base)
+{
+	if (!export_origin_ok(origin)) {
+		s_usage(o->cmd, "--origin '%s' must match [a-z0-9_]+", origin);
+		return -EINVAL;
+	}
+	if (log_base && strncmp(log_base, "https://", 8) &&
+	    strncmp(log_base, "http://", 7)) {
+		s_usage(o->cmd, "--log-base '%s' must be an http(s) URL",
+			log_base);
+		return -EINVAL;
+	}
+	if (log_base && (strlen(log_base) > QUERY_MAX_ARG ||
+			 strpbrk(log_base, " \t\n"))) {
+		s_usage(o->cmd, "--log-base '%s' is not a usable URL", log_base);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "kcidb", no_argument, NULL, O_KCIDB },
+		{ "junit", no_argument, NULL, O_JUNIT },
+		{ "origin", required_argument, NULL, O_ORIGIN },
+		{ "log-base", required_argument, NULL, O_LOGBASE },
+		{ "out", required_argument, NULL, O_OUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	s_opts_t o = { .cmd = "export" };
+	const char *origin = EXPORT_DEFAULT_ORIGIN, *log_base = NULL;
+	const char *out = NULL;
+	int fmt = 0, c, rc;
+
+	s_home(&o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int h = s_common(&o, c, optarg);
+
+		if (h < 0)
+			goto usage;
+		if (h)
+			continue;
+		switch (c) {
+		case O_HELP:
+			s_export_help();
+			free(o.home);
+			return EXIT_OK;
+		case O_KCIDB:
+		case O_JUNIT:
+			if (fmt && fmt != c) {
+				s_usage(o.cmd, "--kcidb or --junit, not both%s",
+					"");
+				goto usage;
+			}
+			fmt = c;
+			break;
+		case O_ORIGIN: origin = optarg; break;
+		case O_LOGBASE: log_base = optarg; break;
+		case O_OUT: out = optarg; break;
+		default:
+			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (!fmt || optind < argc) {
+		s_usage(o.cmd, "give --kcidb or --junit%s", "");
+		goto usage;
+	}
+	if (s_export_check(&o, origin, log_base) < 0)
+		goto usage;
+	rc = s_export_run(&o, fmt, origin, log_base, out);
+	free(o.home);
+	return rc;
+usage:
+	free(o.home);
+	return EXIT_USAGE;
+}
+
+/* ---- store ---- */
+
+static void s_store_help(void)
+{
+	printf("usage: labmesh store check | reindex | gc [--budget SIZE]"
+	       " [--home DIR]\n"
+	       "  check    verify every record's signature and every feed's"
+	       " hash chain;\n           exit 1 naming each bad record\n"
+	       "  reindex  rebuild the results index from the records\n"
+	       "  gc       evict least recently used blobs until they fit in"
+	       " SIZE\n           (bytes, or with K/M/G/T; default 10G);"
+	       " records are kept,\n           and so are"
+	       " the kernels of queued and running jobs\n");
+}
+
+static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
+{
+	sqlite3 *db;
+	int rc;
+
+	if (!strcmp(what, "gc")) {
+		results_gc_stats_t st;
+		uint8_t (*pins)[32] = NULL;
+		size_t n_pins = 0;
+
+		/* never a kernel that a queued or running job needs */
+		rc = results_gc_pins(o->home, &pins, &n_pins);
+		if (rc == 0)
+			rc = results_gc_keep(o->home, budget, pins, n_pins,
+					     &st);
+		free(pins);
+		if (rc < 0)
+			return s_fail(o->cmd, "gc failed", strerror(-rc));
+		printf("blobs: %llu files, %llu bytes; evicted %llu files,"
+		       " %llu bytes; budget %llu\n",
+		       (unsigned long long)st.files,
+		       (unsigned long long)st.bytes,
+		       (unsigned long long)st.evicted,
+		       (unsigned long long)st.freed,
+		       (unsigned long long)budget);
+		if (st.kept)
+			printf("kept %llu blobs that unfinished jobs need\n",
+			       (unsigned long long)st.kept);
+		return EXIT_OK;
+	}
+	rc = results_open(o->home, !strcmp(what, "reindex"), &db);
+	if (rc < 0)
+		return s_fail(o->cmd, "cannot open the store", strerror(-rc));
+	if (!strcmp(what, "reindex")) {
+		rc = results_reindex(db);
+		sqlite3_close(db);
+		if (rc < 0)
+			return s_fail(o->cmd, "reindex failed", strerror(-rc));
+		printf("reindexed %d runs\n", rc);
+		return EXIT_OK;
+	}
+	rc = results_check(db, stdout);
+	sqlite3_close(db);
+	fflush(stdout);
+	if (rc < 0)
+		return s_fail(o->cmd, "check failed", strerror(-rc));
+	if (rc > 0) {
+		fprintf(stderr, "labmesh store: check found %d problem%s\n", rc,
+			rc == 1 ? "" : "s");
+		return EXIT_FAIL;
+	}
+	printf("store ok\n");
+	return EXIT_OK;
+}
+
+int cmd_store(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, O_HOME },
+		{ "budget", required_argument, NULL, O_BUDGET },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "json", no_argument, NULL, O_JSON }, /* accepted, no data */
+		{ NULL, 0, NULL, 0 },
+	};
+	s_opts_t o = { .cmd = "store" };
+	uint64_t budget = RESULTS_GC_DEFAULT_BUDGET;
+	int c, rc;
+
+	s_home(&o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == O_HOME) {
+			s_home(&o, optarg);
+		} else if (c == O_JSON) {
+			continue;
+		} else if (c == O_HELP) {
+			s_store_help();
+			free(o.home);
+			return EXIT_OK;
+		} else if (c == O_BUDGET) {
+			if (lab_parse_size(optarg, &budget) < 0) {
+				s_usage(o.cmd, "bad --budget '%s'", optarg);
+				goto usage;
+			}
+		} else {
+			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (argc - optind != 1 || (strcmp(argv[optind], "check") &&
+				   strcmp(argv[optind], "reindex") &&
+				   strcmp(argv[optind], "gc"))) {
+		s_usage(o.cmd, "give check, reindex or gc%s", "");
+		goto usage;
+	}
+	rc = s_store_do(&o, argv[optind], budget);
+	free(o.home);
+	return rc;
+usage:
+	free(o.home);
+	return EXIT_USAGE;
+}

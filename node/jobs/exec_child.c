@@ -1,0 +1,386 @@
+/*
+ * exec_child: the executor, `labmesh exec-job --home H --config C --board
+ * B --dir D`, started by the node for one job (exec.c). It reads the
+ * request from D/request, gets the kernel (none: the board as it is;
+ * artifact: the blobs the node fetched; git: exec_build.c), boots the
+ * board by its method, runs the suites, stores the console and suite logs
+ * as blobs, and writes the signed run record to D/run.rec. Progress goes
+ * to stdout, one line per step (see exec.c for the format).
+ *
+ * The run record is signed with the node's key at seq 1 as a vehicle
+ * only: the node checks it, then appends its body as the next record of
+ * its feed.
+ */
+#include "node/jobs/exec_child.h"
+
+#include "node/store/blob.h"
+#include "node/jobs/jobs.h"
+#include "proto/log.h"
+#include "proto/mem.h"
+#include "proto/record.h"
+#include "suites/criteria.h"
+#include "suites/runner.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXEC_MAX_CONSOLE (8 * 1024 * 1024) /* console log kept per job */
+
+static int64_t s_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void exec_say(int state, unsigned idx, unsigned count, const char *suite,
+	      const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	for (char *p = text; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	printf("E %d %u %u %s %s\n", state, idx, count,
+	       suite && *suite ? suite : "-", text);
+	fflush(stdout);
+}
+
+static void s_console(void *arg, enum transport_stream stream,
+		      const char *data, size_t len)
+{
+	buf_append(arg, data, len); /* capped: the rest is dropped */
+}
+
+static enum proto_status s_status(enum suite_status s)
+{
+	switch (s) {
+	case SUITE_PASS:
+		return PROTO_PASS;
+	case SUITE_FAIL:
+		return PROTO_FAIL;
+	case SUITE_SKIP:
+		return PROTO_SKIP;
+	case SUITE_MISS:
+		return PROTO_MISS;
+	default:
+		return PROTO_ERROR;
+	}
+}
+
+/* Worse of two statuses for the overall verdict. */
+static enum proto_status s_worse(enum proto_status a, enum proto_status b)
+{
+	static const int rank[] = { [PROTO_PASS] = 1, [PROTO_DONE] = 1,
+				    [PROTO_SKIP] = 0, [PROTO_MISS] = 3,
+				    [PROTO_FAIL] = 4, [PROTO_ERROR] = 5 };
+
+	return rank[b] > rank[a] ? b : a;
+}
+
+/* One suite result into the record's form; strings borrowed from res. */
+static void s_fill_suite(run_suite_t *rs, const suite_result_t *res,
+			 int64_t start, int64_t end, const char *home,
+			 run_log_t *log, size_t max_cases)
+{
+	size_t nl = strlen(res->name);
+	run_case_t *cases;
+	run_metric_t *mets;
+	size_t nc = res->n_cases < max_cases ? res->n_cases : max_cases;
+
+	rs->name = res->name;
+	rs->version = "";
+	rs->status = s_status(res->status);
+	rs->duration_ms = res->duration_ms > 0 ? (uint64_t)res->duration_ms : 0;
+	rs->start_ms = (uint64_t)start;
+	rs->end_ms = (uint64_t)(end >= start ? end : start);
+	cases = xcalloc(nc + 1, sizeof(*cases));
+	for (size_t i = 0; i < nc; i++) {
+		const suite_case_t *c = &res->cases[i];
+		const char *p = c->path;
+
+		if (strncmp(p, res->name, nl) == 0 && p[nl] == '.')
+			p += nl + 1;
+		cases[i].path = p;
+		cases[i].status = c->known ? PROTO_PASS : s_status(c->status);
+		cases[i].duration_ms = c->duration_ms > 0 ?
+					       (uint64_t)c->duration_ms : 0;
+		cases[i].message = c->message ? c->message : "";
+	}
+	rs->cases = cases;
+	rs->n_cases = nc;
+	mets = xcalloc(res->n_metrics + 1, sizeof(*mets));
+	for (size_t i = 0; i < res->n_metrics && i < PROTO_MAX_METRICS; i++) {
+		mets[i].name = res->metrics[i].name;
+		mets[i].value = res->metrics[i].value;
+		mets[i].unit = res->metrics[i].unit;
+		mets[i].better = res->metrics[i].better == SUITE_BETTER_LOWER ?
+					 METRIC_LOWER : METRIC_HIGHER;
+	}
+	rs->metrics = mets;
+	rs->n_metrics = res->n_metrics < PROTO_MAX_METRICS ? res->n_metrics :
+							     PROTO_MAX_METRICS;
+	rs->logs = NULL;
+	rs->n_logs = 0;
+	if (res->log && blob_put_file(home, res->log, log->blob_id) == 0) {
+		log->name = "output";
+		rs->logs = log;
+		rs->n_logs = 1;
+	}
+}
+
+typedef struct {
+	const char *home, *dir;
+	const lab_config_t *cfg;
+	const lab_board_t *board;
+	const request_t *req;
+	catalog_t *cat;
+	exec_kernel_t kern;
+	suite_result_t **res;
+	int64_t *start, *end;
+	size_t n_res;
+	buf_t console;
+	char *release, *machine;
+	char *error; /* why the job could not run */
+} s_job_t;
+
+/* Sign the run record; with fewer cases when it would be too large. */
+static int s_write_record(s_job_t *jb)
+{
+	const request_t *req = jb->req;
+	record_t t = { .head.kind = RECORD_RUN, .head.seq = 1 };
+	run_suite_t *suites = xcalloc(jb->n_res + 1, sizeof(*suites));
+	run_log_t *slogs = xcalloc(jb->n_res + 1, sizeof(*slogs));
+	run_log_t runlogs[2];
+	size_t n_runlogs = 0, max_cases = PROTO_MAX_CASES;
+	enum proto_status overall = jb->error ? PROTO_ERROR : PROTO_PASS;
+	key_pair_t kp;
+	char err[256], *kpath = xasprintf("%s/node.key", jb->home);
+	uint8_t *bytes = NULL, id[32];
+	size_t len = 0;
+	int rc = key_load(kpath, &kp, err, sizeof(err));
+
+	free(kpath);
+	if (rc < 0) {
+		free(suites);
+		free(slogs);
+		return rc;
+	}
+	if (jb->console.len &&
+	    blob_put_mem(jb->home, jb->console.data, jb->console.len,
+			 runlogs[n_runlogs].blob_id) == 0)
+		runlogs[n_runlogs++].name = "console";
+	if (jb->kern.build_log[0] &&
+	    blob_put_file(jb->home, jb->kern.build_log,
+			  runlogs[n_runlogs].blob_id) == 0)
+		runlogs[n_runlogs++].name = "build";
+	t.run.has_request = true;
+	memcpy(t.run.request_id, req->id, 32);
+	t.run.board = jb->board->name;
+	t.run.lab = jb->cfg->name;
+	t.run.kernel = jb->kern.id;
+	t.run.kernel.arch = jb->machine && proto_name_ok(jb->machine) ?
+				    jb->machine : jb->board->arch;
+	if (!*t.run.kernel.describe && jb->release)
+		t.run.kernel.describe = jb->release;
+	t.run.logs = runlogs;
+	t.run.n_logs = n_runlogs;
+	for (;;) {
+		overall = jb->error ? PROTO_ERROR : PROTO_PASS;
+		for (size_t i = 0; i < jb->n_res; i++) {
+			s_fill_suite(&suites[i], jb->res[i], jb->start[i],
+				     jb->end[i], jb->home, &slogs[i], max_cases);
+			overall = s_worse(overall, suites[i].status);
+		}
+		t.run.suites = suites;
+		t.run.n_suites = jb->n_res;
+		t.run.status = overall;
+		rc = record_sign(&t, &kp, &bytes, &len, id);
+		for (size_t i = 0; i < jb->n_res; i++) {
+			free((void *)suites[i].cases);
+			free((void *)suites[i].metrics);
+		}
+		if (rc == 0 || max_cases == 0)
+			break;
+		max_cases /= 4; /* too large: keep fewer cases */
+	}
+	key_wipe(&kp);
+	free(suites);
+	free(slogs);
+	if (rc == 0) {
+		char *path = xasprintf("%s/run.rec", jb->dir);
+		FILE *f = fopen(path, "wbe");
+
+		if (f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0) {
+			printf("R %s\n", path);
+			fflush(stdout);
+		} else {
+			rc = -EIO;
+		}
+		free(path);
+	}
+	free(bytes);
+	return rc;
+}
+
+static void s_run_suites(s_job_t *jb, board_t *b)
+{
+	const request_t *req = jb->req;
+	char *cache = xasprintf("%s/work/suite-cache", jb->home);
+	char *logs = xasprintf("%s/logs", jb->dir);
+	unsigned n = (unsigned)req->n_suites;
+
+	for (size_t i = 0; i < req->n_suites; i++) {
+		const suite_def_t *d = catalog_find(jb->cat, req->suites[i]);
+		suite_run_opts_t ro = { .lab = jb->cfg, .board = jb->board,
+					.cache_dir = cache, .log_dir = logs };
+
+		exec_say(JOB_RUNNING, (unsigned)i + 1, n, req->suites[i],
+			 "running suite %zu of %u", i + 1, n);
+		jb->start[i] = s_wall_ms();
+		if (!d || suite_run(board_transport(b), d, jb->machine, &ro,
+				    &jb->res[i]) < 0 || !jb->res[i]) {
+			jb->res[i] = suite_result_new(req->suites[i], 0);
+			jb->res[i]->status = SUITE_ERROR;
+		}
+		jb->end[i] = s_wall_ms();
+		jb->n_res = i + 1;
+	}
+	free(cache);
+	free(logs);
+}
+
+static void s_run(s_job_t *jb)
+{
+	transport_opts_t to = { .console_fn = s_console,
+				.console_arg = &jb->console };
+	board_kernel_t bk = { 0 };
+	suite_kernel_t ki = { 0 };
+	board_t *b = NULL;
+	char *err = NULL, *work = xasprintf("%s/board", jb->dir);
+	int rc;
+
+	to.workdir = work;
+	bk.kernel = jb->kern.kernel_path;
+	bk.initrd = jb->kern.initrd_path;
+	exec_say(JOB_BOOTING, 0, (unsigned)jb->req->n_suites, NULL,
+		 "booting %s (%s)", jb->board->name,
+		 lab_boot_name(jb->board->boot.method));
+	rc = board_open(jb->board, bk.kernel ? &bk : NULL, &to, &b, &err);
+	if (rc < 0) {
+		jb->error = xasprintf("boot failed: %s", err ? err :
+				      strerror(-rc));
+		free(err);
+		free(work);
+		return;
+	}
+	if (suite_kernel_identity(board_transport(b), &ki) == 0) {
+		jb->release = xstrdup(ki.release ? ki.release : "");
+		jb->machine = xstrdup(ki.machine ? ki.machine : "");
+	}
+	suite_kernel_clear(&ki);
+	s_run_suites(jb, b);
+	board_close(&b);
+	free(work);
+}
+
+static int s_load(s_job_t *jb, const char *config, const char *board)
+{
+	char *path = xasprintf("%s/request", jb->dir), *err = NULL, *dir;
+	uint8_t *bytes = xmalloc(PROTO_MAX_REQUEST);
+	FILE *f = fopen(path, "rbe");
+	size_t len = f ? fread(bytes, 1, PROTO_MAX_REQUEST, f) : 0;
+	request_t *req = NULL;
+	int rc;
+
+	if (f)
+		fclose(f);
+	free(path);
+	rc = request_decode(bytes, len, &req);
+	free(bytes);
+	if (rc < 0)
+		return -EINVAL;
+	jb->req = req;
+	if (config && *config)
+		rc = lab_config_load(config, (lab_config_t **)&jb->cfg, &err);
+	else
+		jb->cfg = lab_config_default();
+	free(err);
+	if (rc < 0 || !jb->cfg)
+		return -EINVAL;
+	jb->board = lab_config_board(jb->cfg, board);
+	dir = catalog_default_dir(NULL);
+	rc = dir ? catalog_load(dir, &jb->cat, &err) : -ENOENT;
+	free(dir);
+	free(err);
+	return jb->board && rc == 0 ? 0 : -ENOENT;
+}
+
+int cmd_exec_job(int argc, char **argv)
+{
+	const char *home = NULL, *config = NULL, *board = NULL, *dir = NULL;
+	s_job_t jb = { 0 };
+	int rc;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--home") == 0)
+			home = argv[i + 1];
+		else if (strcmp(argv[i], "--config") == 0)
+			config = argv[i + 1];
+		else if (strcmp(argv[i], "--board") == 0)
+			board = argv[i + 1];
+		else if (strcmp(argv[i], "--dir") == 0)
+			dir = argv[i + 1];
+	}
+	if (!home || !board || !dir) {
+		fprintf(stderr, "labmesh exec-job: started by the node only\n");
+		return 2;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGPIPE, SIG_IGN);
+	jb.home = home;
+	jb.dir = dir;
+	buf_init(&jb.console, EXEC_MAX_CONSOLE);
+	if (s_load(&jb, config, board) < 0) {
+		fprintf(stderr, "labmesh exec-job: cannot load the job in %s\n",
+			dir);
+		return 1;
+	}
+	jb.res = xcalloc(jb.req->n_suites + 1, sizeof(*jb.res));
+	jb.start = xcalloc(jb.req->n_suites + 1, sizeof(*jb.start));
+	jb.end = xcalloc(jb.req->n_suites + 1, sizeof(*jb.end));
+	rc = exec_kernel(home, dir, jb.cfg, jb.board, jb.req, &jb.kern,
+			 &jb.error);
+	if (rc == 0)
+		s_run(&jb);
+	if (jb.error) {
+		printf("X %s\n", jb.error);
+		fflush(stdout);
+	}
+	rc = s_write_record(&jb);
+	for (size_t i = 0; i < jb.n_res; i++)
+		suite_result_destroy(&jb.res[i]);
+	free(jb.res);
+	free(jb.start);
+	free(jb.end);
+	exec_kernel_clear(&jb.kern);
+	buf_free(&jb.console);
+	free(jb.release);
+	free(jb.machine);
+	free(jb.error);
+	catalog_destroy(&jb.cat);
+	lab_config_destroy((lab_config_t **)&jb.cfg);
+	request_destroy((request_t **)&jb.req);
+	return rc < 0 ? 1 : 0;
+}

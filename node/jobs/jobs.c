@@ -1,0 +1,907 @@
+/*
+ * jobs: requests to jobs — the lab's decision (expiry, nonce, policy,
+ * selector, quota), accept/decline records, the queue in HOME/jobs.db,
+ * scheduling one job per board by priority, cancels, and the control
+ * commands of the jobs side.
+ *
+ * jobs.db:
+ *   requests(id PK, submitter, bytes, expires_ms)    accepted requests
+ *   nonces(submitter, nonce, expires_ms)             replay protection
+ *   jobs(id PK, request_id, board, submitter, state, priority, attempts,
+ *        created_ms, updated_ms, expires_ms, pid, text)
+ *   cancels(request_id PK, submitter, bytes)         signed cancels seen
+ */
+#include "node/jobs/jobs_int.h"
+
+#include "node/store/blob.h"
+#include "node/results/results.h"
+#include "proto/json.h"
+#include "proto/mem.h"
+#include "proto/msg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char s_schema[] =
+	"PRAGMA journal_mode=WAL;"
+	/* WAL with NORMAL survives a killed node (what crash safety is
+	 * about here); the signed records themselves are in store.db, FULL */
+	"PRAGMA synchronous=NORMAL;"
+	"CREATE TABLE IF NOT EXISTS requests(id BLOB PRIMARY KEY,"
+	" submitter BLOB NOT NULL, bytes BLOB NOT NULL, expires_ms INT);"
+	"CREATE TABLE IF NOT EXISTS nonces(submitter BLOB, nonce BLOB,"
+	" expires_ms INT, PRIMARY KEY(submitter, nonce));"
+	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY,"
+	" request_id BLOB NOT NULL, board TEXT NOT NULL, submitter BLOB,"
+	" state INT NOT NULL, priority INT NOT NULL, attempts INT DEFAULT 0,"
+	" created_ms INT, updated_ms INT, expires_ms INT, pid INT DEFAULT 0,"
+	" text TEXT DEFAULT '', UNIQUE(request_id, board));"
+	"CREATE INDEX IF NOT EXISTS jobs_board ON jobs(board, state);"
+	"CREATE TABLE IF NOT EXISTS cancels(request_id BLOB PRIMARY KEY,"
+	" submitter BLOB, bytes BLOB);";
+
+int jobs_db_exec(jobs_t *j, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(j->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_error("jobs.db: %s", err ? err : "?");
+		sqlite3_free(err);
+		return -EIO;
+	}
+	return 0;
+}
+
+static sqlite3_stmt *s_prep(jobs_t *j, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		log_error("jobs.db: %s", sqlite3_errmsg(j->db));
+		return NULL;
+	}
+	return st;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
+		       int state, uint32_t idx, uint32_t count,
+		       const char *suite, const char *text)
+{
+	record_t t = { .head.kind = RECORD_EVENT };
+	int rc;
+
+	t.event.has_request = req_id != NULL;
+	if (req_id)
+		memcpy(t.event.request_id, req_id, 32);
+	t.event.board = board;
+	t.event.state = state;
+	t.event.suite_index = state == JOB_RUNNING ? idx : 0;
+	t.event.suite_count = count;
+	t.event.suite = state == JOB_RUNNING && suite ? suite : "";
+	t.event.text = text ? text : "";
+	rc = node_append_record(j->node, &t);
+	if (rc < 0)
+		log_error("event record for %s: %s", board, wire_strerror(rc));
+	return rc;
+}
+
+int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text)
+{
+	sqlite3_stmt *st = s_prep(j, "UPDATE jobs SET state=?, updated_ms=?,"
+				  " text=? WHERE id=?");
+	int rc;
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int(st, 1, state);
+	sqlite3_bind_int64(st, 2, node_wall_ms());
+	sqlite3_bind_text(st, 3, text ? text : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, job);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
+		     const char *text)
+{
+	record_t t = { .head.kind = RECORD_DECLINE };
+	char hex[65];
+
+	memcpy(t.decline.request_id, req_id, 32);
+	t.decline.reason = reason;
+	t.decline.text = text;
+	wire_hex(req_id, 32, hex);
+	if (node_log_budget(j->node))
+		log_info("request %.12s declined: %s", hex, text);
+	return node_append_record(j->node, &t);
+}
+
+/* Queue length of a board, for the advert. */
+static uint32_t s_queue_len(jobs_t *j, const char *board)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT count(*) FROM jobs WHERE board=?"
+				  " AND state=?");
+	uint32_t n = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_text(st, 1, board, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, JOB_QUEUED);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (uint32_t)sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+void jobs_update_board(jobs_t *j, size_t bi)
+{
+	const lab_board_t *b = &j->node->cfg->boards[bi];
+	int state = j->slots[bi].job ? BOARD_BUSY : BOARD_IDLE;
+
+	node_set_board(j->node, b->name, state, s_queue_len(j, b->name));
+}
+
+/* ---- the decision ------------------------------------------------------- */
+
+static bool s_in(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool s_key_in(const uint8_t *pk, char *const *list, size_t n)
+{
+	char hex[65];
+
+	wire_hex(pk, 32, hex);
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(list[i], hex) == 0)
+			return true;
+	return false;
+}
+
+static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
+{
+	for (size_t i = 0; i < cfg->n_recipes; i++)
+		if (strcmp(cfg->recipes[i].arch, arch) == 0)
+			return &cfg->recipes[i];
+	return NULL;
+}
+
+/* Why board b cannot take req, or NULL when it can. */
+static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
+				 const request_t *req, char *why, size_t wsz)
+{
+	const request_selector_t *s = &req->select;
+	const request_kernel_t *k = &req->kernel;
+
+	if (s->n_boards && !s_in(b->name, s->boards, s->n_boards))
+		return "not a selected board";
+	if (*s->arch && strcmp(s->arch, b->arch) != 0) {
+		snprintf(why, wsz, "arch %s, not %s", b->arch, s->arch);
+		return why;
+	}
+	if (k->type == REQUEST_KERNEL_ARTIFACT && *k->arch &&
+	    strcmp(k->arch, b->arch) != 0) {
+		snprintf(why, wsz, "arch %s, kernel is %s", b->arch, k->arch);
+		return why;
+	}
+	for (size_t i = 0; i < s->n_tags; i++) {
+		bool has = false;
+
+		for (size_t t = 0; t < b->n_tags; t++)
+			has |= strcmp(b->tags[t], s->tags[i]) == 0;
+		if (!has) {
+			snprintf(why, wsz, "no tag %s", s->tags[i]);
+			return why;
+		}
+	}
+	if (b->submitters &&
+	    !s_key_in(req->submitter, b->submitters, b->n_submitters))
+		return "policy: boards.submitters of this board does not list"
+		       " the submitter";
+	if (k->type != REQUEST_KERNEL_NONE && b->boot.method == LAB_BOOT_NONE)
+		return "boot method none cannot boot a kernel";
+	if (k->type == REQUEST_KERNEL_GIT && !s_recipe(j->node->cfg, b->arch)) {
+		snprintf(why, wsz, "no build recipe for %s", b->arch);
+		return why;
+	}
+	if (j->node->board_state[b - j->node->cfg->boards] >= BOARD_OFFLINE)
+		return "board offline";
+	return NULL;
+}
+
+/* Jobs of submitter in the quota window. */
+static int64_t s_recent_jobs(jobs_t *j, const uint8_t *submitter)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT count(*) FROM jobs WHERE"
+				  " submitter=? AND created_ms>=?");
+	int64_t n = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_blob(st, 1, submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, node_wall_ms() - JOBS_QUOTA_WINDOW_MS);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Record the nonce; false when this submitter used it before. */
+static bool s_nonce_fresh(jobs_t *j, const request_t *req)
+{
+	sqlite3_stmt *st = s_prep(j, "INSERT OR IGNORE INTO nonces VALUES"
+				  " (?, ?, ?)");
+	bool fresh;
+
+	if (!st)
+		return false;
+	sqlite3_bind_blob(st, 1, req->submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, req->nonce, PROTO_NONCE_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)req->expires_ms);
+	fresh = sqlite3_step(st) == SQLITE_DONE &&
+		sqlite3_changes(j->db) == 1;
+	sqlite3_finalize(st);
+	return fresh;
+}
+
+/* Policy and suites: 0 when the lab takes requests like this at all,
+ * else a decline reason with text in why. */
+static int s_check_policy(jobs_t *j, const request_t *req, char *why,
+			  size_t wsz)
+{
+	const lab_config_t *cfg = j->node->cfg;
+	char hex[65];
+
+	wire_hex(req->submitter, 32, hex);
+	if (!cfg->submitters_any &&
+	    !s_key_in(req->submitter, cfg->submitters, cfg->n_submitters)) {
+		snprintf(why, wsz, "lab %s's policy.submitters does not list"
+			 " submitter %.12s", cfg->name, hex);
+		return DECLINE_POLICY;
+	}
+	if (req->kernel.type == REQUEST_KERNEL_GIT && !cfg->build_any) {
+		snprintf(why, wsz, "lab %s's policy.build is none: it builds"
+			 " no git source", cfg->name);
+		return DECLINE_POLICY;
+	}
+	for (size_t i = 0; i < req->n_suites; i++) {
+		if (!j->catalog || !catalog_find(j->catalog, req->suites[i])) {
+			snprintf(why, wsz, "suite %s is not in lab %s's catalog",
+				 req->suites[i], cfg->name);
+			return DECLINE_UNSUPPORTED;
+		}
+	}
+	if (req->select.n_labs &&
+	    !s_in(cfg->name, req->select.labs, req->select.n_labs)) {
+		snprintf(why, wsz, "lab %s is not among the selected labs",
+			 cfg->name);
+		return DECLINE_NO_BOARD;
+	}
+	return 0;
+}
+
+/* Pick the boards; returns how many (names into chosen), or 0 with why. */
+static size_t s_select(jobs_t *j, const request_t *req, const char **chosen,
+		       char *why, size_t wsz)
+{
+	const lab_config_t *cfg = j->node->cfg;
+	uint32_t max = req->select.max_per_lab;
+	size_t n = 0;
+	buf_t b;
+
+	buf_init(&b, wsz - 1);
+	buf_puts(&b, "no board matches:");
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		char w[160];
+		const char *no = s_board_unfit(j, &cfg->boards[i], req, w,
+					       sizeof(w));
+
+		if (no) {
+			buf_printf(&b, " %s (%s);", cfg->boards[i].name, no);
+			continue;
+		}
+		if (max && n >= max)
+			break;
+		chosen[n++] = cfg->boards[i].name;
+	}
+	if (!n)
+		snprintf(why, wsz, "%s", buf_str(&b));
+	buf_free(&b);
+	return n;
+}
+
+static int s_queue(jobs_t *j, const request_t *req, const uint8_t *bytes,
+		   size_t len, const char **boards, size_t n)
+{
+	sqlite3_stmt *st;
+	int64_t now = node_wall_ms();
+	int rc = 0;
+
+	jobs_db_exec(j, "BEGIN IMMEDIATE");
+	st = s_prep(j, "INSERT OR IGNORE INTO requests VALUES (?, ?, ?, ?)");
+	if (!st)
+		goto fail;
+	sqlite3_bind_blob(st, 1, req->id, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, req->submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, bytes, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)req->expires_ms);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	st = s_prep(j, "INSERT OR IGNORE INTO jobs(request_id, board,"
+		    " submitter, state, priority, created_ms, updated_ms,"
+		    " expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st || rc < 0)
+		goto fail;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_blob(st, 1, req->id, 32, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, boards[i], -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 3, req->submitter, 32, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, JOB_QUEUED);
+		sqlite3_bind_int(st, 5, (int)req->priority);
+		sqlite3_bind_int64(st, 6, now);
+		sqlite3_bind_int64(st, 7, now);
+		sqlite3_bind_int64(st, 8, (int64_t)req->expires_ms);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		goto fail;
+	return jobs_db_exec(j, "COMMIT");
+fail:
+	jobs_db_exec(j, "ROLLBACK");
+	return -EIO;
+}
+
+static bool s_cancelled(jobs_t *j, const request_t *req);
+static void s_pick(jobs_t *j, size_t bi);
+
+void jobs_schedule(jobs_t *j)
+{
+	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+		if (!j->slots[i].job)
+			s_pick(j, i);
+}
+
+static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
+		     size_t len)
+{
+	const char *chosen[PROTO_MAX_BOARDS];
+	char why[1024];
+	record_t t = { .head.kind = RECORD_ACCEPT };
+	int64_t quota = j->node->cfg->quota_per_key;
+	size_t n;
+	int reason;
+
+	if ((int64_t)req->expires_ms <= node_wall_ms()) {
+		s_decline(j, req->id, DECLINE_EXPIRED, "request expired");
+		return;
+	}
+	if (!s_nonce_fresh(j, req)) {
+		s_decline(j, req->id, DECLINE_OTHER, "replayed request: this"
+			  " submitter already used its nonce");
+		return;
+	}
+	if (s_cancelled(j, req)) {
+		s_decline(j, req->id, DECLINE_OTHER, "cancelled by the"
+			  " submitter");
+		return;
+	}
+	reason = s_check_policy(j, req, why, sizeof(why));
+	if (reason) {
+		s_decline(j, req->id, reason, why);
+		return;
+	}
+	n = s_select(j, req, chosen, why, sizeof(why));
+	if (!n) {
+		s_decline(j, req->id, DECLINE_NO_BOARD, why);
+		return;
+	}
+	if (quota > 0 && s_recent_jobs(j, req->submitter) + (int64_t)n > quota) {
+		snprintf(why, sizeof(why), "policy: quota_per_key %" PRId64
+			 " jobs a day reached for this submitter", quota);
+		s_decline(j, req->id, DECLINE_QUOTA, why);
+		return;
+	}
+	if (s_queue(j, req, bytes, len, chosen, n) < 0) {
+		s_decline(j, req->id, DECLINE_BUSY, "cannot queue the jobs");
+		return;
+	}
+	memcpy(t.accept.request_id, req->id, 32);
+	t.accept.boards = chosen;
+	t.accept.n_boards = n;
+	if (node_append_record(j->node, &t) < 0)
+		log_error("accept record failed");
+	for (size_t i = 0; i < n; i++)
+		jobs_publish_event(j, req->id, chosen[i], JOB_QUEUED, 0,
+				   (uint32_t)req->n_suites, NULL, "queued");
+	log_info("request accepted on %zu board(s)", n);
+	jobs_schedule(j); /* idle boards start at once, not on the tick */
+	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+		jobs_update_board(j, i);
+}
+
+static void s_on_request(void *arg, const uint8_t *id, const uint8_t *bytes,
+			 size_t len)
+{
+	jobs_t *j = arg;
+	request_t *req = NULL;
+	int rc = request_decode(bytes, len, &req);
+
+	if (rc < 0) {
+		log_warn("request does not decode: %s", wire_strerror(rc));
+		return;
+	}
+	s_decide(j, req, bytes, len);
+	request_destroy(&req);
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+static int s_load_request(jobs_t *j, const uint8_t *id, request_t **ret,
+			  uint8_t **ret_bytes, size_t *ret_len)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT bytes FROM requests WHERE id=?");
+	int rc = -ENOENT;
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		uint8_t *b = xmalloc(n ? n : 1);
+
+		memcpy(b, sqlite3_column_blob(st, 0), n);
+		rc = request_decode(b, n, ret);
+		if (rc == 0 && ret_bytes) {
+			*ret_bytes = b;
+			*ret_len = n;
+		} else {
+			free(b);
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void s_finish_queued(jobs_t *j, int64_t job, const uint8_t *req_id,
+			    const char *board, int state, const char *text)
+{
+	jobs_set_state(j, job, state, text);
+	jobs_publish_event(j, req_id, board, state, 0, 0, NULL, text);
+}
+
+/* The kernel blobs are here (1), being fetched (0), or failed (<0). */
+static int s_blobs_ready(jobs_t *j, const request_t *req)
+{
+	int a, b = 1;
+
+	if (req->kernel.type != REQUEST_KERNEL_ARTIFACT)
+		return 1;
+	a = fetch_blob(j, req->kernel.kernel_blob);
+	if (req->kernel.has_initrd_blob)
+		b = fetch_blob(j, req->kernel.initrd_blob);
+	if (a < 0 || b < 0)
+		return a < 0 ? a : b;
+	return a && b;
+}
+
+/* Advance the job held by slot bi that waits for its kernel blobs. */
+static void s_advance_fetch(jobs_t *j, size_t bi)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	const char *board = j->node->cfg->boards[bi].name;
+	request_t *req = NULL;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	int rc = s_load_request(j, s->request_id, &req, &bytes, &len);
+
+	if (rc == 0)
+		rc = s_blobs_ready(j, req);
+	if (rc == 0) {
+		if (s->last_state != JOB_FETCHING) {
+			s->last_state = JOB_FETCHING;
+			jobs_publish_event(j, s->request_id, board, JOB_FETCHING,
+					   0, (uint32_t)req->n_suites, NULL,
+					   "fetching the kernel blobs");
+		}
+		request_destroy(&req);
+		return; /* still fetching */
+	}
+	if (rc < 0) {
+		s_finish_queued(j, s->job, s->request_id, board, JOB_ERROR,
+				"kernel blobs could not be fetched from any"
+				" peer");
+		s->job = 0;
+		jobs_update_board(j, bi);
+	} else if (exec_start(j, bi, s->job, s->request_id, bytes, len) < 0) {
+		s_finish_queued(j, s->job, s->request_id, board, JOB_ERROR,
+				"cannot start the executor");
+		s->job = 0;
+		jobs_update_board(j, bi);
+	}
+	request_destroy(&req);
+	free(bytes);
+}
+
+/* Take the next queued job for an idle board. */
+static void s_pick(jobs_t *j, size_t bi)
+{
+	const char *board = j->node->cfg->boards[bi].name;
+	sqlite3_stmt *st = s_prep(j, "SELECT id, request_id, expires_ms FROM"
+				  " jobs WHERE board=? AND state=? ORDER BY"
+				  " priority DESC, id LIMIT 1");
+	jobs_slot_t *s = &j->slots[bi];
+	int64_t job, expires;
+	uint8_t rid[32];
+
+	if (!st)
+		return;
+	sqlite3_bind_text(st, 1, board, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, JOB_QUEUED);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return;
+	}
+	job = sqlite3_column_int64(st, 0);
+	memcpy(rid, sqlite3_column_blob(st, 1), 32);
+	expires = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	if (expires <= node_wall_ms()) {
+		s_finish_queued(j, job, rid, board, JOB_ERROR,
+				"expired before a board was free");
+		return;
+	}
+	s->job = job;
+	memcpy(s->request_id, rid, 32);
+	s->pid = 0;
+	s->cancelled = false;
+	s->last_state = JOB_QUEUED;
+	jobs_set_state(j, job, JOB_FETCHING, "");
+	jobs_update_board(j, bi);
+	s_advance_fetch(j, bi);
+}
+
+static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
+{
+	jobs_t *j = arg;
+
+	exec_tick(j);
+	fetch_tick(j);
+	for (size_t i = 0; i < j->node->cfg->n_boards; i++) {
+		if (!j->slots[i].job)
+			s_pick(j, i);
+		else if (!j->slots[i].pid)
+			s_advance_fetch(j, i);
+	}
+	return 0;
+}
+
+/* ---- cancels ------------------------------------------------------------- */
+
+static bool s_cancelled(jobs_t *j, const request_t *req)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT 1 FROM cancels WHERE"
+				  " request_id=? AND submitter=?");
+	bool yes;
+
+	if (!st)
+		return false;
+	sqlite3_bind_blob(st, 1, req->id, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, req->submitter, 32, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* Stop every job of a request here. */
+static void s_cancel_jobs(jobs_t *j, const uint8_t *rid)
+{
+	const lab_config_t *cfg = j->node->cfg;
+	sqlite3_stmt *st = s_prep(j, "SELECT id, board FROM jobs WHERE"
+				  " request_id=? AND state=?");
+
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		jobs_slot_t *s = &j->slots[i];
+
+		if (!s->job || memcmp(s->request_id, rid, 32) != 0)
+			continue;
+		if (s->pid) {
+			exec_kill(j, i, true);
+		} else {
+			s_finish_queued(j, s->job, rid, cfg->boards[i].name,
+					JOB_CANCELLED, "cancelled by the"
+					" submitter");
+			s->job = 0;
+			jobs_update_board(j, i);
+		}
+	}
+	if (!st)
+		return;
+	sqlite3_bind_blob(st, 1, rid, 32, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, JOB_QUEUED);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char *board = xstrdup((const char *)sqlite3_column_text(st, 1));
+
+		s_finish_queued(j, sqlite3_column_int64(st, 0), rid, board,
+				JOB_CANCELLED, "cancelled by the submitter");
+		free(board);
+	}
+	sqlite3_finalize(st);
+}
+
+/* A signed cancel from anywhere: 1 taken, 0 known, -EPERM not the
+ * submitter's, or another -errno. Taken cancels flood to peers. */
+static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
+			 size_t len)
+{
+	request_cancel_t c;
+	request_t *req = NULL;
+	sqlite3_stmt *st;
+	int rc = cancel_decode(bytes, len, &c);
+
+	if (rc < 0)
+		return rc;
+	if (s_load_request(j, c.request_id, &req, NULL, NULL) == 0) {
+		bool mine = sodium_memcmp(req->submitter, c.submitter, 32) == 0;
+
+		request_destroy(&req);
+		if (!mine)
+			return -EPERM;
+	} else {
+		uint8_t *rb = NULL;
+		size_t rl = 0;
+
+		/* not ours: check against the request the node holds */
+		if (store_get_request(j->node->store, c.request_id, &rb,
+				      &rl) == 0 &&
+		    request_decode(rb, rl, &req) == 0) {
+			bool mine = sodium_memcmp(req->submitter, c.submitter,
+						  32) == 0;
+
+			request_destroy(&req);
+			free(rb);
+			if (!mine)
+				return -EPERM;
+		} else {
+			free(rb);
+		}
+	}
+	st = s_prep(j, "INSERT OR IGNORE INTO cancels VALUES (?, ?, ?)");
+	if (!st)
+		return -EIO;
+	sqlite3_bind_blob(st, 1, c.request_id, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, c.submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, bytes, (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(j->db) : -EIO;
+	sqlite3_finalize(st);
+	if (rc != 1)
+		return rc;
+	s_cancel_jobs(j, c.request_id);
+	for (size_t i = 0; i < j->node->n_peers; i++) {
+		peer_t *p = j->node->peers[i];
+		msg_t m = { .type = MSG_CANCEL };
+		uint8_t *out = NULL;
+		size_t olen = 0;
+
+		if (p == from || p->state != PEER_ACTIVE)
+			continue;
+		m.cancel = (proto_bytes_t){ bytes, len };
+		if (msg_encode(&m, &out, &olen) == 0)
+			node_send(j->node, p, out, olen);
+	}
+	return 1;
+}
+
+void jobs_on_message(jobs_t *j, peer_t *p, const msg_t *m)
+{
+	if (!j)
+		return;
+	switch (m->type) {
+	case MSG_BLOB_GET:
+		fetch_on_get(j, p, m);
+		break;
+	case MSG_BLOB_DATA:
+		fetch_on_data(j, p, m);
+		break;
+	case MSG_CANCEL:
+		if (s_take_cancel(j, p, m->cancel.p, m->cancel.len) < 0)
+			node_garbage(j->node, p->curve, "bad cancel");
+		break;
+	default:
+		break;
+	}
+}
+
+void jobs_on_stored(jobs_t *j, const void *items, size_t n)
+{
+	const proto_bytes_t *b = items;
+
+	if (!j || !j->store_db)
+		return;
+	/* results_index_record ignores what it already holds */
+	for (size_t i = 0; i < n; i++)
+		results_index_record(j->store_db, b[i].p, b[i].len);
+}
+
+/* ---- control commands ---------------------------------------------------- */
+
+static void s_ctl_jobs(jobs_t *j, buf_t *out)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT id, request_id, board, state,"
+				  " priority, attempts, text FROM jobs ORDER BY"
+				  " id");
+	json_t js;
+
+	json_init(&js, out, JSON_PRETTY);
+	json_arr_open(&js);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		char hex[65];
+
+		wire_hex(sqlite3_column_blob(st, 1), 32, hex);
+		json_obj_open(&js);
+		json_key_int(&js, "job", sqlite3_column_int64(st, 0));
+		json_key_str(&js, "request", hex);
+		json_key_str(&js, "board",
+			     (const char *)sqlite3_column_text(st, 2));
+		json_key_str(&js, "state",
+			     job_state_name(sqlite3_column_int(st, 3)));
+		json_key_int(&js, "priority", sqlite3_column_int(st, 4));
+		json_key_int(&js, "attempts", sqlite3_column_int(st, 5));
+		json_key_str(&js, "text",
+			     (const char *)sqlite3_column_text(st, 6));
+		json_obj_close(&js);
+	}
+	sqlite3_finalize(st);
+	json_arr_close(&js);
+	json_finish(&js);
+}
+
+static void s_ctl_blob(jobs_t *j, const uint8_t *arg, size_t len, buf_t *out,
+		       bool *failed)
+{
+	char hex[65];
+	uint8_t id[32];
+	int rc;
+
+	if (len != 64) {
+		*failed = true;
+		buf_puts(out, "blob-fetch: need a 64-hex blob id");
+		return;
+	}
+	memcpy(hex, arg, 64);
+	hex[64] = '\0';
+	if (wire_unhex(hex, id, 32) < 0) {
+		*failed = true;
+		buf_puts(out, "blob-fetch: need a 64-hex blob id");
+		return;
+	}
+	rc = fetch_blob_asked(j, id);
+	if (rc == -EBUSY) {
+		buf_puts(out, "busy\n"); /* ask again later */
+	} else if (rc > 0) {
+		char *path = blob_path(j->node->home, id);
+
+		buf_printf(out, "have %s\n", path);
+		free(path);
+	} else if (rc == 0) {
+		buf_puts(out, "fetching\n");
+	} else {
+		*failed = true;
+		buf_printf(out, "blob %.12s: not found on any peer", hex);
+	}
+}
+
+bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+	      const size_t *lens, size_t n_args, bool json, buf_t *out,
+	      bool *ret_failed)
+{
+	int rc;
+
+	if (!j)
+		return false;
+	if (strcmp(name, "jobs") == 0) {
+		s_ctl_jobs(j, out);
+	} else if (strcmp(name, "blob-fetch") == 0 && n_args == 1) {
+		s_ctl_blob(j, args[0], lens[0], out, ret_failed);
+	} else if (strcmp(name, "cancel") == 0 && n_args == 1) {
+		rc = s_take_cancel(j, NULL, args[0], lens[0]);
+		if (rc == -EPERM) {
+			*ret_failed = true;
+			buf_puts(out, "cancel refused: only the submitter's"
+				 " key may cancel a request");
+		} else if (rc < 0) {
+			*ret_failed = true;
+			buf_printf(out, "cancel refused: %s", wire_strerror(rc));
+		} else {
+			buf_puts(out, rc ? "cancelled\n" : "known\n");
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+int jobs_new(node_t *node, jobs_t **ret, char **ret_err)
+{
+	jobs_t *j = xzalloc(sizeof(*j));
+	char *path = xasprintf("%s/jobs.db", node->home), *dir, *err = NULL;
+
+	j->node = node;
+	j->timer = -1;
+	if (sqlite3_open(path, &j->db) != SQLITE_OK) {
+		*ret_err = xasprintf("%s: %s", path, sqlite3_errmsg(j->db));
+		free(path);
+		jobs_destroy(&j);
+		return -EIO;
+	}
+	free(path);
+	sqlite3_busy_timeout(j->db, 5000);
+	if (jobs_db_exec(j, s_schema) < 0) {
+		*ret_err = xstrdup("jobs.db: cannot create the tables");
+		jobs_destroy(&j);
+		return -EIO;
+	}
+	if (results_open(node->home, true, &j->store_db) < 0)
+		j->store_db = NULL;
+	dir = catalog_default_dir(NULL);
+	if (!dir || catalog_load(dir, &j->catalog, &err) < 0)
+		log_warn("no suite catalog (%s): every request will be"
+			 " declined", err ? err : "set LABMESH_SUITES");
+	free(dir);
+	free(err);
+	j->slots = xcalloc(node->cfg->n_boards + 1, sizeof(*j->slots));
+	for (size_t i = 0; i < node->cfg->n_boards; i++) {
+		j->slots[i].fd = -1;
+		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
+	}
+	j->self_exe = realpath("/proc/self/exe", NULL);
+	j->home = realpath(node->home, NULL);
+	if (!j->home)
+		j->home = xstrdup(node->home);
+	node_set_request_hook(node, s_on_request, j);
+	*ret = j;
+	return 0;
+}
+
+void jobs_start(jobs_t *j)
+{
+	if (!j)
+		return;
+	exec_recover(j);
+	j->timer = zloop_timer(j->node->loop, JOBS_TICK_MS, 0, s_handle_tick,
+			       j);
+}
+
+void jobs_destroy(jobs_t **p)
+{
+	jobs_t *j = *p;
+
+	if (!j)
+		return;
+	if (j->slots) {
+		exec_stop_all(j);
+		for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+			buf_free(&j->slots[i].line);
+	}
+	free(j->slots);
+	catalog_destroy(&j->catalog);
+	sqlite3_close(j->db);
+	sqlite3_close(j->store_db);
+	free(j->self_exe);
+	free(j->home);
+	free(j);
+	*p = NULL;
+}

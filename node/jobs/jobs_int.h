@@ -1,0 +1,95 @@
+/*
+ * jobs_int: state shared by jobs.c, exec.c and blob_fetch.c.
+ */
+#ifndef LABMESH_NODE_JOBS_INT_H
+#define LABMESH_NODE_JOBS_INT_H
+
+#include "node/jobs/jobs.h"
+#include "node/net/node_int.h"
+
+#include "proto/request.h"
+#include "suites/catalog.h"
+
+#include <sqlite3.h>
+#include <sys/types.h>
+
+#define JOBS_TICK_MS 200
+#define JOBS_MAX_ATTEMPTS 2          /* a job interrupted once is re-run */
+#define JOBS_MAX_QUEUED 4096         /* jobs waiting in the whole lab */
+#define JOBS_KILL_GRACE_MS 3000      /* SIGTERM, then SIGKILL */
+#define JOBS_MAX_LINE 8192           /* one line from an executor */
+#define JOBS_FETCH_TIMEOUT_MS (10 * 60 * 1000) /* a whole blob */
+#define JOBS_CHUNK_TIMEOUT_MS 5000   /* one chunk from one peer */
+#define JOBS_MAX_FETCHES 64          /* blobs fetched at once */
+#define JOBS_QUOTA_WINDOW_MS (24LL * 3600 * 1000)
+
+/* Job states in jobs.db are enum job_state (proto/record.h). */
+
+typedef struct {
+	int64_t job;        /* jobs.db rowid; 0: slot free */
+	pid_t pid;          /* executor (its process group) */
+	int fd;             /* its progress pipe; -1 at EOF */
+	buf_t line;         /* a partial line */
+	char *run_path;     /* the signed run record it wrote */
+	char *error;        /* why it could not run, from its X line */
+	uint8_t request_id[32];
+	bool cancelled;
+	int64_t kill_at_ms; /* SIGKILL when still alive */
+	int last_state;
+} jobs_slot_t;
+
+typedef struct {
+	uint8_t id[32];
+	bool active;
+	int64_t offset, total; /* total -1: not known yet */
+	size_t peer_i;          /* peers tried in turn */
+	size_t tries;           /* peers asked this round */
+	char curve[WIRE_Z85_LEN + 1]; /* who we asked */
+	int64_t chunk_deadline_ms, deadline_ms;
+	size_t round_asked, round_nak; /* asks this round; "not held" */
+	bool failed;
+	int64_t retry_ms; /* failed: a new ask starts over from then */
+	bool asked; /* over the control socket, not for a job */
+} jobs_fetch_t;
+
+struct jobs {
+	node_t *node;
+	sqlite3 *db;       /* HOME/jobs.db */
+	sqlite3 *store_db; /* HOME/store.db, for the results index */
+	catalog_t *catalog;
+	jobs_slot_t *slots; /* one per board of the lab */
+	jobs_fetch_t fetches[JOBS_MAX_FETCHES];
+	int timer;
+	char *self_exe;
+	char *home; /* the node's home, absolute (executors chdir) */
+};
+
+/* jobs.c */
+int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
+		       int state, uint32_t idx, uint32_t count,
+		       const char *suite, const char *text);
+int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text);
+void jobs_update_board(jobs_t *j, size_t bi);
+/* Start the next job on every idle board. */
+void jobs_schedule(jobs_t *j);
+int jobs_db_exec(jobs_t *j, const char *sql);
+
+/* exec.c */
+int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
+	       const uint8_t *bytes, size_t len);
+void exec_tick(jobs_t *j);
+void exec_recover(jobs_t *j);
+void exec_kill(jobs_t *j, size_t bi, bool cancel);
+void exec_stop_all(jobs_t *j);
+
+/* blob_fetch.c */
+/* 1 when held, 0 when a fetch is under way, -errno when it failed. */
+int fetch_blob(jobs_t *j, const uint8_t id[32]);
+/* The same for a blob asked over the control socket; -EBUSY when such
+ * asks already hold their share of the fetches. */
+int fetch_blob_asked(jobs_t *j, const uint8_t id[32]);
+void fetch_tick(jobs_t *j);
+void fetch_on_get(jobs_t *j, peer_t *p, const struct msg *m);
+void fetch_on_data(jobs_t *j, peer_t *p, const struct msg *m);
+
+#endif

@@ -1,0 +1,523 @@
+/*
+ * node_peer: the peer table. A peer is another node, known by its Ed25519
+ * id; we talk to it through our DEALER connected to its ROUTER, and hear
+ * from it on our ROUTER, where its CURVE key (User-Id) says who it is.
+ *
+ * States: CONNECTING (dealer up, our hello sent) -> ACTIVE (its hello,
+ * carrying a signed descriptor whose id converts to the CURVE key it
+ * authenticated with) -> DOWN (silent past the liveness window; retried
+ * with exponential backoff and jitter). A hello from an ACTIVE peer means
+ * it restarted: its session state is reset and we answer with ours.
+ */
+#include "node/net/node_int.h"
+
+#include "proto/log.h"
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <string.h>
+
+peer_t *peer_find(node_t *node, const uint8_t *id)
+{
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (memcmp(node->peers[i]->id, id, WIRE_KEY_BYTES) == 0)
+			return node->peers[i];
+	return NULL;
+}
+
+static void s_free_box(void **item)
+{
+	free(*item);
+	*item = NULL;
+}
+
+static bool s_endpoint_ok(const char *ep)
+{
+	return ep && strncmp(ep, "tcp://", 6) == 0 && strlen(ep) < 256 &&
+	       !strpbrk(ep, " \t\r\n");
+}
+
+static void s_drop(node_t *node, size_t i)
+{
+	peer_t *p = node->peers[i];
+
+	if (p->state == PEER_ACTIVE)
+		node->peers_changed = true;
+	repl_forget_peer(node, p);
+	zhashx_delete(node->by_curve, p->curve);
+	peer_free(&node->peers[i]);
+	memmove(&node->peers[i], &node->peers[i + 1],
+		(node->n_peers - i - 1) * sizeof(*node->peers));
+	node->n_peers--;
+}
+
+/* Full table: drop a peer we learned of that is not up (never a seed), so
+ * unreachable or made-up peers cannot keep real ones out. */
+static bool s_evict_one(node_t *node)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->seed || p->state == PEER_ACTIVE)
+			continue;
+		log_debug("peer %.12s dropped from a full table", p->hex);
+		s_drop(node, i);
+		return true;
+	}
+	return false;
+}
+
+/* Full table of live peers and a newcomer dials us (it may know no one
+ * else): drop the best connected peer that is not our seed, as long as it
+ * told us of NODE_EVICT_MIN_PEERS others, so it stays in the overlay. */
+static bool s_evict_crowded(node_t *node)
+{
+	size_t best = node->n_peers, most = NODE_EVICT_MIN_PEERS - 1;
+	stranger_t *s;
+
+	/* bounded, so nodes pushing each other out cannot churn the
+	 * overlay; a refused newcomer retries its seed with backoff */
+	if (node->last_evict_ms &&
+	    node_now() - node->last_evict_ms < NODE_EVICT_MS)
+		return false;
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (!p->seed && p->state == PEER_ACTIVE &&
+		    p->their_peers > most) {
+			best = i;
+			most = p->their_peers;
+		}
+	}
+	if (best == node->n_peers)
+		return false;
+	log_info("peer %.12s (%s, %zu peers) makes room for a newcomer",
+		 node->peers[best]->hex, node->peers[best]->lab, most);
+	s = node_stranger(node, node->peers[best]->curve);
+	if (s) /* its redial must not push out someone else in turn */
+		s->evicted_ms = node_now();
+	s_drop(node, best);
+	node->last_evict_ms = node_now();
+	return true;
+}
+
+/*
+ * How many peers we keep. max_peers bounds the peers we dial of our own
+ * accord (peer exchange, restore, beacon hints); a node that dials us is
+ * admitted up to NODE_INBOUND_FACTOR times that. Without the headroom a
+ * node whose table filled through peer exchange would turn away the
+ * newcomers that name it as their seed, and the overlay would split.
+ */
+static size_t s_cap(node_t *node, bool inbound)
+{
+	size_t cap = (size_t)node->max_peers;
+
+	if (inbound)
+		cap *= NODE_INBOUND_FACTOR;
+	return cap < NODE_MAX_PEERS_HARD ? cap : NODE_MAX_PEERS_HARD;
+}
+
+static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
+		     bool seed, bool inbound, bool may_evict)
+{
+	peer_t *p;
+
+	if (memcmp(id, node->key.pk, WIRE_KEY_BYTES) == 0 ||
+	    !s_endpoint_ok(endpoint))
+		return NULL;
+	p = peer_find(node, id);
+	if (p)
+		return p;
+	if (!seed && node->n_peers >= s_cap(node, inbound) &&
+	    !s_evict_one(node) && !(may_evict && s_evict_crowded(node)))
+		return NULL;
+	p = xzalloc(sizeof(*p));
+	memcpy(p->id, id, WIRE_KEY_BYTES);
+	wire_hex(id, WIRE_KEY_BYTES, p->hex);
+	if (wire_curve_public(id, p->curve) < 0) {
+		free(p);
+		return NULL;
+	}
+	p->endpoint = xstrdup(endpoint);
+	p->seed = seed;
+	p->rtt_ms = -1;
+	p->state = PEER_DOWN;
+	p->their_vec = zhashx_new();
+	zhashx_set_destructor(p->their_vec, s_free_box);
+	p->sent_vec = zhashx_new();
+	zhashx_set_destructor(p->sent_vec, s_free_box);
+	node->peers = xreallocarray(node->peers, node->n_peers + 1,
+				    sizeof(*node->peers));
+	node->peers[node->n_peers++] = p;
+	zhashx_insert(node->by_curve, p->curve, p);
+	return p;
+}
+
+peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
+		 bool seed)
+{
+	return s_add(node, id, endpoint, seed, false, false);
+}
+
+void peer_free(peer_t **pp)
+{
+	peer_t *p = *pp;
+
+	if (!p)
+		return;
+	zsock_destroy(&p->dealer);
+	zhashx_destroy(&p->their_vec);
+	zhashx_destroy(&p->sent_vec);
+	free(p->endpoint);
+	free(p->desc);
+	free(p);
+	*pp = NULL;
+}
+
+static void s_send_hello(node_t *node, peer_t *p)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (wire_hello(node->desc, node->desc_len, &b, &len) == 0)
+		node_send(node, p, b, len);
+	p->last_hello_ms = node_now();
+}
+
+void peer_connect(node_t *node, peer_t *p)
+{
+	zsock_destroy(&p->dealer);
+	p->dealer = zsock_new(ZMQ_DEALER);
+	if (!p->dealer)
+		return;
+	/* keys were made or checked by us: czmq asserts on bad ones */
+	zsock_set_curve_serverkey(p->dealer, p->curve);
+	zsock_set_curve_publickey(p->dealer, node->key.curve_pk);
+	zsock_set_curve_secretkey(p->dealer, node->key.curve_sk);
+	zsock_set_maxmsgsize(p->dealer, WIRE_MAX_MSG);
+	zsock_set_sndhwm(p->dealer, NODE_SNDHWM);
+	zsock_set_linger(p->dealer, 0);
+	zsock_set_reconnect_ivl(p->dealer, 200);
+	zsock_set_reconnect_ivl_max(p->dealer, 5000);
+	if (zsock_connect(p->dealer, "%s", p->endpoint) < 0) {
+		log_warn("peer %.12s: cannot connect to %s", p->hex,
+			 p->endpoint);
+		zsock_destroy(&p->dealer);
+		p->state = PEER_DOWN;
+		p->next_try_ms = node_now() + NODE_BACKOFF_MAX_MS;
+		return;
+	}
+	p->state = PEER_CONNECTING;
+	p->last_seen_ms = node_now();
+	s_send_hello(node, p);
+}
+
+void peer_down(node_t *node, peer_t *p, const char *why)
+{
+	int64_t now = node_now();
+
+	if (p->state == PEER_ACTIVE) {
+		log_info("peer %.12s (%s) gone: %s", p->hex, p->lab, why);
+		node->peers_changed = true;
+	}
+	zsock_destroy(&p->dealer);
+	repl_forget_peer(node, p);
+	p->state = PEER_DOWN;
+	p->rtt_ms = -1;
+	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : NODE_BACKOFF_MIN_MS;
+	/* a seed is our way in: a full node makes room for newcomers now
+	 * and then, so a node with no other peer keeps knocking */
+	if (p->backoff_ms > NODE_BACKOFF_MAX_MS ||
+	    (p->seed && p->backoff_ms > NODE_SEED_BACKOFF_MAX_MS))
+		p->backoff_ms = p->seed ? NODE_SEED_BACKOFF_MAX_MS :
+					  NODE_BACKOFF_MAX_MS;
+	p->next_try_ms = now + p->backoff_ms +
+			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
+}
+
+static void s_take_desc(peer_t *p, const wire_desc_t *d, const wire_bytes_t *b)
+{
+	free(p->desc);
+	p->desc = xmalloc(b->len);
+	memcpy(p->desc, b->p, b->len);
+	p->desc_len = b->len;
+	snprintf(p->lab, sizeof(p->lab), "%s", d->lab);
+	if (!p->seed && strcmp(p->endpoint, d->endpoint) != 0) {
+		free(p->endpoint);
+		p->endpoint = xstrdup(d->endpoint);
+	}
+}
+
+static void s_ping(node_t *node, peer_t *p)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	p->ping_nonce = randombytes_random();
+	p->ping_sent_ms = node_now();
+	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
+static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
+		       const wire_desc_t *d)
+{
+	enum peer_state was = p->state;
+
+	s_take_desc(p, d, &m->desc);
+	if (was == PEER_ACTIVE) {
+		/* it restarted or lost us: a new session on both sides */
+		repl_forget_peer(node, p);
+		if (p->dealer)
+			s_send_hello(node, p);
+	}
+	if (!p->dealer)
+		peer_connect(node, p);
+	p->state = PEER_ACTIVE;
+	p->backoff_ms = 0;
+	p->last_seen_ms = node_now();
+	if (was != PEER_ACTIVE)
+		log_info("peer %.12s (%s) at %s up", p->hex, p->lab,
+			 p->endpoint);
+	node->peers_changed = true;
+	repl_on_active(node, p);
+	s_ping(node, p); /* a pong proves its endpoint works both ways */
+}
+
+void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
+{
+	stranger_t *s = node_stranger(node, curve);
+	char z85[WIRE_Z85_LEN + 1];
+	wire_desc_t d;
+	peer_t *p;
+	int rc;
+
+	p = zhashx_lookup(node->by_curve, curve);
+	/* hellos are signature checks: bounded. Not the one a known peer
+	 * sends while we have no session with it (it restarted, or answers
+	 * our rehello): it makes it ACTIVE, after which it counts again, so
+	 * a peer that restarts often is not shut out for the minute */
+	if (s && (!p || p->state == PEER_ACTIVE) &&
+	    !node_rate_ok(&s->hello_window_ms, &s->hello_count,
+			  NODE_MAX_HELLO_PER_MIN)) {
+		log_debug("hello from %.12s dropped: over %d a minute", curve,
+			  NODE_MAX_HELLO_PER_MIN);
+		return;
+	}
+	rc = wire_desc_verify(m->desc.p, m->desc.len, &d);
+	if (rc < 0) {
+		node_garbage(node, curve, "bad node descriptor");
+		return;
+	}
+	if (wire_curve_public(d.id, z85) < 0 || strcmp(z85, curve) != 0) {
+		node_garbage(node, curve, "descriptor is not for its CURVE key");
+		return;
+	}
+	p = s_add(node, d.id, d.endpoint, false, true,
+		  !s || !s->evicted_ms ||
+			  node_now() - s->evicted_ms >= NODE_EVICTED_MS);
+	if (!p) {
+		log_debug("hello from %.12s ignored: peer table full", curve);
+		return;
+	}
+	s_activate(node, p, m, &d);
+}
+
+/* Its hello was lost (dropped by the hello rate limit, or sent while we
+ * were not listening) but it took ours: it talks as if a session were up
+ * and would go on doing so while we wait for a hello that never comes,
+ * each side timing out in turn. Our hello makes it start a new session,
+ * which it answers with its own. At most one per NODE_REHELLO_MS. */
+void peer_rehello(node_t *node, peer_t *p)
+{
+	if (!p->dealer || p->state == PEER_ACTIVE ||
+	    node_now() - p->last_hello_ms < NODE_REHELLO_MS)
+		return;
+	log_debug("peer %.12s talks without a session: hello again", p->hex);
+	s_send_hello(node, p);
+}
+
+void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
+{
+	size_t n = m->n_items < WIRE_MAX_DESCS ? m->n_items : WIRE_MAX_DESCS;
+	/* from a random place in the list, so that nodes hearing the same
+	 * list do not all dial the same first few */
+	size_t start = n ? randombytes_uniform((uint32_t)n) : 0;
+
+	from->their_peers = m->n_items;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (start + k) % n;
+		wire_desc_t d;
+		char z85[WIRE_Z85_LEN + 1];
+		peer_t *p;
+
+		if (wire_desc_verify(m->items[i].p, m->items[i].len, &d) < 0) {
+			node_garbage(node, from->curve, "bad descriptor in peers");
+			return;
+		}
+		if (peer_find(node, d.id) ||
+		    memcmp(d.id, node->key.pk, WIRE_KEY_BYTES) == 0)
+			continue;
+		if (node->trust && (wire_curve_public(d.id, z85) < 0 ||
+				    !zhashx_lookup(node->trust, z85)))
+			continue;
+		if (node->n_peers >= s_cap(node, false))
+			return; /* full: those that dial us still get in */
+		p = peer_add(node, d.id, d.endpoint, false);
+		if (!p)
+			return;
+		log_info("learned peer %.12s (%s) at %s from %.12s", p->hex,
+			 d.lab, d.endpoint, from->hex);
+		snprintf(p->lab, sizeof(p->lab), "%s", d.lab);
+		peer_connect(node, p);
+	}
+}
+
+void peer_send_peers(node_t *node, peer_t *only)
+{
+	wire_bytes_t descs[WIRE_MAX_DESCS];
+
+	for (size_t t = 0; t < node->n_peers; t++) {
+		peer_t *to = node->peers[t];
+		size_t n = 0;
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (to->state != PEER_ACTIVE || (only && to != only))
+			continue;
+		for (size_t i = 0; i < node->n_peers && n < WIRE_MAX_DESCS; i++) {
+			peer_t *p = node->peers[i];
+
+			/* only peers that answered a ping: a made-up
+			 * endpoint is never passed on */
+			if (p != to && p->state == PEER_ACTIVE && p->desc &&
+			    p->rtt_ms >= 0)
+				descs[n++] = (wire_bytes_t){ p->desc,
+							     p->desc_len };
+		}
+		if (n && wire_peers(descs, n, &b, &len) == 0)
+			node_send(node, to, b, len);
+	}
+}
+
+void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!m->pong) {
+		if (wire_ping(m->nonce, true, &b, &len) == 0)
+			node_send(node, p, b, len);
+	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		if (p->rtt_ms < 0) {
+			/* reachable both ways: now worth remembering and
+			 * telling others about */
+			node->peers_changed = true;
+			store_put_peer(node->store, p->id, p->endpoint, p->desc,
+				       p->desc_len, node_now());
+		}
+		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
+	}
+}
+
+static void s_tick_one(node_t *node, peer_t *p, int64_t now)
+{
+	switch (p->state) {
+	case PEER_DOWN:
+		if (now >= p->next_try_ms)
+			peer_connect(node, p);
+		break;
+	case PEER_CONNECTING:
+		if (now - p->last_seen_ms > NODE_LIVENESS_MS)
+			peer_down(node, p, "no answer");
+		break;
+	case PEER_ACTIVE:
+		if (now - p->last_seen_ms > NODE_LIVENESS_MS) {
+			peer_down(node, p, "silent");
+			break;
+		}
+		/* anything heard from it proves it alive: ping only a
+		 * peer silent for a while, so an idle link carries about
+		 * one ping and one pong per interval, not two of each */
+		if (now - (p->ping_sent_ms > p->last_seen_ms ?
+			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS)
+			s_ping(node, p);
+		break;
+	}
+}
+
+static size_t s_active(node_t *node)
+{
+	size_t up = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	return up;
+}
+
+void peer_tick(node_t *node)
+{
+	int64_t now = node_now();
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		s_tick_one(node, p, now);
+		/* a peer we learned of that is down (or dropped us to make
+		 * room for a newcomer) is not retried while we have
+		 * max_peers others: retrying would push someone else out */
+		if (p->state == PEER_DOWN && !p->seed &&
+		    s_active(node) >= (size_t)node->max_peers) {
+			log_debug("peer %.12s down, not retried", p->hex);
+			s_drop(node, i--);
+		}
+	}
+}
+
+int peer_seed(node_t *node)
+{
+	for (size_t i = 0; i < node->cfg->n_seeds; i++) {
+		const lab_seed_t *s = &node->cfg->seeds[i];
+		uint8_t id[WIRE_KEY_BYTES];
+		peer_t *p;
+
+		if (!s->key || wire_unhex(s->key, id, sizeof(id)) < 0 ||
+		    !s_endpoint_ok(s->endpoint)) {
+			log_warn("seed %zu: bad key or endpoint, skipped", i + 1);
+			continue;
+		}
+		p = peer_add(node, id, s->endpoint, true);
+		if (p)
+			p->seed = true;
+		if (p && p->state == PEER_DOWN)
+			peer_connect(node, p);
+	}
+	return 0;
+}
+
+static int s_restore_one(void *arg, const uint8_t *id, const char *endpoint,
+			 const uint8_t *desc, size_t len)
+{
+	node_t *node = arg;
+	wire_desc_t d;
+	char z85[WIRE_Z85_LEN + 1];
+	peer_t *p;
+
+	if (wire_desc_verify(desc, len, &d) < 0 ||
+	    memcmp(d.id, id, WIRE_KEY_BYTES) != 0)
+		return 0;
+	if (node->trust && (wire_curve_public(d.id, z85) < 0 ||
+			    !zhashx_lookup(node->trust, z85)))
+		return 0;
+	p = peer_add(node, id, endpoint, false);
+	if (p && p->state == PEER_DOWN) {
+		snprintf(p->lab, sizeof(p->lab), "%s", d.lab);
+		peer_connect(node, p);
+	}
+	return 0;
+}
+
+void peer_restore(node_t *node)
+{
+	store_peers(node->store, (size_t)node->max_peers, s_restore_one, node);
+}

@@ -1,0 +1,840 @@
+/*
+ * node_repl: feed replication by version-vector anti-entropy, and request
+ * flooding.
+ *
+ * Feeds. Each side tells the other its vector (author -> highest
+ * contiguous seq), sending only entries changed since it last told that
+ * peer. A node behind on an author pulls with want(author, from, max)
+ * from ONE upstream per author at a time — the peer claiming the highest
+ * seq — and switches when that upstream stalls. The server answers a want
+ * with records batches (<= WIRE_MAX_BATCH_RECORDS, <= WIRE_MAX_BATCH_BYTES)
+ * while it has credit from the puller; the puller returns credit for
+ * every batch it has stored. Every record is verified over its received
+ * bytes and stored only if it extends the author's hash chain; a batch is
+ * one transaction. A new record of our own is pushed at once to peers that
+ * are up to date with us.
+ *
+ * Requests. On first sight a valid, unexpired request is stored and sent
+ * to every other peer; on connect both sides send the ids of their
+ * unexpired requests, and each sends the other what it lacks.
+ */
+#include "node/net/node_int.h"
+#include "node/jobs/jobs.h"
+
+#include "proto/log.h"
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+static void s_vec_set(zhashx_t *h, const char *hex, uint64_t seq)
+{
+	uint64_t *box = zhashx_lookup(h, hex);
+
+	if (!box) {
+		box = xmalloc(sizeof(*box));
+		zhashx_insert(h, hex, box);
+	}
+	*box = seq;
+}
+
+uint64_t repl_their_seq(peer_t *p, const char *author_hex)
+{
+	uint64_t *box = zhashx_lookup(p->their_vec, author_hex);
+
+	return box ? *box : 0;
+}
+
+static uint64_t s_our_seq(node_t *node, const uint8_t *author)
+{
+	const store_feed_t *f = store_feed(node->store, author);
+
+	return f ? f->seq : 0;
+}
+
+/* ---- vectors ------------------------------------------------------------ */
+
+static int s_flush_vector(node_t *node, peer_t *p, wire_vec_t *v, size_t *n)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (*n && wire_vector(v, *n, &b, &len) == 0)
+		rc = node_send(node, p, b, len);
+	*n = 0;
+	return rc;
+}
+
+/* Send p the entries of our vector that changed since we last told it. */
+static void s_send_vector(node_t *node, peer_t *p)
+{
+	static wire_vec_t v[WIRE_MAX_VECTOR];
+	size_t n = 0, count = store_feed_count(node->store);
+	int rc = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		const store_feed_t *f = store_feed_at(node->store, i);
+		char hex[2 * WIRE_KEY_BYTES + 1];
+		uint64_t *sent;
+
+		if (f->flagged)
+			continue; /* an equivocator's feed stops with us */
+		wire_hex(f->author, WIRE_KEY_BYTES, hex);
+		sent = zhashx_lookup(p->sent_vec, hex);
+		if (sent && *sent == f->seq)
+			continue;
+		s_vec_set(p->sent_vec, hex, f->seq);
+		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
+		v[n++].seq = f->seq;
+		if (n == WIRE_MAX_VECTOR && s_flush_vector(node, p, v, &n) < 0)
+			rc = -EAGAIN;
+	}
+	if (s_flush_vector(node, p, v, &n) < 0 || rc < 0) {
+		/* not sent (its queue is full): tell it everything again
+		 * on a later tick rather than leave it with a stale view */
+		zhashx_purge(p->sent_vec);
+		node->vec_dirty = true;
+	}
+}
+
+void repl_send_vectors(node_t *node)
+{
+	if (!node->vec_dirty)
+		return;
+	node->vec_dirty = false;
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->state == PEER_ACTIVE)
+			s_send_vector(node, node->peers[i]);
+}
+
+static int s_send_id(void *arg, const uint8_t *id, const uint8_t *bytes,
+		     size_t len, int64_t expires_ms)
+{
+	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
+	size_t *n = ((void **)arg)[1];
+
+	memcpy(ids[(*n)++], id, WIRE_ID_BYTES);
+	return 0;
+}
+
+static void s_send_request_ids(node_t *node, peer_t *p)
+{
+	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
+	size_t n = 0;
+	void *args[2] = { ids, &n };
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_send_id, args);
+	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
+			     &len) == 0)
+		node_send(node, p, b, len);
+}
+
+void repl_forget_peer(node_t *node, peer_t *p)
+{
+	zlistx_t *keys = zhashx_keys(node->upstream);
+
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		upstream_t *u = zhashx_lookup(node->upstream, k);
+
+		if (u->peer == p)
+			zhashx_delete(node->upstream, k);
+	}
+	zlistx_destroy(&keys);
+	zhashx_purge(p->their_vec);
+	zhashx_purge(p->sent_vec);
+	p->credit = NODE_CREDIT_INITIAL;
+	p->fl_head = p->fl_count = 0;
+	p->inflight_bytes = 0;
+	p->n_wants = 0;
+	node->pull_dirty = true;
+}
+
+static void s_send_evidence(node_t *node, peer_t *p);
+
+void repl_on_active(node_t *node, peer_t *p)
+{
+	zhashx_purge(p->sent_vec);
+	p->credit = NODE_CREDIT_INITIAL;
+	p->fl_head = p->fl_count = 0;
+	p->inflight_bytes = 0;
+	p->n_wants = 0;
+	s_send_vector(node, p);
+	s_send_request_ids(node, p);
+	s_send_evidence(node, p);
+}
+
+void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	for (size_t i = 0; i < m->n_vec; i++) {
+		char hex[2 * WIRE_KEY_BYTES + 1];
+
+		wire_hex(m->vec[i].author, WIRE_KEY_BYTES, hex);
+		s_vec_set(p->their_vec, hex, m->vec[i].seq);
+	}
+	node->pull_dirty = true;
+}
+
+/* ---- pulling ------------------------------------------------------------- */
+
+static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
+			       const char *avoid)
+{
+	peer_t *best = NULL, *fallback = NULL;
+	uint64_t best_seq = have, fb_seq = have;
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+		uint64_t s;
+
+		if (p->state != PEER_ACTIVE)
+			continue;
+		s = repl_their_seq(p, hex);
+		if (avoid && strcmp(p->curve, avoid) == 0) {
+			if (s > fb_seq)
+				fallback = p, fb_seq = s;
+			continue;
+		}
+		if (s > best_seq)
+			best = p, best_seq = s;
+	}
+	return best ? best : fallback;
+}
+
+static void s_pull(node_t *node, const uint8_t *author, const char *hex)
+{
+	upstream_t *u = zhashx_lookup(node->upstream, hex);
+	const store_feed_t *f = store_feed(node->store, author);
+	uint64_t have = f ? f->seq : 0;
+	uint8_t *b = NULL;
+	size_t len = 0;
+	peer_t *p;
+
+	if ((f && f->flagged) ||
+	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
+		return;
+	if (u && u->peer && u->deadline_ms > node_now())
+		return; /* in flight */
+	p = s_best_upstream(node, hex, have, u ? u->avoid : NULL);
+	if (!p)
+		return;
+	if (!u) {
+		u = xzalloc(sizeof(*u));
+		zhashx_insert(node->upstream, hex, u);
+	}
+	u->peer = p;
+	u->from = have + 1;
+	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
+	if (wire_want(author, have + 1, NODE_WANT_RECORDS, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
+/* Pull every author some peer has more of; one upstream per author. */
+void repl_pull_all(node_t *node)
+{
+	if (!node->pull_dirty)
+		return;
+	node->pull_dirty = false;
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->state != PEER_ACTIVE)
+			continue;
+		for (uint64_t *s = zhashx_first(p->their_vec); s;
+		     s = zhashx_next(p->their_vec)) {
+			const char *hex = zhashx_cursor(p->their_vec);
+			uint8_t author[WIRE_KEY_BYTES];
+
+			if (wire_unhex(hex, author, sizeof(author)) < 0)
+				continue;
+			if (*s > s_our_seq(node, author))
+				s_pull(node, author, hex);
+		}
+	}
+}
+
+/* ---- serving --------------------------------------------------------------- */
+
+typedef struct {
+	wire_bytes_t recs[WIRE_MAX_BATCH_RECORDS];
+	uint8_t *copies[WIRE_MAX_BATCH_RECORDS];
+	size_t n, bytes;
+	uint64_t last_seq;
+	bool tamper;
+} s_batch_t;
+
+static int s_collect(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
+{
+	s_batch_t *b = arg;
+	uint8_t *c = xmalloc(len ? len : 1);
+
+	memcpy(c, bytes, len);
+	if (b->tamper && len)
+		c[len / 2] ^= 0x01; /* testing aid: a relay that lies */
+	b->copies[b->n] = c;
+	b->recs[b->n++] = (wire_bytes_t){ c, len };
+	b->bytes += len;
+	b->last_seq = seq;
+	return 0;
+}
+
+static void s_batch_free(s_batch_t *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->copies[i]);
+	b->n = 0;
+}
+
+static bool s_can_send(peer_t *p)
+{
+	return p->credit > 0 && p->fl_count < NODE_MAX_INFLIGHT &&
+	       p->inflight_bytes < NODE_MAX_PENDING_BYTES;
+}
+
+static void s_inflight_push(peer_t *p, size_t recs, size_t bytes)
+{
+	size_t i = (p->fl_head + p->fl_count) % NODE_MAX_INFLIGHT;
+
+	p->fl_recs[i] = (uint32_t)recs;
+	p->fl_bytes[i] = (uint32_t)bytes;
+	p->fl_count++;
+	p->inflight_bytes += bytes;
+	p->credit -= (int64_t)recs;
+}
+
+static int s_send_batch(node_t *node, peer_t *p, s_batch_t *b)
+{
+	uint8_t *msg = NULL;
+	size_t len = 0;
+	int rc = wire_records(b->recs, b->n, &msg, &len);
+
+	if (rc == 0)
+		rc = node_send(node, p, msg, len);
+	if (rc == 0) {
+		s_inflight_push(p, b->n, b->bytes);
+		p->records_tx += b->n;
+	}
+	return rc;
+}
+
+/* Serve one queued want as far as credit allows; true when finished. */
+static bool s_serve_want(node_t *node, peer_t *p, struct pending_want *w)
+{
+	static s_batch_t b;
+
+	while (w->left && s_can_send(p)) {
+		size_t max = WIRE_MAX_BATCH_RECORDS;
+		int n;
+
+		if ((uint64_t)max > w->left)
+			max = (size_t)w->left;
+		if ((int64_t)max > p->credit)
+			max = (size_t)p->credit;
+		b.n = 0;
+		b.bytes = 0;
+		b.tamper = node->tamper;
+		n = store_records(node->store, w->author, w->next, max,
+				  WIRE_MAX_BATCH_BYTES, s_collect, &b);
+		if (n <= 0)
+			return true; /* we have nothing more */
+		if (s_send_batch(node, p, &b) < 0) {
+			s_batch_free(&b);
+			return true; /* queue full: the puller will ask again */
+		}
+		w->next = b.last_seq + 1;
+		w->left -= (uint64_t)n;
+		s_batch_free(&b);
+	}
+	return w->left == 0;
+}
+
+static void s_serve(node_t *node, peer_t *p)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < p->n_wants; i++) {
+		if (!s_serve_want(node, p, &p->wants[i]))
+			p->wants[keep++] = p->wants[i];
+	}
+	p->n_wants = keep;
+}
+
+void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	const store_feed_t *f = store_feed(node->store, m->author);
+	struct pending_want *w = NULL;
+
+	if (!f || f->flagged || m->from == 0 || m->from > f->seq)
+		return;
+	for (size_t i = 0; i < p->n_wants; i++)
+		if (memcmp(p->wants[i].author, m->author, WIRE_KEY_BYTES) == 0)
+			w = &p->wants[i];
+	if (!w) {
+		if (p->n_wants == NODE_MAX_WANTS)
+			return; /* it asks for too much at once */
+		w = &p->wants[p->n_wants++];
+		memcpy(w->author, m->author, WIRE_KEY_BYTES);
+	}
+	w->next = m->from;
+	w->left = m->max < NODE_WANT_RECORDS * 2 ? m->max : NODE_WANT_RECORDS * 2;
+	s_serve(node, p);
+}
+
+void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	uint64_t n = m->max;
+
+	/* credit returns batches in the order we sent them */
+	while (n && p->fl_count) {
+		uint32_t *r = &p->fl_recs[p->fl_head];
+		uint32_t take = n < *r ? (uint32_t)n : *r;
+
+		*r -= take;
+		n -= take;
+		p->credit += take;
+		if (*r == 0) {
+			p->inflight_bytes -= p->fl_bytes[p->fl_head];
+			p->fl_head = (p->fl_head + 1) % NODE_MAX_INFLIGHT;
+			p->fl_count--;
+		}
+	}
+	if (p->credit > NODE_CREDIT_MAX)
+		p->credit = NODE_CREDIT_MAX;
+	s_serve(node, p);
+}
+
+void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
+		     size_t len)
+{
+	wire_bytes_t one = { bytes, len };
+
+	node->vec_dirty = true;
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+		uint8_t *msg = NULL;
+		size_t mlen = 0;
+
+		if (p->state != PEER_ACTIVE || !s_can_send(p) ||
+		    repl_their_seq(p, node->hex) + 1 != seq)
+			continue;
+		if (wire_records(&one, 1, &msg, &mlen) == 0 &&
+		    node_send(node, p, msg, mlen) == 0) {
+			s_inflight_push(p, 1, len);
+			p->records_tx++;
+		}
+	}
+	repl_send_vectors(node);
+}
+
+/* ---- equivocation evidence ------------------------------------------------ */
+
+/* Evidence travels as a records message of exactly two records by one
+ * author at one seq with different ids: something an honest batch never
+ * holds. Both signatures prove the author signed both, so a node flags it
+ * even without that author's feed up to there. */
+static void s_send_pair(node_t *node, peer_t *p, const uint8_t *a,
+			size_t a_len, const uint8_t *b, size_t b_len)
+{
+	wire_bytes_t two[2] = { { a, a_len }, { b, b_len } };
+	uint8_t *msg = NULL;
+	size_t len = 0;
+
+	if (p->state != PEER_ACTIVE || !s_can_send(p))
+		return;
+	if (wire_records(two, 2, &msg, &len) == 0 &&
+	    node_send(node, p, msg, len) == 0)
+		s_inflight_push(p, 2, a_len + b_len);
+}
+
+static void s_forward_pair(node_t *node, peer_t *from, const uint8_t *a,
+			   size_t a_len, const uint8_t *b, size_t b_len)
+{
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i] != from)
+			s_send_pair(node, node->peers[i], a, a_len, b, b_len);
+}
+
+typedef struct {
+	node_t *node;
+	peer_t *to;
+} s_pair_to_t;
+
+static int s_pair_to_peer(void *arg, const uint8_t *a, size_t a_len,
+			  const uint8_t *b, size_t b_len)
+{
+	s_pair_to_t *t = arg;
+
+	s_send_pair(t->node, t->to, a, a_len, b, b_len);
+	return 0;
+}
+
+static int s_held_at(void *arg, uint64_t seq, const uint8_t *b, size_t len)
+{
+	wire_bytes_t *held = arg;
+
+	held->p = xmalloc(len);
+	memcpy((uint8_t *)held->p, b, len);
+	held->len = len;
+	return 1;
+}
+
+/* A new session: the peer learns every equivocation we know of. */
+static void s_send_evidence(node_t *node, peer_t *p)
+{
+	s_pair_to_t t = { node, p };
+
+	store_evidence_pairs(node->store, NODE_MAX_EVIDENCE_SENT,
+			     s_pair_to_peer, &t);
+}
+
+/* We just found evidence ourselves: tell every other peer. */
+static void s_spread_evidence(node_t *node, peer_t *from,
+			      const wire_bytes_t *ev)
+{
+	wire_bytes_t held = { NULL, 0 };
+	wire_record_t r;
+
+	if (wire_record_verify(ev->p, ev->len, &r) < 0)
+		return;
+	store_records(node->store, r.author, r.seq, 1, WIRE_MAX_BATCH_BYTES,
+		      s_held_at, &held);
+	if (held.p)
+		s_forward_pair(node, from, held.p, held.len, ev->p, ev->len);
+	free((void *)held.p);
+}
+
+/* True when m was an evidence pair (taken or not); false: a batch. */
+static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	wire_record_t a, b;
+	store_rec_t sa, sb;
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	int rc;
+
+	if (m->n_items != 2 ||
+	    wire_record_verify(m->items[0].p, m->items[0].len, &a) < 0 ||
+	    wire_record_verify(m->items[1].p, m->items[1].len, &b) < 0 ||
+	    memcmp(a.author, b.author, WIRE_KEY_BYTES) != 0 ||
+	    a.seq != b.seq || memcmp(a.id, b.id, WIRE_ID_BYTES) == 0)
+		return false;
+	sa = (store_rec_t){ .id = a.id, .author = a.author,
+			    .prev_id = a.prev_id, .seq = a.seq, .kind = a.kind,
+			    .ts_ms = a.ts_ms, .bytes = m->items[0].p,
+			    .len = m->items[0].len };
+	sb = (store_rec_t){ .id = b.id, .author = b.author,
+			    .prev_id = b.prev_id, .seq = b.seq, .kind = b.kind,
+			    .ts_ms = b.ts_ms, .bytes = m->items[1].p,
+			    .len = m->items[1].len };
+	if (store_begin(node->store) < 0)
+		return true;
+	rc = store_put_evidence_pair(node->store, &sa, &sb);
+	if (store_commit(node->store) < 0 || rc <= 0)
+		return true; /* known already: stop here, no echo */
+	wire_hex(a.author, WIRE_KEY_BYTES, hex);
+	log_warn("author %.12s equivocated at seq %" PRIu64 " (evidence from"
+		 " peer %.12s): evidence kept, author flagged", hex, a.seq,
+		 p->hex);
+	node->vec_dirty = true;
+	s_forward_pair(node, p, m->items[0].p, m->items[0].len,
+		       m->items[1].p, m->items[1].len);
+	return true;
+}
+
+/* ---- receiving records ----------------------------------------------------- */
+
+static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
+		     uint8_t *ret_author, int *ret_kind)
+{
+	wire_record_t r;
+	store_rec_t sr;
+	int rc = wire_record_verify(item->p, item->len, &r);
+
+	if (rc < 0) {
+		node_garbage(node, p->curve, "record rejected (does not"
+			     " verify)");
+		return rc;
+	}
+	sr = (store_rec_t){ .id = r.id, .author = r.author,
+			    .prev_id = r.prev_id, .seq = r.seq, .kind = r.kind,
+			    .ts_ms = r.ts_ms, .bytes = item->p,
+			    .len = item->len };
+	rc = store_put_record(node->store, &sr);
+	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
+	*ret_kind = r.kind;
+	if (rc == STORE_EQUIVOCATION) {
+		char hex[2 * WIRE_KEY_BYTES + 1];
+
+		wire_hex(r.author, WIRE_KEY_BYTES, hex);
+		log_warn("author %.12s equivocated at seq %" PRIu64 " (from"
+			 " peer %.12s): evidence kept, author flagged", hex,
+			 r.seq, p->hex);
+	} else if (rc == STORE_BROKEN_CHAIN) {
+		node_garbage(node, p->curve, "record does not chain");
+	}
+	return rc;
+}
+
+static void s_progress(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	upstream_t *u;
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	u = zhashx_lookup(node->upstream, hex);
+	if (!u || u->peer != p)
+		return;
+	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
+	/* ask for the next range once this one is in */
+	if (s_our_seq(node, author) + 1 >= u->from + NODE_WANT_RECORDS ||
+	    s_our_seq(node, author) >= repl_their_seq(p, hex))
+		u->peer = NULL;
+	node->pull_dirty = true;
+}
+
+void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	size_t added = 0;
+	uint8_t *b = NULL;
+	size_t len = 0;
+	uint8_t last_author[WIRE_KEY_BYTES];
+	size_t ev[NODE_MAX_EVIDENCE_BATCH], n_ev = 0;
+	/* run records added: they go to the results index once committed,
+	 * already verified here */
+	wire_bytes_t runs[WIRE_MAX_BATCH_RECORDS];
+	size_t n_runs = 0;
+	bool any = false;
+
+	if (s_take_pair(node, p, m))
+		goto credit;
+	if (store_begin(node->store) < 0)
+		goto credit; /* the peer's window must not leak */
+	for (size_t i = 0; i < m->n_items; i++) {
+		int kind = 0;
+		int rc = s_put_one(node, p, &m->items[i], last_author, &kind);
+
+		if (rc == STORE_ADDED) {
+			added++;
+			any = true;
+			if (kind == WIRE_KIND_RUN && n_runs < WIRE_MAX_BATCH_RECORDS)
+				runs[n_runs++] = m->items[i];
+		} else if (rc == STORE_EQUIVOCATION &&
+			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
+			ev[n_ev++] = i;
+		} else if (rc < 0 && rc > -1000) {
+			break; /* store error */
+		}
+	}
+	if (store_commit(node->store) < 0)
+		added = n_ev = n_runs = 0;
+	for (size_t i = 0; i < n_ev; i++)
+		s_spread_evidence(node, p, &m->items[ev[i]]);
+	if (n_runs) /* into the results index (node/jobs/jobs.h) */
+		jobs_on_stored(node->jobs, runs, n_runs);
+	p->records_rx += added;
+	node->records_in += added;
+	if (added) {
+		node->vec_dirty = true;
+		node->last_record_ms = node_wall_ms();
+	}
+	if (any)
+		s_progress(node, p, last_author);
+credit:
+	if (wire_credit(m->n_items, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
+			      size_t len)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+		uint8_t *b = NULL;
+		size_t blen = 0;
+
+		if (p == from || p->state != PEER_ACTIVE)
+			continue;
+		/* over its cap on us, it would count us as a flooder and
+		 * ban us: a relay must not carry a flood it was handed by
+		 * many keys of one attacker */
+		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
+				  NODE_MAX_FWD_PER_MIN))
+			continue;
+		if (wire_request(bytes, len, &b, &blen) == 0 &&
+		    node_send(node, p, b, blen) == 0)
+			node->req_msgs_tx++;
+	}
+}
+
+/* 1 new, 0 known, or -errno / a proto code. *ret_local says a failure was
+ * ours (the store could not take it: disk full, I/O), not the sender's. */
+static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
+			  size_t len, bool *ret_local)
+{
+	uint8_t id[WIRE_ID_BYTES];
+	int64_t expires;
+	int rc;
+
+	/* the id is a hash of the bytes: dedup before the signature check */
+	proto_id(bytes, len, id);
+	if (store_has_request(node->store, id))
+		return 0;
+	rc = wire_request_verify(bytes, len, id, &expires);
+	if (rc < 0)
+		return rc;
+	if (expires <= node_wall_ms())
+		return -ETIME;
+	rc = store_put_request(node->store, id, bytes, len, expires);
+	if (rc < 0) {
+		/* ask the peers again on the next round: it was not stored,
+		 * so their request ids will offer it once more */
+		char hex[2 * WIRE_ID_BYTES + 1];
+
+		wire_hex(id, WIRE_ID_BYTES, hex);
+		if (!node->req_retry)
+			log_warn("request %.12s not stored: %s; asking peers"
+				 " again later", hex, strerror(-rc));
+		node->req_retry = true;
+		*ret_local = true;
+		return rc;
+	}
+	if (rc == 0)
+		return rc;
+	node->last_request_ms = node_wall_ms();
+	s_forward_request(node, from, bytes, len);
+	if (node->req_hook)
+		node->req_hook(node->req_hook_arg, id, bytes, len);
+	return 1;
+}
+
+int node_submit_request(node_t *node, const uint8_t *bytes, size_t len)
+{
+	bool local = false;
+
+	return s_take_request(node, NULL, bytes, len, &local);
+}
+
+void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	bool local = false;
+	int rc;
+
+	if (m->n_items != 1)
+		return;
+	if (!node_rate_ok(&p->req_window_ms, &p->req_count,
+			  NODE_MAX_REQ_PER_MIN)) {
+		node_garbage(node, p->curve, "too many requests");
+		return;
+	}
+	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
+	if (rc == 1)
+		p->requests_rx++;
+	else if (rc < 0 && !local && rc != -ETIME)
+		node_garbage(node, p->curve, "bad request");
+}
+
+typedef struct {
+	node_t *node;
+	peer_t *p;
+	const wire_msg_t *theirs;
+} s_lack_t;
+
+static int s_send_if_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
+			     size_t len, int64_t expires_ms)
+{
+	s_lack_t *l = arg;
+	uint8_t *b = NULL;
+	size_t blen = 0;
+
+	for (size_t i = 0; i < l->theirs->n_items; i++)
+		if (memcmp(l->theirs->items[i].p, id, WIRE_ID_BYTES) == 0)
+			return 0;
+	if (wire_request(bytes, len, &b, &blen) == 0 &&
+	    node_send(l->node, l->p, b, blen) == 0)
+		l->node->req_msgs_tx++;
+	return 0;
+}
+
+void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	s_lack_t l = { node, p, m };
+
+	/* it told us what it has: send it what it lacks */
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_send_if_lacking, &l);
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+
+static peer_t *s_random_active(node_t *node)
+{
+	size_t up = 0, k;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	if (!up)
+		return NULL;
+	k = randombytes_uniform((uint32_t)up);
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->state == PEER_ACTIVE && k-- == 0)
+			return node->peers[i];
+	return NULL;
+}
+
+void repl_tick(node_t *node)
+{
+	int64_t now = node_now();
+
+	for (upstream_t *u = zhashx_first(node->upstream); u;
+	     u = zhashx_next(node->upstream)) {
+		if (u->peer && u->deadline_ms <= now) {
+			log_debug("upstream %.12s stalled for %.12s, switching",
+				  u->peer->hex,
+				  (const char *)zhashx_cursor(node->upstream));
+			snprintf(u->avoid, sizeof(u->avoid), "%s",
+				 u->peer->curve);
+			u->peer = NULL;
+			node->pull_dirty = true;
+		}
+	}
+	if (now >= node->next_full_ms) {
+		/* the safety net: changes are sent as they happen and a
+		 * vector that could not be queued is resent in full, but a
+		 * message lost with a connection would leave a peer behind
+		 * until that author writes again; so, every round, one peer
+		 * at random hears our whole vector (bytes per node per
+		 * round: the number of feeds x ~40, whatever the peers) */
+		peer_t *p = s_random_active(node);
+
+		if (p) {
+			zhashx_purge(p->sent_vec);
+			node->vec_dirty = true;
+		}
+		node->next_full_ms = now + NODE_FULL_VECTOR_MS +
+				     randombytes_uniform(NODE_FULL_VECTOR_MS / 4);
+	}
+	if (now >= node->next_round_ms) {
+		/* the round: changed vector entries (a path that forgot to
+		 * mark them), pull retries, expired requests */
+		node->vec_dirty = true;
+		node->pull_dirty = true;
+		store_expire_requests(node->store, node_wall_ms());
+		if (node->req_retry) {
+			node->req_retry = false;
+			for (size_t i = 0; i < node->n_peers; i++)
+				if (node->peers[i]->state == PEER_ACTIVE)
+					s_send_request_ids(node,
+							   node->peers[i]);
+		}
+		node->next_round_ms = now + NODE_ROUND_MIN_MS +
+				      randombytes_uniform(NODE_ROUND_JITTER_MS);
+	}
+	repl_send_vectors(node);
+	repl_pull_all(node);
+}

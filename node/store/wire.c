@@ -1,0 +1,490 @@
+/*
+ * wire: the node's adapter over proto — keys, records, descriptors,
+ * requests, adverts and messages. See wire.h.
+ */
+#include "node/store/wire.h"
+
+#include "proto/desc.h"
+#include "proto/error.h"
+#include "proto/mem.h"
+#include "proto/request.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#ifndef LABMESH_VERSION
+#define LABMESH_VERSION "0.1.0"
+#endif
+
+const char *wire_strerror(int err)
+{
+	return proto_strerror(err);
+}
+
+void wire_hex(const uint8_t *p, size_t n, char *out)
+{
+	proto_hex(p, n, out);
+}
+
+int wire_unhex(const char *hex, uint8_t *out, size_t n)
+{
+	return proto_unhex(hex, out, n);
+}
+
+int wire_curve_public(const uint8_t *pk, char *ret_z85)
+{
+	return key_curve_public(pk, ret_z85);
+}
+
+static int s_key_finish(wire_key_t *k, char **ret_err)
+{
+	memcpy(k->pk, k->kp.pk, WIRE_KEY_BYTES);
+	if (key_curve(&k->kp, k->curve_pk, k->curve_sk) < 0) {
+		*ret_err = xstrdup("node key cannot be converted to CURVE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int wire_key_load_or_make(const char *path, wire_key_t *ret_key,
+			  char **ret_err)
+{
+	char err[256] = "";
+	int rc;
+
+	memset(ret_key, 0, sizeof(*ret_key));
+	rc = key_load(path, &ret_key->kp, err, sizeof(err));
+	if (rc == -ENOENT) {
+		rc = key_generate(&ret_key->kp);
+		if (rc == 0)
+			rc = key_save(&ret_key->kp, path, false, err,
+				      sizeof(err));
+	}
+	if (rc < 0) {
+		*ret_err = xstrdup(*err ? err : proto_strerror(rc));
+		wire_key_wipe(ret_key);
+		return rc;
+	}
+	return s_key_finish(ret_key, ret_err);
+}
+
+int wire_key_generate(const char *path, bool force, wire_key_t *ret_key,
+		      char **ret_err)
+{
+	char err[256] = "";
+	int rc;
+
+	memset(ret_key, 0, sizeof(*ret_key));
+	rc = key_generate(&ret_key->kp);
+	if (rc == 0)
+		rc = key_save(&ret_key->kp, path, force, err, sizeof(err));
+	if (rc < 0) {
+		*ret_err = xstrdup(*err ? err : proto_strerror(rc));
+		wire_key_wipe(ret_key);
+		return rc;
+	}
+	return s_key_finish(ret_key, ret_err);
+}
+
+void wire_key_wipe(wire_key_t *key)
+{
+	sodium_memzero(key, sizeof(*key));
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static void s_head(const record_head_t *h, wire_record_t *r)
+{
+	memcpy(r->id, h->id, WIRE_ID_BYTES);
+	memcpy(r->author, h->author, WIRE_KEY_BYTES);
+	if (h->has_prev)
+		memcpy(r->prev_id, h->prev_id, WIRE_ID_BYTES);
+	else
+		memset(r->prev_id, 0, WIRE_ID_BYTES);
+	r->seq = h->seq;
+	r->kind = (int)h->kind;
+	r->ts_ms = (int64_t)h->ts_ms;
+}
+
+int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret)
+{
+	record_head_t h;
+	int rc = record_verify(bytes, len, &h);
+
+	if (rc < 0)
+		return rc;
+	s_head(&h, ret);
+	return 0;
+}
+
+int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
+		     uint64_t seq, const uint8_t *prev_id, int64_t ts_ms,
+		     uint8_t **ret_bytes, size_t *ret_len,
+		     wire_record_t *ret_rec)
+{
+	record_t r = *tmpl;
+	uint8_t id[WIRE_ID_BYTES];
+	int rc;
+
+	r.head.seq = seq;
+	r.head.has_prev = seq > 1;
+	if (seq > 1)
+		memcpy(r.head.prev_id, prev_id, WIRE_ID_BYTES);
+	r.head.ts_ms = (uint64_t)ts_ms;
+	/* record_sign already runs its output through the strict decoder
+	 * and verifier, so the head is known good without a second pass */
+	rc = record_sign(&r, &key->kp, ret_bytes, ret_len, id);
+	if (rc < 0 || !ret_rec)
+		return rc;
+	memcpy(r.head.id, id, WIRE_ID_BYTES);
+	memcpy(r.head.author, key->kp.pk, WIRE_KEY_BYTES);
+	s_head(&r.head, ret_rec);
+	return 0;
+}
+
+bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
+			   const uint8_t *bytes, size_t len)
+{
+	wire_record_t old;
+	uint8_t *b = NULL;
+	size_t blen = 0;
+	bool same;
+
+	if (wire_record_verify(bytes, len, &old) < 0 ||
+	    old.kind != (int)tmpl->head.kind)
+		return false;
+	/* Ed25519 is deterministic: equal bytes iff equal body */
+	if (wire_record_sign(key, tmpl, old.seq, old.prev_id, old.ts_ms, &b,
+			     &blen, NULL) < 0)
+		return false;
+	same = blen == len && memcmp(b, bytes, len) == 0;
+	free(b);
+	return same;
+}
+
+void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz)
+{
+	memset(tmpl, 0, sizeof(*tmpl));
+	snprintf(text, textsz, "synthetic record %llu",
+		 (unsigned long long)n);
+	tmpl->head.kind = RECORD_EVENT;
+	tmpl->event.has_request = false;
+	tmpl->event.board = "debug";
+	tmpl->event.state = JOB_QUEUED;
+	tmpl->event.suite = "";
+	tmpl->event.text = text;
+}
+
+/* ---- adverts ---------------------------------------------------------- */
+
+static char *s_join(const char *const *v, size_t n)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	s = xzalloc(len);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+int wire_advert_decode(const uint8_t *bytes, size_t len, wire_advert_t *ret)
+{
+	record_t *r = NULL;
+	int rc = record_decode(bytes, len, &r);
+
+	memset(ret, 0, sizeof(*ret));
+	if (rc < 0)
+		return rc;
+	if (r->head.kind != RECORD_ADVERT) {
+		record_destroy(&r);
+		return -EINVAL;
+	}
+	ret->lab = xstrdup(r->advert.lab);
+	ret->n_boards = r->advert.n_boards;
+	ret->boards = xcalloc(ret->n_boards ? ret->n_boards : 1,
+			      sizeof(*ret->boards));
+	for (size_t i = 0; i < ret->n_boards; i++) {
+		const record_board_t *b = &r->advert.boards[i];
+		wire_board_t *w = &ret->boards[i];
+
+		w->name = xstrdup(b->name);
+		w->arch = xstrdup(b->arch);
+		w->machine = xstrdup(b->machine);
+		w->tags = s_join(b->tags, b->n_tags);
+		w->transport = xstrdup(b->transport);
+		w->boot = xstrdup(b->boot);
+		w->state = xstrdup(board_state_name((int)b->state));
+		w->queue = b->queue_len;
+	}
+	record_destroy(&r);
+	return 0;
+}
+
+void wire_advert_free(wire_advert_t *a)
+{
+	for (size_t i = 0; i < a->n_boards; i++) {
+		wire_board_t *w = &a->boards[i];
+
+		free(w->name);
+		free(w->arch);
+		free(w->machine);
+		free(w->tags);
+		free(w->transport);
+		free(w->boot);
+		free(w->state);
+	}
+	free(a->boards);
+	free(a->lab);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- descriptors and requests -------------------------------------------- */
+
+int wire_desc_make(const wire_key_t *key, const char *lab,
+		   const char *endpoint, uint8_t **ret_bytes, size_t *ret_len)
+{
+	const char *eps[1] = { endpoint };
+	node_desc_t d = { 0 };
+	uint8_t id[32];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d.lab = lab;
+	d.endpoints = eps;
+	d.n_endpoints = endpoint ? 1 : 0;
+	d.software = "labmesh " LABMESH_VERSION;
+	d.ts_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	d.epoch = d.ts_ms; /* raised at every start: newer wins */
+	return desc_sign(&d, &key->kp, ret_bytes, ret_len, id);
+}
+
+int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret)
+{
+	node_desc_t *d = NULL;
+	int rc = desc_decode(bytes, len, &d);
+
+	if (rc < 0)
+		return rc;
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret->id, d->node_id, WIRE_KEY_BYTES);
+	snprintf(ret->lab, sizeof(ret->lab), "%s", d->lab);
+	if (d->n_endpoints)
+		snprintf(ret->endpoint, sizeof(ret->endpoint), "%s",
+			 d->endpoints[0]);
+	ret->ts_ms = (int64_t)d->ts_ms;
+	desc_destroy(&d);
+	return 0;
+}
+
+int wire_request_verify(const uint8_t *bytes, size_t len, uint8_t *ret_id,
+			int64_t *ret_expires_ms)
+{
+	request_t *r = NULL;
+	int rc = request_decode(bytes, len, &r);
+
+	if (rc < 0)
+		return rc;
+	memcpy(ret_id, r->id, WIRE_ID_BYTES);
+	*ret_expires_ms = r->expires_ms > INT64_MAX ? INT64_MAX :
+						      (int64_t)r->expires_ms;
+	request_destroy(&r);
+	return 0;
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+static void s_from_msg(wire_msg_t *w, msg_t *m)
+{
+	switch (m->type) {
+	case MSG_HELLO:
+		w->type = WIRE_HELLO;
+		w->desc = m->hello.desc;
+		break;
+	case MSG_PEERS:
+		w->type = WIRE_PEERS;
+		w->items = m->peers.descs;
+		w->n_items = m->peers.n;
+		break;
+	case MSG_REQUEST:
+		w->type = WIRE_REQUEST;
+		w->items = &m->request;
+		w->n_items = 1;
+		break;
+	case MSG_REQUEST_IDS:
+		w->type = WIRE_REQUEST_IDS;
+		w->owned = xcalloc(m->request_ids.n ? m->request_ids.n : 1,
+				   sizeof(*w->owned));
+		for (size_t i = 0; i < m->request_ids.n; i++)
+			w->owned[i] = (wire_bytes_t){
+				m->request_ids.ids + i * WIRE_ID_BYTES,
+				WIRE_ID_BYTES };
+		w->items = w->owned;
+		w->n_items = m->request_ids.n;
+		break;
+	case MSG_VECTOR:
+		w->type = WIRE_VECTOR;
+		w->vec = m->vector.entries;
+		w->n_vec = m->vector.n;
+		break;
+	case MSG_WANT:
+		w->type = WIRE_WANT;
+		memcpy(w->author, m->want.author, WIRE_KEY_BYTES);
+		w->from = m->want.from_seq;
+		w->max = m->want.max;
+		break;
+	case MSG_RECORDS:
+		w->type = WIRE_RECORDS;
+		w->items = m->records.recs;
+		w->n_items = m->records.n;
+		break;
+	case MSG_CREDIT:
+		w->type = WIRE_CREDIT;
+		w->max = m->credit;
+		break;
+	case MSG_PING:
+	case MSG_PONG:
+		w->type = WIRE_PING;
+		w->nonce = m->nonce;
+		w->pong = m->type == MSG_PONG;
+		break;
+	default:
+		w->type = WIRE_OTHER;
+		break;
+	}
+}
+
+int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret)
+{
+	msg_t *m = NULL;
+	int rc = msg_decode(bytes, len, WIRE_MAX_MSG, &m);
+
+	memset(ret, 0, sizeof(*ret));
+	if (rc < 0)
+		return rc;
+	ret->msg = m;
+	s_from_msg(ret, m);
+	return 0;
+}
+
+void wire_msg_free(wire_msg_t *m)
+{
+	msg_destroy(&m->msg);
+	free(m->owned);
+	memset(m, 0, sizeof(*m));
+}
+
+static int s_encode(const msg_t *m, uint8_t **ret, size_t *ret_len)
+{
+	return msg_encode(m, ret, ret_len);
+}
+
+int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
+	       size_t *ret_len)
+{
+	msg_t m = { .type = MSG_HELLO };
+
+	m.hello.version = PROTO_VERSION;
+	m.hello.features = 0;
+	m.hello.desc = (proto_bytes_t){ desc, desc_len };
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
+	       size_t *ret_len)
+{
+	msg_t m = { .type = MSG_PEERS };
+
+	m.peers.descs = descs;
+	m.peers.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
+		 size_t *ret_len)
+{
+	msg_t m = { .type = MSG_REQUEST };
+
+	m.request = (proto_bytes_t){ req, len };
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
+		     uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_REQUEST_IDS };
+
+	m.request_ids.ids = (const uint8_t *)ids;
+	m.request_ids.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+static int s_cmp_author(const void *a, const void *b)
+{
+	return memcmp(((const wire_vec_t *)a)->author,
+		      ((const wire_vec_t *)b)->author, WIRE_KEY_BYTES);
+}
+
+int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len)
+{
+	wire_vec_t *sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	msg_t m = { .type = MSG_VECTOR };
+	int rc;
+
+	/* the format wants authors in ascending byte order */
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), s_cmp_author);
+	m.vector.entries = sorted;
+	m.vector.n = n;
+	rc = s_encode(&m, ret, ret_len);
+	free(sorted);
+	return rc;
+}
+
+int wire_want(const uint8_t *author, uint64_t from, uint64_t max,
+	      uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_WANT };
+
+	memcpy(m.want.author, author, WIRE_KEY_BYTES);
+	m.want.from_seq = from;
+	m.want.max = (uint32_t)(max > PROTO_MAX_WANT ? PROTO_MAX_WANT : max);
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_records(const wire_bytes_t *recs, size_t n, uint8_t **ret,
+		 size_t *ret_len)
+{
+	msg_t m = { .type = MSG_RECORDS };
+
+	m.records.recs = recs;
+	m.records.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_credit(uint64_t n, uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_CREDIT };
+
+	if (n == 0)
+		return -EINVAL;
+	m.credit = (uint32_t)(n > PROTO_MAX_CREDIT ? PROTO_MAX_CREDIT : n);
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_ping(uint64_t nonce, bool pong, uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = pong ? MSG_PONG : MSG_PING };
+
+	m.nonce = nonce;
+	return s_encode(&m, ret, ret_len);
+}

@@ -1,0 +1,554 @@
+/*
+ * api_list: the dashboard's own small listings over the results index
+ * and the store: commits with runs (the landing page's navigation),
+ * metric paths (benchmark trends), a request's jobs (when this node has
+ * the jobs tables) and a log blob this node holds.
+ */
+#include "node/web/api_int.h"
+#include "node/net/ctl.h"
+#include "node/results/results.h"
+#include "node/store/blob.h"
+
+#include "proto/buf.h"
+#include "proto/json.h"
+#include "proto/mem.h"
+#include "proto/record.h"
+#include "proto/request.h"
+#include "proto/types.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define API_JSON "application/json; charset=utf-8"
+#define API_MAX_COMMITS 500  /* rows of /api/commits */
+#define API_MAX_METRICS 2000 /* rows of /api/metrics */
+#define API_MAX_JOBS 4096    /* rows of /api/request */
+#define API_MAX_REQUESTS 200 /* rows of /api/requests */
+#define API_MIN_PREFIX 4     /* hex digits of a run/request prefix */
+
+static void s_reply_json(api_reply_t *ret, buf_t *b, json_t *j)
+{
+	if (json_finish(j) < 0) {
+		buf_free(b);
+		api_error(ret, 500, "answer too large");
+		return;
+	}
+	ret->status = 200;
+	ret->type = API_JSON;
+	ret->len = b->len;
+	ret->body = buf_steal(b);
+}
+
+static bool s_open(api_t *a, const api_param_t *p, size_t n, size_t allowed,
+		   sqlite3 **db, api_reply_t *ret)
+{
+	int rc;
+
+	if (n > allowed) {
+		api_error(ret, 400, "unknown parameter");
+		return false;
+	}
+	rc = api_db(a, db);
+	if (rc < 0) {
+		api_error(ret, rc == -ENOENT ? 404 : 503,
+			  rc == -ENOENT ? "this node holds no results yet"
+					: "cannot open the store");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The shape of every list answer: {"KEY": [rows...]} from one statement
+ * over the store. Begin checks the parameters, prepares SQL and opens the
+ * array; the caller binds, steps and writes the rows; end closes it all
+ * and replies.
+ */
+static bool s_list_begin(api_t *a, const api_param_t *p, size_t n,
+			 const char *sql, const char *key, sqlite3_stmt **st,
+			 buf_t *b, json_t *j, api_reply_t *ret)
+{
+	sqlite3 *db;
+
+	*st = NULL;
+	if (!s_open(a, p, n, 0, &db, ret))
+		return false;
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		api_error(ret, 500, "reading the store failed");
+		return false;
+	}
+	buf_init(b, API_MAX_REPLY);
+	json_init(j, b, JSON_PRETTY);
+	json_obj_open(j);
+	json_key(j, key);
+	json_arr_open(j);
+	return true;
+}
+
+static void s_list_end(sqlite3_stmt *st, buf_t *b, json_t *j,
+		       api_reply_t *ret)
+{
+	sqlite3_finalize(st);
+	json_arr_close(j);
+	json_obj_close(j);
+	s_reply_json(ret, b, j);
+}
+
+static bool s_hex_prefix(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n < API_MIN_PREFIX || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]))
+			return false;
+	return true;
+}
+
+/* ---- commits ---- */
+
+void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	static const char sql[] =
+		"SELECT git_commit, MIN(branch), MIN(tree), MAX(end_ms),"
+		" COUNT(*), COUNT(DISTINCT lab || '/' || board),"
+		" SUM(status IN (?1, ?2)) FROM res_runs GROUP BY git_commit"
+		" ORDER BY MAX(end_ms) DESC, git_commit LIMIT ?3";
+	sqlite3_stmt *st;
+	buf_t b;
+	json_t j;
+
+	if (!s_list_begin(a, p, n, sql, "commits", &st, &b, &j, ret))
+		return;
+	sqlite3_bind_int(st, 1, PROTO_FAIL);
+	sqlite3_bind_int(st, 2, PROTO_ERROR);
+	sqlite3_bind_int(st, 3, API_MAX_COMMITS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_obj_open(&j);
+		json_key_str(&j, "commit",
+			     (const char *)sqlite3_column_text(st, 0));
+		json_key_str(&j, "branch",
+			     (const char *)sqlite3_column_text(st, 1));
+		json_key_str(&j, "tree",
+			     (const char *)sqlite3_column_text(st, 2));
+		json_key_int(&j, "end_ms", sqlite3_column_int64(st, 3));
+		json_key_int(&j, "runs", sqlite3_column_int64(st, 4));
+		json_key_int(&j, "boards", sqlite3_column_int64(st, 5));
+		json_key_int(&j, "failed_runs", sqlite3_column_int64(st, 6));
+		json_obj_close(&j);
+	}
+	s_list_end(st, &b, &j, ret);
+}
+
+/* ---- metrics ---- */
+
+void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	static const char sql[] =
+		"SELECT s.s || '.' || rp.path, MIN(COALESCE(u.s, '')),"
+		" COUNT(*) FROM res_metrics m"
+		" JOIN res_paths rp ON rp.id = m.path"
+		" JOIN res_strs s ON s.id = rp.suite"
+		" LEFT JOIN res_strs u ON u.id = m.unit"
+		" GROUP BY m.path ORDER BY 1 LIMIT ?1";
+	sqlite3_stmt *st;
+	buf_t b;
+	json_t j;
+
+	if (!s_list_begin(a, p, n, sql, "metrics", &st, &b, &j, ret))
+		return;
+	sqlite3_bind_int(st, 1, API_MAX_METRICS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_obj_open(&j);
+		json_key_str(&j, "path",
+			     (const char *)sqlite3_column_text(st, 0));
+		json_key_str(&j, "unit",
+			     (const char *)sqlite3_column_text(st, 1));
+		json_key_int(&j, "values", sqlite3_column_int64(st, 2));
+		json_obj_close(&j);
+	}
+	s_list_end(st, &b, &j, ret);
+}
+
+/* ---- the requests this node has seen ---- */
+
+static const char *const s_kernel_kind[] = {"none", "git", "artifact"};
+
+static void s_request_json(json_t *j, const char *id, const request_t *r)
+{
+	const request_kernel_t *k = &r->kernel;
+	char sub[65];
+
+	proto_hex(r->submitter, 32, sub);
+	json_obj_open(j);
+	json_key_str(j, "request", id);
+	json_key_str(j, "submitter", sub);
+	json_key_int(j, "created_ms", (int64_t)r->created_ms);
+	json_key_int(j, "expires_ms", (int64_t)r->expires_ms);
+	json_key_str(j, "kernel",
+		     k->type <= REQUEST_KERNEL_MAX ? s_kernel_kind[k->type]
+						   : "?");
+	json_key_str(j, "tree", k->url);
+	json_key_str(j, "branch", k->branch);
+	json_key_str(j, "commit", k->commit);
+	json_key_str(j, "describe", k->describe);
+	json_key(j, "suites");
+	json_arr_open(j);
+	for (size_t i = 0; i < r->n_suites; i++)
+		json_str(j, r->suites[i]);
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+/*
+ * The requests in this node's store, newest first: what a submitter
+ * asked of the network (the progress page of each shows the answers).
+ * The store keeps unexpired requests only.
+ */
+void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	static const char sql[] = "SELECT lower(hex(id)), bytes FROM requests"
+				  " ORDER BY seen_ms DESC, id LIMIT ?1";
+	sqlite3_stmt *st;
+	buf_t b;
+	json_t j;
+
+	if (!s_list_begin(a, p, n, sql, "requests", &st, &b, &j, ret))
+		return;
+	sqlite3_bind_int(st, 1, API_MAX_REQUESTS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		request_t *r = NULL;
+
+		if (request_decode(sqlite3_column_blob(st, 1),
+				   (size_t)sqlite3_column_bytes(st, 1),
+				   &r) == 0)
+			s_request_json(&j,
+				       (const char *)sqlite3_column_text(st, 0),
+				       r);
+		request_destroy(&r);
+	}
+	s_list_end(st, &b, &j, ret);
+}
+
+/* ---- a request's jobs ---- */
+
+/*
+ * This lab's jobs of a request, from HOME/jobs.db as the jobs code keeps
+ * it (jobs(request_id, board, state, priority, attempts, created_ms,
+ * updated_ms, text): one row per (request, board), state an enum
+ * job_state). Opened read-only per call; a node without jobs.db answers
+ * 404. The other labs' progress is in their records (the results matrix
+ * of the request covers what finished).
+ */
+static const char s_jobs_sql[] =
+	"SELECT lower(hex(request_id)), board, state, priority, attempts,"
+	" created_ms, updated_ms, text FROM jobs"
+	" WHERE lower(hex(request_id)) LIKE ?1 || '%'"
+	" ORDER BY lower(hex(request_id)), board LIMIT ?2";
+
+static int s_jobs_open(const char *home, sqlite3 **ret)
+{
+	char *path = xasprintf("%s/jobs.db", home);
+	sqlite3 *db = NULL;
+	int rc;
+
+	rc = access(path, R_OK) == 0
+		     ? sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)
+		     : SQLITE_CANTOPEN;
+	free(path);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(db);
+		return -ENOENT;
+	}
+	sqlite3_busy_timeout(db, 2000);
+	*ret = db;
+	return 0;
+}
+
+static void s_job_json(json_t *j, sqlite3_stmt *st)
+{
+	json_obj_open(j);
+	json_key_str(j, "request", (const char *)sqlite3_column_text(st, 0));
+	json_key_str(j, "board", (const char *)sqlite3_column_text(st, 1));
+	json_key_str(j, "state", job_state_name(sqlite3_column_int(st, 2)));
+	json_key_int(j, "priority", sqlite3_column_int64(st, 3));
+	json_key_int(j, "attempts", sqlite3_column_int64(st, 4));
+	json_key_int(j, "created_ms", sqlite3_column_int64(st, 5));
+	json_key_int(j, "updated_ms", sqlite3_column_int64(st, 6));
+	json_key_str(j, "text", (const char *)sqlite3_column_text(st, 7));
+	json_obj_close(j);
+}
+
+void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	const char *id = api_param(p, n, "id");
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	buf_t b;
+	json_t j;
+
+	if (n != 1 || !s_hex_prefix(id)) {
+		api_error(ret, 400, "give id, a request id (hex prefix)");
+		return;
+	}
+	if (s_jobs_open(a->home, &db) < 0) {
+		api_error(ret, 404, "this node keeps no jobs");
+		return;
+	}
+	if (sqlite3_prepare_v2(db, s_jobs_sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		api_error(ret, 404, "this node keeps no jobs table");
+		return;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, API_MAX_JOBS);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key_str(&j, "request", id);
+	json_key(&j, "jobs");
+	json_arr_open(&j);
+	size_t rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && ++rows)
+		s_job_json(&j, st);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (rows == 0) {
+		/* Every node keeps a jobs queue; this one ran none of it. */
+		buf_free(&b);
+		api_error(ret, 404, "this node keeps no jobs of that request");
+		return;
+	}
+	json_arr_close(&j);
+	json_obj_close(&j);
+	s_reply_json(ret, &b, &j);
+}
+
+/* ---- logs ---- */
+
+/* The blob id of log `name` (NULL: the first) in "name hex\n" lines. */
+static bool s_pick_log(const char *logs, const char *name, char hex[65])
+{
+	const char *line = logs;
+
+	while (line && *line) {
+		const char *sp = strchr(line, ' '), *nl = strchr(line, '\n');
+
+		if (!nl)
+			nl = line + strlen(line);
+		if (sp && sp < nl && nl - sp - 1 == 64 &&
+		    (!name || (size_t)(sp - line) == strlen(name)) &&
+		    (!name || !strncmp(line, name, (size_t)(sp - line)))) {
+			memcpy(hex, sp + 1, 64);
+			hex[64] = '\0';
+			return true;
+		}
+		line = *nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* The logs column of the run (whole run) or of one of its suites, and
+ * the lab that ran it (which holds the logs). */
+static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
+		       char **ret, char **ret_lab)
+{
+	static const char q_run[] =
+		"SELECT logs, lab FROM res_runs WHERE lower(hex(rec)) LIKE"
+		" ?1 || '%' LIMIT 2";
+	static const char q_suite[] =
+		"SELECT s.logs, r.lab FROM res_suites s JOIN res_runs r ON"
+		" r.id = s.run JOIN res_strs n ON n.id = s.suite"
+		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
+	sqlite3_stmt *st = NULL;
+	int rows = 0;
+
+	if (sqlite3_prepare_v2(db, suite ? q_suite : q_run, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	if (suite)
+		sqlite3_bind_text(st, 2, suite, -1, SQLITE_STATIC);
+	*ret = NULL;
+	*ret_lab = NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *lab = (const char *)sqlite3_column_text(st, 1);
+
+		if (++rows > 1)
+			continue;
+		*ret = t ? xstrdup(t) : NULL;
+		*ret_lab = xstrdup(lab ? lab : "");
+	}
+	sqlite3_finalize(st);
+	if (rows > 1) {
+		free(*ret);
+		free(*ret_lab);
+		*ret = *ret_lab = NULL;
+		return -EINVAL;
+	}
+	return rows ? 0 : -ENOENT;
+}
+
+/* Read the blob (verified against its id); 0, -ENOENT, -EFBIG, -EIO. */
+static int s_read_blob(const char *home, const char hex[65], char **ret,
+		       size_t *ret_len)
+{
+	char *path = xasprintf("%s/blobs/%.2s/%s", home, hex, hex);
+	uint8_t want[32], got[32];
+	struct stat sb;
+	char *data;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return -ENOENT;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > API_MAX_LOG) {
+		close(fd);
+		return -EFBIG;
+	}
+	data = xmalloc((size_t)sb.st_size + 1);
+	r = read(fd, data, (size_t)sb.st_size);
+	close(fd);
+	if (r != sb.st_size || proto_unhex(hex, want, 32) < 0) {
+		free(data);
+		return -EIO;
+	}
+	crypto_generichash(got, 32, (const uint8_t *)data, (size_t)r, NULL, 0);
+	if (sodium_memcmp(got, want, 32) != 0) {
+		free(data);
+		return -EIO;
+	}
+	data[r] = '\0';
+	blob_touch(home, want); /* read: last used now (store gc) */
+	*ret = data;
+	*ret_len = (size_t)r;
+	return 0;
+}
+
+/*
+ * A log this node lacks: ask the node to fetch it from its peers (the
+ * blob transfer the jobs use for kernels). The answer is 202 with
+ * {"fetching": message, "lab": lab, "blob": id} while it travels, so the
+ * page can say who holds it and ask again; 200 with the text once here.
+ */
+static int s_fetch_log(api_t *a, const char *hex, const char *lab,
+		       api_reply_t *ret)
+{
+	char *body = NULL, *msg;
+	bool ok = false, busy;
+	buf_t b;
+	json_t j;
+
+	if (!ctl_running(a->home) ||
+	    api_ctl(a->home, "blob-fetch", hex, &ok, &body) < 0) {
+		api_error(ret, 503,
+			  "this node does not hold that log and its"
+			  " node does not answer to fetch it");
+		return -EIO;
+	}
+	if (ok && !strncmp(body, "have ", 5)) {
+		free(body);
+		return 0; /* arrived meanwhile: read it */
+	}
+	busy = ok && !strncmp(body, "busy", 4);
+	free(body);
+	if (!ok) {
+		msg = xasprintf("the log is held by lab %.64s, which no peer"
+				" of this node can reach now",
+				lab);
+		api_error(ret, 404, msg);
+		free(msg);
+		return -ENOENT;
+	}
+	msg = xasprintf(busy ? "the log is held by lab %.64s: this node is"
+			       " fetching other logs, asking again"
+			     : "the log is held by lab %.64s: fetching it"
+			       " from the network",
+			lab);
+	buf_init(&b, API_MAX_REPLY);
+	json_init(&j, &b, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key_str(&j, "fetching", msg);
+	json_key_str(&j, "lab", lab);
+	json_key_str(&j, "blob", hex);
+	json_obj_close(&j);
+	free(msg);
+	s_reply_json(ret, &b, &j);
+	if (ret->status == 200)
+		ret->status = 202;
+	return -EINPROGRESS;
+}
+
+static void s_log_error(api_reply_t *ret, int rc)
+{
+	if (rc == -ENOENT)
+		api_error(ret, 404, "this node does not hold that log");
+	else if (rc == -EFBIG)
+		api_error(ret, 413,
+			  "the log is too large to show here: use"
+			  " labmesh log");
+	else
+		api_error(ret, 500, "the log blob is unreadable or damaged");
+}
+
+void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	const char *run = api_param(p, n, "run");
+	const char *suite = api_param(p, n, "suite");
+	const char *name = api_param(p, n, "name");
+	char hex[65], *logs = NULL, *lab = NULL, *data;
+	sqlite3 *db;
+	size_t len;
+	int rc;
+
+	if (!s_open(a, p, n, (size_t)1 + !!suite + !!name, &db, ret))
+		return;
+	if (!s_hex_prefix(run)) {
+		api_error(ret, 400, "give run, a run id (hex prefix)");
+		return;
+	}
+	rc = s_find_logs(db, run, suite, &logs, &lab);
+	if (rc < 0) {
+		api_error(ret, rc == -EINVAL ? 400 : 404,
+			  rc == -EINVAL
+				  ? "several runs match: give more of the id"
+				  : "no such run or suite");
+		return;
+	}
+	if (!logs || !s_pick_log(logs, name, hex)) {
+		free(logs);
+		free(lab);
+		api_error(ret, 404, "no such log in this run");
+		return;
+	}
+	free(logs);
+	rc = s_read_blob(a->home, hex, &data, &len);
+	if (rc == -ENOENT) {
+		/* not here (yet): fetching, or why not, is the answer */
+		if (s_fetch_log(a, hex, lab, ret) < 0) {
+			free(lab);
+			return;
+		}
+		rc = s_read_blob(a->home, hex, &data, &len);
+	}
+	free(lab);
+	if (rc < 0) {
+		s_log_error(ret, rc);
+		return;
+	}
+	ret->status = 200;
+	ret->type = "text/plain; charset=utf-8";
+	ret->body = data;
+	ret->len = len;
+}
