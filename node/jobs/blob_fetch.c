@@ -51,16 +51,13 @@ static int64_t s_part_size(jobs_t *j, const uint8_t id[32])
 
 static void s_send_get(jobs_t *j, jobs_fetch_t *f, peer_t *p)
 {
-	msg_t m = { .type = MSG_BLOB_GET };
 	uint8_t *out = NULL;
 	size_t len = 0;
 
-	memcpy(m.blob_get.blob_id, f->id, 32);
-	m.blob_get.offset = (uint64_t)f->offset;
-	m.blob_get.length = PROTO_MAX_BLOB_CHUNK;
 	snprintf(f->curve, sizeof(f->curve), "%s", p->curve);
 	f->chunk_deadline_ms = node_now() + JOBS_CHUNK_TIMEOUT_MS;
-	if (msg_encode(&m, &out, &len) == 0)
+	if (wire_blob_get(f->id, (uint64_t)f->offset, PROTO_MAX_BLOB_CHUNK,
+			  &out, &len) == 0)
 		node_send(j->node, p, out, len);
 }
 
@@ -173,38 +170,34 @@ void fetch_tick(jobs_t *j)
 /* Serve a chunk of a blob we hold (total 0: we do not hold it). */
 void fetch_on_get(jobs_t *j, peer_t *p, const msg_t *m)
 {
-	msg_t r = { .type = MSG_BLOB_DATA };
 	char *path = blob_path(j->node->home, m->blob_get.blob_id);
+	uint64_t offset = m->blob_get.offset, total = 0;
 	uint8_t *buf = NULL, *out = NULL;
-	size_t olen = 0;
+	size_t olen = 0, got = 0;
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	free(path);
-	memcpy(r.blob_data.blob_id, m->blob_get.blob_id, 32);
-	r.blob_data.offset = m->blob_get.offset;
-	if (fd >= 0 && fstat(fd, &sb) == 0 &&
-	    m->blob_get.offset <= (uint64_t)sb.st_size) {
+	if (fd >= 0 && fstat(fd, &sb) == 0 && offset <= (uint64_t)sb.st_size) {
 		size_t want = m->blob_get.length;
-		uint64_t left = (uint64_t)sb.st_size - m->blob_get.offset;
+		uint64_t left = (uint64_t)sb.st_size - offset;
 		ssize_t n;
 
 		if (want > left)
 			want = (size_t)left;
 		buf = xmalloc(want ? want : 1);
-		n = pread(fd, buf, want, (off_t)m->blob_get.offset);
+		n = pread(fd, buf, want, (off_t)offset);
 		if (n >= 0) {
-			r.blob_data.total = (uint64_t)sb.st_size;
-			r.blob_data.data = (proto_bytes_t){ buf, (size_t)n };
-		} else {
-			r.blob_data.offset = 0;
+			total = (uint64_t)sb.st_size;
+			got = (size_t)n;
 		}
-	} else {
-		r.blob_data.offset = 0;
 	}
+	if (!total)
+		offset = 0;
 	if (fd >= 0)
 		close(fd);
-	if (msg_encode(&r, &out, &olen) == 0)
+	if (wire_blob_data(m->blob_get.blob_id, offset, total, buf, got, &out,
+			   &olen) == 0)
 		node_send(j->node, p, out, olen);
 	free(buf);
 }

@@ -14,6 +14,7 @@
 #include "node/jobs/exec_child.h"
 
 #include "node/store/blob.h"
+#include "node/store/wire.h"
 #include "node/jobs/jobs.h"
 #include "proto/log.h"
 #include "proto/mem.h"
@@ -307,7 +308,7 @@ static int s_load(s_job_t *jb, const char *config, const char *board)
 	if (f)
 		fclose(f);
 	free(path);
-	rc = request_decode(bytes, len, &req);
+	rc = wire_request_open(bytes, len, &req);
 	free(bytes);
 	if (rc < 0)
 		return -EINVAL;

@@ -436,7 +436,7 @@ static void s_on_request(void *arg, const uint8_t *id, const uint8_t *bytes,
 {
 	jobs_t *j = arg;
 	request_t *req = NULL;
-	int rc = request_decode(bytes, len, &req);
+	int rc = wire_request_open(bytes, len, &req);
 
 	if (rc < 0) {
 		log_warn("request does not decode: %s", wire_strerror(rc));
@@ -462,7 +462,7 @@ static int s_load_request(jobs_t *j, const uint8_t *id, request_t **ret,
 		uint8_t *b = xmalloc(n ? n : 1);
 
 		memcpy(b, sqlite3_column_blob(st, 0), n);
-		rc = request_decode(b, n, ret);
+		rc = wire_request_open(b, n, ret);
 		if (rc == 0 && ret_bytes) {
 			*ret_bytes = b;
 			*ret_len = n;
@@ -648,7 +648,7 @@ static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
 	request_cancel_t c;
 	request_t *req = NULL;
 	sqlite3_stmt *st;
-	int rc = cancel_decode(bytes, len, &c);
+	int rc = wire_cancel_open(bytes, len, &c);
 
 	if (rc < 0)
 		return rc;
@@ -665,7 +665,7 @@ static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
 		/* not ours: check against the request the node holds */
 		if (store_get_request(j->node->store, c.request_id, &rb,
 				      &rl) == 0 &&
-		    request_decode(rb, rl, &req) == 0) {
+		    wire_request_open(rb, rl, &req) == 0) {
 			bool mine = sodium_memcmp(req->submitter, c.submitter,
 						  32) == 0;
 
@@ -690,14 +690,12 @@ static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
 	s_cancel_jobs(j, c.request_id);
 	for (size_t i = 0; i < j->node->n_peers; i++) {
 		peer_t *p = j->node->peers[i];
-		msg_t m = { .type = MSG_CANCEL };
 		uint8_t *out = NULL;
 		size_t olen = 0;
 
 		if (p == from || p->state != PEER_ACTIVE)
 			continue;
-		m.cancel = (proto_bytes_t){ bytes, len };
-		if (msg_encode(&m, &out, &olen) == 0)
+		if (wire_cancel(bytes, len, &out, &olen) == 0)
 			node_send(j->node, p, out, olen);
 	}
 	return 1;

@@ -488,3 +488,95 @@ int wire_ping(uint64_t nonce, bool pong, uint8_t **ret, size_t *ret_len)
 	m.nonce = nonce;
 	return s_encode(&m, ret, ret_len);
 }
+
+/* ---- the jobs side ---- */
+
+int wire_request_open(const uint8_t *bytes, size_t len, request_t **ret)
+{
+	return request_decode(bytes, len, ret);
+}
+
+int wire_cancel_open(const uint8_t *bytes, size_t len, request_cancel_t *ret)
+{
+	return cancel_decode(bytes, len, ret);
+}
+
+int wire_cancel(const uint8_t *cancel, size_t len, uint8_t **ret,
+		size_t *ret_len)
+{
+	msg_t m = { .type = MSG_CANCEL };
+
+	m.cancel = (proto_bytes_t){ cancel, len };
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_blob_get(const uint8_t *blob_id, uint64_t offset, uint32_t length,
+		  uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_BLOB_GET };
+
+	memcpy(m.blob_get.blob_id, blob_id, 32);
+	m.blob_get.offset = offset;
+	m.blob_get.length = length;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_blob_data(const uint8_t *blob_id, uint64_t offset, uint64_t total,
+		   const uint8_t *data, size_t len, uint8_t **ret,
+		   size_t *ret_len)
+{
+	msg_t m = { .type = MSG_BLOB_DATA };
+
+	memcpy(m.blob_data.blob_id, blob_id, 32);
+	m.blob_data.offset = offset;
+	m.blob_data.total = total;
+	m.blob_data.data = (proto_bytes_t){ data, len };
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_job_key(uint8_t *ret_seed, uint8_t *ret_pk)
+{
+	key_pair_t kp;
+	int rc;
+
+	randombytes_buf(ret_seed, 32);
+	rc = key_from_seed(ret_seed, &kp);
+	if (rc == 0)
+		memcpy(ret_pk, kp.pk, 32);
+	key_wipe(&kp);
+	return rc < 0 ? -EIO : 0;
+}
+
+int wire_run_sign(const uint8_t *seed, const record_t *tmpl,
+		  uint8_t **ret_bytes, size_t *ret_len)
+{
+	record_t t = *tmpl;
+	key_pair_t kp;
+	uint8_t id[WIRE_ID_BYTES];
+	int rc = key_from_seed(seed, &kp);
+
+	if (rc < 0)
+		return -EIO;
+	t.head.seq = 1;
+	t.head.has_prev = false;
+	rc = record_sign(&t, &kp, ret_bytes, ret_len, id);
+	key_wipe(&kp);
+	return rc;
+}
+
+int wire_run_open(const uint8_t *bytes, size_t len, const uint8_t *pk,
+		  record_t **ret)
+{
+	record_t *rec = NULL;
+	int rc = record_decode(bytes, len, &rec);
+
+	if (rc < 0)
+		return rc;
+	if (rec->head.kind != RECORD_RUN ||
+	    sodium_memcmp(rec->head.author, pk, 32) != 0) {
+		record_destroy(&rec);
+		return -EPERM;
+	}
+	*ret = rec;
+	return 0;
+}

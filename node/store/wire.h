@@ -188,4 +188,42 @@ int wire_records(const wire_bytes_t *recs, size_t n, uint8_t **ret,
 int wire_credit(uint64_t bytes, uint8_t **ret, size_t *ret_len);
 int wire_ping(uint64_t nonce, bool pong, uint8_t **ret, size_t *ret_len);
 
+/* ---- the jobs side ---- */
+
+#include "proto/request.h"
+
+/* A signed request, decoded strictly and verified; *ret is the caller's
+ * (request_destroy). 0 or a negative code. */
+int wire_request_open(const uint8_t *bytes, size_t len, request_t **ret);
+/* A signed cancel, decoded strictly and verified (no allocation). */
+int wire_cancel_open(const uint8_t *bytes, size_t len, request_cancel_t *ret);
+
+/* Messages of the jobs side: the returned bytes are the caller's. 0 or
+ * -errno. */
+int wire_cancel(const uint8_t *cancel, size_t len, uint8_t **ret,
+		size_t *ret_len);
+int wire_blob_get(const uint8_t *blob_id, uint64_t offset, uint32_t length,
+		  uint8_t **ret, size_t *ret_len);
+/* total 0: the blob is not held here. data borrowed. */
+int wire_blob_data(const uint8_t *blob_id, uint64_t offset, uint64_t total,
+		   const uint8_t *data, size_t len, uint8_t **ret,
+		   size_t *ret_len);
+
+/*
+ * A job's one-off key: the node makes one per job and hands the seed to
+ * that job's executor only, which signs its run record with it (seq 1, a
+ * vehicle); the node then takes the body only from a record of that key.
+ * wire_job_key: a fresh seed and its public key; 0 or -EIO.
+ * wire_run_sign: sign tmpl (a run record) with the seed's key; the bytes
+ * are the caller's. 0 or a negative code.
+ * wire_run_open: decode and verify a run record signed by pk; *ret is the
+ * caller's (record_destroy). -EPERM when it is no run record or another
+ * key signed it; another negative code when it does not decode.
+ */
+int wire_job_key(uint8_t *ret_seed, uint8_t *ret_pk);
+int wire_run_sign(const uint8_t *seed, const record_t *tmpl,
+		  uint8_t **ret_bytes, size_t *ret_len);
+int wire_run_open(const uint8_t *bytes, size_t len, const uint8_t *pk,
+		  record_t **ret);
+
 #endif
