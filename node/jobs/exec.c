@@ -9,7 +9,10 @@
  *
  * The node turns E lines into `event` records and, when the child has
  * exited, appends the run record to its own feed (re-signed as the next
- * record of the feed) and indexes it for queries.
+ * record of the feed) and indexes it for queries. The child never sees
+ * the node's key: it signs its run record with a one-off key whose seed
+ * the node hands it on descriptor 3 (EXEC_KEY_FD), and the node takes a
+ * run record only when that job's key signed it.
  *
  * Restart: a job found in a running state in jobs.db was interrupted. Its
  * process group is killed if it survived, an ERROR event says so, and the
@@ -17,6 +20,7 @@
  */
 #include "node/jobs/jobs_int.h"
 
+#include "node/jobs/exec_child.h"
 #include "node/results/results.h"
 #include "proto/mem.h"
 
@@ -24,6 +28,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +82,8 @@ static void s_mkdir_p(const char *path)
 
 static int s_handle_pipe(zloop_t *loop, zmq_pollitem_t *item, void *arg);
 
-static void s_child(jobs_t *j, int wfd, pid_t parent, const char *dir,
-		    const char *board)
+static void s_child(jobs_t *j, int wfd, int keyfd, pid_t parent,
+		    const char *dir, const char *board)
 {
 	const char *cfg = j->node->cfg->path;
 
@@ -88,11 +93,41 @@ static void s_child(jobs_t *j, int wfd, pid_t parent, const char *dir,
 		_exit(127);
 	if (dup2(wfd, STDOUT_FILENO) < 0)
 		_exit(127);
+	/* dup2 onto itself keeps close-on-exec: clear it by hand */
+	if (keyfd == EXEC_KEY_FD ? fcntl(keyfd, F_SETFD, 0) < 0 :
+				   dup2(keyfd, EXEC_KEY_FD) < 0)
+		_exit(127);
 	if (!cfg || strcmp(cfg, "(default)") == 0)
 		cfg = "";
 	execl(j->self_exe, "labmesh", "exec-job", "--home", j->home,
-	      "--config", cfg, "--board", board, "--dir", dir, (char *)NULL);
+	      "--config", cfg, "--board", board, "--dir", dir, "--key-fd",
+	      EXEC_KEY_FD_STR, (char *)NULL);
 	_exit(127);
+}
+
+/* A pipe holding the seed of a fresh one-off key for the executor; its
+ * public half in ret_pk. The read end in *ret_fd; 0 or -errno. */
+static int s_key_pipe(uint8_t *ret_pk, int *ret_fd)
+{
+	uint8_t seed[32];
+	int fds[2], rc = wire_job_key(seed, ret_pk);
+
+	if (rc < 0)
+		return rc;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		sodium_memzero(seed, sizeof(seed));
+		return -errno;
+	}
+	/* 32 bytes always fit in an empty pipe */
+	rc = write(fds[1], seed, sizeof(seed)) == sizeof(seed) ? 0 : -EIO;
+	sodium_memzero(seed, sizeof(seed));
+	close(fds[1]);
+	if (rc < 0) {
+		close(fds[0]);
+		return rc;
+	}
+	*ret_fd = fds[0];
+	return 0;
 }
 
 int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
@@ -103,20 +138,25 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	char *dir = s_job_dir(j, job), *path = xasprintf("%s/request", dir);
 	sqlite3_stmt *st;
 	pid_t parent = getpid(), pid;
-	int fds[2], rc;
+	int fds[2], keyfd = -1, rc;
 
 	s_mkdir_p(dir);
 	rc = s_write_file(path, bytes, len);
 	free(path);
+	if (rc == 0)
+		rc = s_key_pipe(s->run_key, &keyfd);
 	if (rc < 0 || !j->self_exe || pipe2(fds, O_CLOEXEC) < 0) {
+		if (keyfd >= 0)
+			close(keyfd);
 		free(dir);
 		return rc < 0 ? rc : -EIO;
 	}
 	pid = fork();
 	if (pid == 0)
-		s_child(j, fds[1], parent, dir, board);
+		s_child(j, fds[1], keyfd, parent, dir, board);
 	free(dir);
 	close(fds[1]);
+	close(keyfd);
 	if (pid < 0) {
 		close(fds[0]);
 		return -errno;
@@ -239,9 +279,9 @@ static int s_handle_pipe(zloop_t *loop, zmq_pollitem_t *item, void *arg)
 }
 
 /* Append the executor's run record to our feed; its status or -errno. */
-static int s_publish_run(jobs_t *j, const char *path, char *text,
-			 size_t tsz)
+static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 {
+	const char *path = s->run_path;
 	uint8_t *bytes = NULL, *own = NULL;
 	size_t len = 0, own_len = 0;
 	record_t *rec = NULL;
@@ -253,12 +293,9 @@ static int s_publish_run(jobs_t *j, const char *path, char *text,
 	bytes = xmalloc(PROTO_MAX_RECORD);
 	len = fread(bytes, 1, PROTO_MAX_RECORD, f);
 	fclose(f);
+	/* only the word of the executor we started counts: its job's key */
 	if (len > 0)
-		rc = record_decode(bytes, len, &rec);
-	/* only our own executor's word counts */
-	if (rc == 0 && (rec->head.kind != RECORD_RUN ||
-			memcmp(rec->head.author, j->node->key.pk, 32) != 0))
-		rc = -EPERM;
+		rc = wire_run_open(bytes, len, s->run_key, &rec);
 	if (rc == 0)
 		rc = node_append_record(j->node, rec);
 	if (rc == 0) {
@@ -288,7 +325,7 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 		snprintf(text, sizeof(text), "cancelled by the submitter");
 	} else {
 		if (s->run_path)
-			rc = s_publish_run(j, s->run_path, text, sizeof(text));
+			rc = s_publish_run(j, s, text, sizeof(text));
 		if (rc >= 0 && s->error) {
 			/* a run record says what was tried; the job failed */
 			state = JOB_ERROR;

@@ -7,9 +7,10 @@
  * as blobs, and writes the signed run record to D/run.rec. Progress goes
  * to stdout, one line per step (see exec.c for the format).
  *
- * The run record is signed with the node's key at seq 1 as a vehicle
- * only: the node checks it, then appends its body as the next record of
- * its feed.
+ * The run record is signed at seq 1 as a vehicle only, with the job's
+ * one-off key whose seed the node passes on descriptor --key-fd (the
+ * executor never reads the node's own key): the node checks that key
+ * signed it, then appends its body as the next record of its feed.
  */
 #include "node/jobs/exec_child.h"
 
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <sodium.h>
 #include <unistd.h>
 
 #define EXEC_MAX_CONSOLE (8 * 1024 * 1024) /* console log kept per job */
@@ -154,6 +156,7 @@ typedef struct {
 	buf_t console;
 	char *release, *machine;
 	char *error; /* why the job could not run */
+	uint8_t seed[32]; /* the job's one-off key */
 } s_job_t;
 
 /* Sign the run record; with fewer cases when it would be too large. */
@@ -166,18 +169,10 @@ static int s_write_record(s_job_t *jb)
 	run_log_t runlogs[2];
 	size_t n_runlogs = 0, max_cases = PROTO_MAX_CASES;
 	enum proto_status overall = jb->error ? PROTO_ERROR : PROTO_PASS;
-	key_pair_t kp;
-	char err[256], *kpath = xasprintf("%s/node.key", jb->home);
-	uint8_t *bytes = NULL, id[32];
+	uint8_t *bytes = NULL;
 	size_t len = 0;
-	int rc = key_load(kpath, &kp, err, sizeof(err));
+	int rc;
 
-	free(kpath);
-	if (rc < 0) {
-		free(suites);
-		free(slogs);
-		return rc;
-	}
 	if (jb->console.len &&
 	    blob_put_mem(jb->home, jb->console.data, jb->console.len,
 			 runlogs[n_runlogs].blob_id) == 0)
@@ -207,7 +202,7 @@ static int s_write_record(s_job_t *jb)
 		t.run.suites = suites;
 		t.run.n_suites = jb->n_res;
 		t.run.status = overall;
-		rc = record_sign(&t, &kp, &bytes, &len, id);
+		rc = wire_run_sign(jb->seed, &t, &bytes, &len);
 		for (size_t i = 0; i < jb->n_res; i++) {
 			free((void *)suites[i].cases);
 			free((void *)suites[i].metrics);
@@ -216,7 +211,6 @@ static int s_write_record(s_job_t *jb)
 			break;
 		max_cases /= 4; /* too large: keep fewer cases */
 	}
-	key_wipe(&kp);
 	free(suites);
 	free(slogs);
 	if (rc == 0) {
@@ -328,9 +322,24 @@ static int s_load(s_job_t *jb, const char *config, const char *board)
 	return jb->board && rc == 0 ? 0 : -ENOENT;
 }
 
+/* The seed of the job's key from descriptor fd, which is then closed. */
+static int s_read_seed(const char *fd_arg, uint8_t *seed)
+{
+	char *end = NULL;
+	long fd = fd_arg ? strtol(fd_arg, &end, 10) : -1;
+	ssize_t n;
+
+	if (!fd_arg || !*fd_arg || *end || fd < 0 || fd > 1024)
+		return -EINVAL;
+	n = read((int)fd, seed, 32);
+	close((int)fd);
+	return n == 32 ? 0 : -EIO;
+}
+
 int cmd_exec_job(int argc, char **argv)
 {
 	const char *home = NULL, *config = NULL, *board = NULL, *dir = NULL;
+	const char *key_fd = NULL;
 	s_job_t jb = { 0 };
 	int rc;
 
@@ -343,8 +352,10 @@ int cmd_exec_job(int argc, char **argv)
 			board = argv[i + 1];
 		else if (strcmp(argv[i], "--dir") == 0)
 			dir = argv[i + 1];
+		else if (strcmp(argv[i], "--key-fd") == 0)
+			key_fd = argv[i + 1];
 	}
-	if (!home || !board || !dir) {
+	if (!home || !board || !dir || s_read_seed(key_fd, jb.seed) < 0) {
 		fprintf(stderr, "labmesh exec-job: started by the node only\n");
 		return 2;
 	}
@@ -370,6 +381,7 @@ int cmd_exec_job(int argc, char **argv)
 		fflush(stdout);
 	}
 	rc = s_write_record(&jb);
+	sodium_memzero(jb.seed, sizeof(jb.seed));
 	for (size_t i = 0; i < jb.n_res; i++)
 		suite_result_destroy(&jb.res[i]);
 	free(jb.res);

@@ -12,6 +12,9 @@
 #include <stdarg.h>
 
 #define EXEC_GIT_TIMEOUT_S 600 /* one git fetch */
+/* The executor reads the 32-byte seed of its job's one-off key here. */
+#define EXEC_KEY_FD 3
+#define EXEC_KEY_FD_STR "3"
 
 /* Print one progress line for the node (stdout). */
 void exec_say(int state, unsigned idx, unsigned count, const char *suite,

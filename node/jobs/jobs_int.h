@@ -33,6 +33,7 @@ typedef struct {
 	char *run_path;     /* the signed run record it wrote */
 	char *error;        /* why it could not run, from its X line */
 	uint8_t request_id[32];
+	uint8_t run_key[32]; /* the executor's one-off key (wire_job_key) */
 	bool cancelled;
 	int64_t kill_at_ms; /* SIGKILL when still alive */
 	int last_state;
