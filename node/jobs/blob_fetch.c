@@ -41,7 +41,7 @@ static jobs_fetch_t *s_find(jobs_t *j, const uint8_t id[32])
 
 static int64_t s_part_size(jobs_t *j, const uint8_t id[32])
 {
-	char *path = blob_part_path(j->node->home, id);
+	char *path = blob_part_path(j->ctx.home, id);
 	struct stat sb;
 	int64_t n = stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
 
@@ -49,30 +49,30 @@ static int64_t s_part_size(jobs_t *j, const uint8_t id[32])
 	return n;
 }
 
-static void s_send_get(jobs_t *j, jobs_fetch_t *f, peer_t *p)
+static void s_send_get(jobs_t *j, jobs_fetch_t *f, const char *curve)
 {
 	uint8_t *out = NULL;
 	size_t len = 0;
 
-	snprintf(f->curve, sizeof(f->curve), "%s", p->curve);
-	f->chunk_deadline_ms = node_now() + JOBS_CHUNK_TIMEOUT_MS;
+	snprintf(f->curve, sizeof(f->curve), "%s", curve);
+	f->chunk_deadline_ms = jobs_now() + JOBS_CHUNK_TIMEOUT_MS;
 	if (wire_blob_get(f->id, (uint64_t)f->offset, PROTO_MAX_BLOB_CHUNK,
 			  &out, &len) == 0)
-		node_send(j->node, p, out, len);
+		j->ctx.send(j->ctx.arg, curve, out, len);
 }
 
 /* Ask the next active peer; false when every peer was tried this round. */
 static bool s_next_peer(jobs_t *j, jobs_fetch_t *f)
 {
-	node_t *node = j->node;
+	size_t n = j->ctx.n_peers(j->ctx.arg);
 
-	while (f->tries < node->n_peers) {
-		peer_t *p = node->peers[f->peer_i++ % node->n_peers];
+	while (f->tries < n) {
+		jobs_peer_t p;
 
 		f->tries++;
-		if (p->state == PEER_ACTIVE) {
+		if (j->ctx.peer(j->ctx.arg, f->peer_i++ % n, &p)) {
 			f->round_asked++;
-			s_send_get(j, f, p);
+			s_send_get(j, f, p.curve);
 			return true;
 		}
 	}
@@ -95,16 +95,16 @@ static bool s_stale(const jobs_fetch_t *f, int64_t now)
 static void s_fail(jobs_fetch_t *f, int64_t keep_ms)
 {
 	f->failed = true;
-	f->retry_ms = node_now() + keep_ms;
+	f->retry_ms = jobs_now() + keep_ms;
 }
 
 static int s_fetch(jobs_t *j, const uint8_t id[32], bool asked)
 {
-	int64_t now = node_now();
+	int64_t now = jobs_now();
 	jobs_fetch_t *f;
 	size_t n_asked = 0;
 
-	if (blob_have(j->node->home, id))
+	if (blob_have(j->ctx.home, id))
 		return 1;
 	f = s_find(j, id);
 	if (f && s_stale(f, now))
@@ -130,7 +130,7 @@ static int s_fetch(jobs_t *j, const uint8_t id[32], bool asked)
 	f->asked = asked;
 	f->total = -1;
 	f->offset = s_part_size(j, id);
-	f->deadline_ms = node_now() + JOBS_FETCH_TIMEOUT_MS;
+	f->deadline_ms = jobs_now() + JOBS_FETCH_TIMEOUT_MS;
 	s_new_round(j, f);
 	return 0;
 }
@@ -147,7 +147,7 @@ int fetch_blob_asked(jobs_t *j, const uint8_t id[32])
 
 void fetch_tick(jobs_t *j)
 {
-	int64_t now = node_now();
+	int64_t now = jobs_now();
 
 	for (size_t i = 0; i < JOBS_MAX_FETCHES; i++) {
 		jobs_fetch_t *f = &j->fetches[i];
@@ -168,9 +168,9 @@ void fetch_tick(jobs_t *j)
 }
 
 /* Serve a chunk of a blob we hold (total 0: we do not hold it). */
-void fetch_on_get(jobs_t *j, peer_t *p, const msg_t *m)
+void fetch_on_get(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 {
-	char *path = blob_path(j->node->home, m->blob_get.blob_id);
+	char *path = blob_path(j->ctx.home, m->blob_get.blob_id);
 	uint64_t offset = m->blob_get.offset, total = 0;
 	uint8_t *buf = NULL, *out = NULL;
 	size_t olen = 0, got = 0;
@@ -198,20 +198,20 @@ void fetch_on_get(jobs_t *j, peer_t *p, const msg_t *m)
 		close(fd);
 	if (wire_blob_data(m->blob_get.blob_id, offset, total, buf, got, &out,
 			   &olen) == 0)
-		node_send(j->node, p, out, olen);
+		j->ctx.send(j->ctx.arg, p->curve, out, olen);
 	free(buf);
 }
 
 static int s_append(jobs_t *j, jobs_fetch_t *f, const proto_bytes_t *d)
 {
-	char *path = blob_part_path(j->node->home, f->id);
-	char *dir = xasprintf("%s/blobs", j->node->home);
+	char *path = blob_part_path(j->ctx.home, f->id);
+	char *dir = xasprintf("%s/blobs", j->ctx.home);
 	ssize_t n;
 	int fd, rc = 0;
 
 	mkdir(dir, 0700);
 	free(dir);
-	dir = xasprintf("%s/blobs/tmp", j->node->home);
+	dir = xasprintf("%s/blobs/tmp", j->ctx.home);
 	mkdir(dir, 0700);
 	free(dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -227,7 +227,7 @@ static int s_append(jobs_t *j, jobs_fetch_t *f, const proto_bytes_t *d)
 	return rc;
 }
 
-void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
+void fetch_on_data(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 {
 	jobs_fetch_t *f = s_find(j, m->blob_data.blob_id);
 	int rc;
@@ -249,7 +249,7 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 		if (f->asked && f->round_nak == f->round_asked)
 			s_fail(f, FETCH_NAK_KEEP_MS);
 		else
-			f->chunk_deadline_ms = node_now();
+			f->chunk_deadline_ms = jobs_now();
 		return;
 	}
 	f->total = (int64_t)m->blob_data.total;
@@ -261,10 +261,10 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 		return;
 	}
 	if (f->offset < f->total) {
-		s_send_get(j, f, p);
+		s_send_get(j, f, p->curve);
 		return;
 	}
-	rc = blob_commit_part(j->node->home, f->id);
+	rc = blob_commit_part(j->ctx.home, f->id);
 	if (rc < 0) {
 		char hex[65];
 
@@ -274,7 +274,7 @@ void fetch_on_data(jobs_t *j, peer_t *p, const msg_t *m)
 		f->offset = 0;
 		f->total = -1;
 		if (!s_next_peer(j, f))
-			f->chunk_deadline_ms = node_now();
+			f->chunk_deadline_ms = jobs_now();
 		return;
 	}
 	f->active = false;

@@ -85,7 +85,7 @@ static int s_handle_pipe(zloop_t *loop, zmq_pollitem_t *item, void *arg);
 static void s_child(jobs_t *j, int wfd, int keyfd, pid_t parent,
 		    const char *dir, const char *board)
 {
-	const char *cfg = j->node->cfg->path;
+	const char *cfg = j->ctx.cfg->path;
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -134,7 +134,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	       const uint8_t *bytes, size_t len)
 {
 	jobs_slot_t *s = &j->slots[bi];
-	const char *board = j->node->cfg->boards[bi].name;
+	const char *board = j->ctx.cfg->boards[bi].name;
 	char *dir = s_job_dir(j, job), *path = xasprintf("%s/request", dir);
 	sqlite3_stmt *st;
 	pid_t parent = getpid(), pid;
@@ -175,13 +175,13 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	if (st) {
 		sqlite3_bind_int64(st, 1, pid);
 		sqlite3_bind_int(st, 2, JOB_BOOTING);
-		sqlite3_bind_int64(st, 3, node_wall_ms());
+		sqlite3_bind_int64(st, 3, jobs_wall_ms());
 		sqlite3_bind_int64(st, 4, job);
 		sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
 	zmq_pollitem_t it = { .socket = NULL, .fd = s->fd, .events = ZMQ_POLLIN };
-	zloop_poller(j->node->loop, &it, s_handle_pipe, j);
+	zloop_poller(j->loop, &it, s_handle_pipe, j);
 	log_info("job %" PRId64 " on %s: executor %d started", job, board,
 		 (int)pid);
 	return 0;
@@ -191,7 +191,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 static void s_on_line(jobs_t *j, size_t bi, char *line)
 {
 	jobs_slot_t *s = &j->slots[bi];
-	const char *board = j->node->cfg->boards[bi].name;
+	const char *board = j->ctx.cfg->boards[bi].name;
 	char suite[PROTO_MAX_NAME + 1] = "";
 	unsigned state, idx, count;
 	int off = 0;
@@ -261,7 +261,7 @@ static void s_read_pipe(jobs_t *j, size_t bi)
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		zmq_pollitem_t it = { .socket = NULL, .fd = s->fd };
 
-		zloop_poller_end(j->node->loop, &it);
+		zloop_poller_end(j->loop, &it);
 		close(s->fd);
 		s->fd = -1;
 		s_reap(j, bi, 100); /* it is exiting: finish without the tick */
@@ -272,7 +272,7 @@ static int s_handle_pipe(zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
 	jobs_t *j = arg;
 
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		if (j->slots[i].job && j->slots[i].fd == item->fd)
 			s_read_pipe(j, i);
 	return 0;
@@ -297,12 +297,12 @@ static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 	if (len > 0)
 		rc = wire_run_open(bytes, len, s->run_key, &rec);
 	if (rc == 0)
-		rc = node_append_record(j->node, rec);
+		rc = j->ctx.append_record(j->ctx.arg, rec);
 	if (rc == 0) {
 		snprintf(text, tsz, "%s", proto_status_name(rec->run.status));
 		rc = rec->run.status;
 		if (j->store_db &&
-		    store_latest_own(j->node->store, j->node->key.pk,
+		    store_latest_own(j->ctx.store, j->ctx.node_id,
 				     RECORD_RUN, &own, &own_len) == 0)
 			results_index_record(j->store_db, own, own_len);
 	}
@@ -316,7 +316,7 @@ static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 static void s_finish(jobs_t *j, size_t bi, int wstatus)
 {
 	jobs_slot_t *s = &j->slots[bi];
-	const char *board = j->node->cfg->boards[bi].name;
+	const char *board = j->ctx.cfg->boards[bi].name;
 	char text[256] = "";
 	int state = JOB_DONE, rc = -ENOENT;
 
@@ -357,12 +357,12 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 
 void exec_tick(jobs_t *j)
 {
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++) {
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		jobs_slot_t *s = &j->slots[i];
 
 		if (!s->job || !s->pid)
 			continue;
-		if (s->kill_at_ms && node_now() >= s->kill_at_ms)
+		if (s->kill_at_ms && jobs_now() >= s->kill_at_ms)
 			kill(-s->pid, SIGKILL);
 		if (s->fd >= 0)
 			continue; /* the pipe first: it holds the result */
@@ -378,12 +378,12 @@ void exec_kill(jobs_t *j, size_t bi, bool cancel)
 		return;
 	s->cancelled |= cancel;
 	kill(-s->pid, SIGTERM);
-	s->kill_at_ms = node_now() + JOBS_KILL_GRACE_MS;
+	s->kill_at_ms = jobs_now() + JOBS_KILL_GRACE_MS;
 }
 
 void exec_stop_all(jobs_t *j)
 {
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++) {
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		jobs_slot_t *s = &j->slots[i];
 
 		if (!s->pid)
@@ -457,6 +457,6 @@ void exec_recover(jobs_t *j)
 		free(board);
 	}
 	sqlite3_finalize(st);
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		jobs_update_board(j, i);
 }

@@ -23,7 +23,24 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+int64_t jobs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t jobs_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static const char s_schema[] =
 	"PRAGMA journal_mode=WAL;"
@@ -84,7 +101,7 @@ int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 	t.event.suite_count = count;
 	t.event.suite = state == JOB_RUNNING && suite ? suite : "";
 	t.event.text = text ? text : "";
-	rc = node_append_record(j->node, &t);
+	rc = j->ctx.append_record(j->ctx.arg, &t);
 	if (rc < 0)
 		log_error("event record for %s: %s", board, wire_strerror(rc));
 	return rc;
@@ -99,7 +116,7 @@ int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text)
 	if (!st)
 		return -EIO;
 	sqlite3_bind_int(st, 1, state);
-	sqlite3_bind_int64(st, 2, node_wall_ms());
+	sqlite3_bind_int64(st, 2, jobs_wall_ms());
 	sqlite3_bind_text(st, 3, text ? text : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 4, job);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
@@ -117,9 +134,9 @@ static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
 	t.decline.reason = reason;
 	t.decline.text = text;
 	wire_hex(req_id, 32, hex);
-	if (node_log_budget(j->node))
+	if (j->ctx.log_budget(j->ctx.arg))
 		log_info("request %.12s declined: %s", hex, text);
-	return node_append_record(j->node, &t);
+	return j->ctx.append_record(j->ctx.arg, &t);
 }
 
 /* Queue length of a board, for the advert. */
@@ -141,10 +158,10 @@ static uint32_t s_queue_len(jobs_t *j, const char *board)
 
 void jobs_update_board(jobs_t *j, size_t bi)
 {
-	const lab_board_t *b = &j->node->cfg->boards[bi];
+	const lab_board_t *b = &j->ctx.cfg->boards[bi];
 	int state = j->slots[bi].job ? BOARD_BUSY : BOARD_IDLE;
 
-	node_set_board(j->node, b->name, state, s_queue_len(j, b->name));
+	j->ctx.set_board(j->ctx.arg, b->name, state, s_queue_len(j, b->name));
 }
 
 /* ---- the decision ------------------------------------------------------- */
@@ -210,11 +227,12 @@ static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
 		       " the submitter";
 	if (k->type != REQUEST_KERNEL_NONE && b->boot.method == LAB_BOOT_NONE)
 		return "boot method none cannot boot a kernel";
-	if (k->type == REQUEST_KERNEL_GIT && !s_recipe(j->node->cfg, b->arch)) {
+	if (k->type == REQUEST_KERNEL_GIT && !s_recipe(j->ctx.cfg, b->arch)) {
 		snprintf(why, wsz, "no build recipe for %s", b->arch);
 		return why;
 	}
-	if (j->node->board_state[b - j->node->cfg->boards] >= BOARD_OFFLINE)
+	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=
+	    BOARD_OFFLINE)
 		return "board offline";
 	return NULL;
 }
@@ -229,7 +247,7 @@ static int64_t s_recent_jobs(jobs_t *j, const uint8_t *submitter)
 	if (!st)
 		return 0;
 	sqlite3_bind_blob(st, 1, submitter, 32, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, node_wall_ms() - JOBS_QUOTA_WINDOW_MS);
+	sqlite3_bind_int64(st, 2, jobs_wall_ms() - JOBS_QUOTA_WINDOW_MS);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -259,7 +277,7 @@ static bool s_nonce_fresh(jobs_t *j, const request_t *req)
 static int s_check_policy(jobs_t *j, const request_t *req, char *why,
 			  size_t wsz)
 {
-	const lab_config_t *cfg = j->node->cfg;
+	const lab_config_t *cfg = j->ctx.cfg;
 	char hex[65];
 
 	wire_hex(req->submitter, 32, hex);
@@ -294,7 +312,7 @@ static int s_check_policy(jobs_t *j, const request_t *req, char *why,
 static size_t s_select(jobs_t *j, const request_t *req, const char **chosen,
 		       char *why, size_t wsz)
 {
-	const lab_config_t *cfg = j->node->cfg;
+	const lab_config_t *cfg = j->ctx.cfg;
 	uint32_t max = req->select.max_per_lab;
 	size_t n = 0;
 	buf_t b;
@@ -324,7 +342,7 @@ static int s_queue(jobs_t *j, const request_t *req, const uint8_t *bytes,
 		   size_t len, const char **boards, size_t n)
 {
 	sqlite3_stmt *st;
-	int64_t now = node_wall_ms();
+	int64_t now = jobs_wall_ms();
 	int rc = 0;
 
 	jobs_db_exec(j, "BEGIN IMMEDIATE");
@@ -368,7 +386,7 @@ static void s_pick(jobs_t *j, size_t bi);
 
 void jobs_schedule(jobs_t *j)
 {
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		if (!j->slots[i].job)
 			s_pick(j, i);
 }
@@ -379,11 +397,11 @@ static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 	const char *chosen[PROTO_MAX_BOARDS];
 	char why[1024];
 	record_t t = { .head.kind = RECORD_ACCEPT };
-	int64_t quota = j->node->cfg->quota_per_key;
+	int64_t quota = j->ctx.cfg->quota_per_key;
 	size_t n;
 	int reason;
 
-	if ((int64_t)req->expires_ms <= node_wall_ms()) {
+	if ((int64_t)req->expires_ms <= jobs_wall_ms()) {
 		s_decline(j, req->id, DECLINE_EXPIRED, "request expired");
 		return;
 	}
@@ -420,24 +438,26 @@ static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 	memcpy(t.accept.request_id, req->id, 32);
 	t.accept.boards = chosen;
 	t.accept.n_boards = n;
-	if (node_append_record(j->node, &t) < 0)
+	if (j->ctx.append_record(j->ctx.arg, &t) < 0)
 		log_error("accept record failed");
 	for (size_t i = 0; i < n; i++)
 		jobs_publish_event(j, req->id, chosen[i], JOB_QUEUED, 0,
 				   (uint32_t)req->n_suites, NULL, "queued");
 	log_info("request accepted on %zu board(s)", n);
 	jobs_schedule(j); /* idle boards start at once, not on the tick */
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		jobs_update_board(j, i);
 }
 
-static void s_on_request(void *arg, const uint8_t *id, const uint8_t *bytes,
-			 size_t len)
+void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,
+		     size_t len)
 {
-	jobs_t *j = arg;
 	request_t *req = NULL;
-	int rc = wire_request_open(bytes, len, &req);
+	int rc;
 
+	if (!j)
+		return;
+	rc = wire_request_open(bytes, len, &req);
 	if (rc < 0) {
 		log_warn("request does not decode: %s", wire_strerror(rc));
 		return;
@@ -500,7 +520,7 @@ static int s_blobs_ready(jobs_t *j, const request_t *req)
 static void s_advance_fetch(jobs_t *j, size_t bi)
 {
 	jobs_slot_t *s = &j->slots[bi];
-	const char *board = j->node->cfg->boards[bi].name;
+	const char *board = j->ctx.cfg->boards[bi].name;
 	request_t *req = NULL;
 	uint8_t *bytes = NULL;
 	size_t len = 0;
@@ -537,7 +557,7 @@ static void s_advance_fetch(jobs_t *j, size_t bi)
 /* Take the next queued job for an idle board. */
 static void s_pick(jobs_t *j, size_t bi)
 {
-	const char *board = j->node->cfg->boards[bi].name;
+	const char *board = j->ctx.cfg->boards[bi].name;
 	sqlite3_stmt *st = s_prep(j, "SELECT id, request_id, expires_ms FROM"
 				  " jobs WHERE board=? AND state=? ORDER BY"
 				  " priority DESC, id LIMIT 1");
@@ -557,7 +577,7 @@ static void s_pick(jobs_t *j, size_t bi)
 	memcpy(rid, sqlite3_column_blob(st, 1), 32);
 	expires = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
-	if (expires <= node_wall_ms()) {
+	if (expires <= jobs_wall_ms()) {
 		s_finish_queued(j, job, rid, board, JOB_ERROR,
 				"expired before a board was free");
 		return;
@@ -578,7 +598,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 
 	exec_tick(j);
 	fetch_tick(j);
-	for (size_t i = 0; i < j->node->cfg->n_boards; i++) {
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
 		else if (!j->slots[i].pid)
@@ -607,7 +627,7 @@ static bool s_cancelled(jobs_t *j, const request_t *req)
 /* Stop every job of a request here. */
 static void s_cancel_jobs(jobs_t *j, const uint8_t *rid)
 {
-	const lab_config_t *cfg = j->node->cfg;
+	const lab_config_t *cfg = j->ctx.cfg;
 	sqlite3_stmt *st = s_prep(j, "SELECT id, board FROM jobs WHERE"
 				  " request_id=? AND state=?");
 
@@ -640,9 +660,29 @@ static void s_cancel_jobs(jobs_t *j, const uint8_t *rid)
 	sqlite3_finalize(st);
 }
 
-/* A signed cancel from anywhere: 1 taken, 0 known, -EPERM not the
- * submitter's, or another -errno. Taken cancels flood to peers. */
-static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
+/* Pass a cancel taken on to every peer up but the one it came from. */
+static void s_flood_cancel(jobs_t *j, const char *from, const uint8_t *bytes,
+			   size_t len)
+{
+	size_t n = j->ctx.n_peers(j->ctx.arg);
+
+	for (size_t i = 0; i < n; i++) {
+		jobs_peer_t p;
+		uint8_t *out = NULL;
+		size_t olen = 0;
+
+		if (!j->ctx.peer(j->ctx.arg, i, &p) ||
+		    (from && strcmp(p.curve, from) == 0))
+			continue;
+		if (wire_cancel(bytes, len, &out, &olen) == 0)
+			j->ctx.send(j->ctx.arg, p.curve, out, olen);
+	}
+}
+
+/* A signed cancel from anywhere (from: the sender's CURVE key, NULL when
+ * local): 1 taken, 0 known, -EPERM not the submitter's, or another
+ * -errno. Taken cancels flood to peers. */
+static int s_take_cancel(jobs_t *j, const char *from, const uint8_t *bytes,
 			 size_t len)
 {
 	request_cancel_t c;
@@ -663,7 +703,7 @@ static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
 		size_t rl = 0;
 
 		/* not ours: check against the request the node holds */
-		if (store_get_request(j->node->store, c.request_id, &rb,
+		if (store_get_request(j->ctx.store, c.request_id, &rb,
 				      &rl) == 0 &&
 		    wire_request_open(rb, rl, &req) == 0) {
 			bool mine = sodium_memcmp(req->submitter, c.submitter,
@@ -688,20 +728,11 @@ static int s_take_cancel(jobs_t *j, peer_t *from, const uint8_t *bytes,
 	if (rc != 1)
 		return rc;
 	s_cancel_jobs(j, c.request_id);
-	for (size_t i = 0; i < j->node->n_peers; i++) {
-		peer_t *p = j->node->peers[i];
-		uint8_t *out = NULL;
-		size_t olen = 0;
-
-		if (p == from || p->state != PEER_ACTIVE)
-			continue;
-		if (wire_cancel(bytes, len, &out, &olen) == 0)
-			node_send(j->node, p, out, olen);
-	}
+	s_flood_cancel(j, from, bytes, len);
 	return 1;
 }
 
-void jobs_on_message(jobs_t *j, peer_t *p, const msg_t *m)
+void jobs_on_message(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 {
 	if (!j)
 		return;
@@ -713,8 +744,8 @@ void jobs_on_message(jobs_t *j, peer_t *p, const msg_t *m)
 		fetch_on_data(j, p, m);
 		break;
 	case MSG_CANCEL:
-		if (s_take_cancel(j, p, m->cancel.p, m->cancel.len) < 0)
-			node_garbage(j->node, p->curve, "bad cancel");
+		if (s_take_cancel(j, p->curve, m->cancel.p, m->cancel.len) < 0)
+			j->ctx.garbage(j->ctx.arg, p->curve, "bad cancel");
 		break;
 	default:
 		break;
@@ -788,7 +819,7 @@ static void s_ctl_blob(jobs_t *j, const uint8_t *arg, size_t len, buf_t *out,
 	if (rc == -EBUSY) {
 		buf_puts(out, "busy\n"); /* ask again later */
 	} else if (rc > 0) {
-		char *path = blob_path(j->node->home, id);
+		char *path = blob_path(j->ctx.home, id);
 
 		buf_printf(out, "have %s\n", path);
 		free(path);
@@ -832,12 +863,36 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 
 /* ---- life ---------------------------------------------------------------- */
 
-int jobs_new(node_t *node, jobs_t **ret, char **ret_err)
+/* The catalog, the slots and the paths executors need. */
+static void s_init(jobs_t *j)
+{
+	char *dir = catalog_default_dir(NULL), *err = NULL;
+	const lab_config_t *cfg = j->ctx.cfg;
+
+	if (results_open(j->ctx.home, true, &j->store_db) < 0)
+		j->store_db = NULL;
+	if (!dir || catalog_load(dir, &j->catalog, &err) < 0)
+		log_warn("no suite catalog (%s): every request will be"
+			 " declined", err ? err : "set LABMESH_SUITES");
+	free(dir);
+	free(err);
+	j->slots = xcalloc(cfg->n_boards + 1, sizeof(*j->slots));
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		j->slots[i].fd = -1;
+		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
+	}
+	j->self_exe = realpath("/proc/self/exe", NULL);
+	j->home = realpath(j->ctx.home, NULL);
+	if (!j->home)
+		j->home = xstrdup(j->ctx.home);
+}
+
+int jobs_new(const jobs_ctx_t *ctx, jobs_t **ret, char **ret_err)
 {
 	jobs_t *j = xzalloc(sizeof(*j));
-	char *path = xasprintf("%s/jobs.db", node->home), *dir, *err = NULL;
+	char *path = xasprintf("%s/jobs.db", ctx->home);
 
-	j->node = node;
+	j->ctx = *ctx;
 	j->timer = -1;
 	if (sqlite3_open(path, &j->db) != SQLITE_OK) {
 		*ret_err = xasprintf("%s: %s", path, sqlite3_errmsg(j->db));
@@ -852,35 +907,18 @@ int jobs_new(node_t *node, jobs_t **ret, char **ret_err)
 		jobs_destroy(&j);
 		return -EIO;
 	}
-	if (results_open(node->home, true, &j->store_db) < 0)
-		j->store_db = NULL;
-	dir = catalog_default_dir(NULL);
-	if (!dir || catalog_load(dir, &j->catalog, &err) < 0)
-		log_warn("no suite catalog (%s): every request will be"
-			 " declined", err ? err : "set LABMESH_SUITES");
-	free(dir);
-	free(err);
-	j->slots = xcalloc(node->cfg->n_boards + 1, sizeof(*j->slots));
-	for (size_t i = 0; i < node->cfg->n_boards; i++) {
-		j->slots[i].fd = -1;
-		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
-	}
-	j->self_exe = realpath("/proc/self/exe", NULL);
-	j->home = realpath(node->home, NULL);
-	if (!j->home)
-		j->home = xstrdup(node->home);
-	node_set_request_hook(node, s_on_request, j);
+	s_init(j);
 	*ret = j;
 	return 0;
 }
 
-void jobs_start(jobs_t *j)
+void jobs_start(jobs_t *j, zloop_t *loop)
 {
 	if (!j)
 		return;
+	j->loop = loop;
 	exec_recover(j);
-	j->timer = zloop_timer(j->node->loop, JOBS_TICK_MS, 0, s_handle_tick,
-			       j);
+	j->timer = zloop_timer(j->loop, JOBS_TICK_MS, 0, s_handle_tick, j);
 }
 
 void jobs_destroy(jobs_t **p)
@@ -891,7 +929,7 @@ void jobs_destroy(jobs_t **p)
 		return;
 	if (j->slots) {
 		exec_stop_all(j);
-		for (size_t i = 0; i < j->node->cfg->n_boards; i++)
+		for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 			buf_free(&j->slots[i].line);
 	}
 	free(j->slots);

@@ -1,7 +1,7 @@
 /*
  * jobs: the lab side of test requests, inside the node.
  *
- * For every new valid request (the node's request hook) the lab checks
+ * For every new valid request (jobs_on_request) the lab checks
  * expiry, a replayed nonce, its policy (submitters, per-board submitters,
  * quota, whose source it builds) and the board selector, then publishes a
  * signed `accept` (the boards chosen) or `decline` (the reason), and
@@ -25,24 +25,73 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "labs/lab.h"
+#include "node/store/store.h"
 #include "proto/buf.h"
 
 typedef struct jobs jobs_t;
-struct node;
-struct peer;
+typedef struct _zloop_t zloop_t; /* czmq */
 struct msg;
+struct record;
 
-/* Open HOME/jobs.db and load the suite catalog; 0 or -errno with a
- * one-line *ret_err (caller frees). */
-int jobs_new(struct node *node, jobs_t **ret, char **ret_err);
-/* Recover jobs interrupted by a crash, set up timers on the node's loop. */
-void jobs_start(jobs_t *j);
+/* A peer as the jobs side sees it; the strings are borrowed for the call. */
+typedef struct {
+	const char *curve; /* its CURVE key (Z85): the handle to send to */
+	const char *hex;   /* its node id in hex, for logs */
+} jobs_peer_t;
+
+/*
+ * What the jobs side needs of the node that runs it, filled in by the
+ * daemon. Every pointer is borrowed and must outlive the jobs_t; every
+ * callback gets arg.
+ *   append_record  sign, store and push a record of the node's own feed
+ *                  (tmpl as node_append_record takes it); 0 or < 0
+ *   send           send a message to the peer of that CURVE key; takes
+ *                  the bytes (frees them); 0 or -errno (-ENOTCONN: gone)
+ *   n_peers, peer  the node's peers in a stable order: peer() fills *ret
+ *                  and says whether its session is up
+ *   set_board      a board's state (enum board_state) and queue length,
+ *                  for the advert; 0 or -errno
+ *   board_state    the state the node holds for board i of cfg
+ *   garbage        count a bad message against the peer of that key
+ *   log_budget     whether one more line about outside traffic may be
+ *                  logged now
+ */
+typedef struct {
+	const char *home;
+	const lab_config_t *cfg;
+	const uint8_t *node_id; /* the node's id, 32 bytes */
+	store_t *store;         /* requests held; the node's own feed */
+	void *arg;
+	int (*append_record)(void *arg, const struct record *tmpl);
+	int (*send)(void *arg, const char *curve, uint8_t *bytes, size_t len);
+	size_t (*n_peers)(void *arg);
+	bool (*peer)(void *arg, size_t i, jobs_peer_t *ret);
+	int (*set_board)(void *arg, const char *board, int state,
+			 uint32_t queue);
+	int (*board_state)(void *arg, size_t i);
+	void (*garbage)(void *arg, const char *curve, const char *what);
+	bool (*log_budget)(void *arg);
+} jobs_ctx_t;
+
+/* Open HOME/jobs.db and load the suite catalog; ctx is copied. 0 or
+ * -errno with a one-line *ret_err (caller frees). */
+int jobs_new(const jobs_ctx_t *ctx, jobs_t **ret, char **ret_err);
+/* Recover jobs interrupted by a crash, set up timers on loop (borrowed,
+ * must outlive the jobs_t). */
+void jobs_start(jobs_t *j, zloop_t *loop);
 /* Kill running executors (process groups) and close. */
 void jobs_destroy(jobs_t **p);
 
+/* A new valid request (local or from a peer), once each: the lab decides
+ * and accepts or declines it. bytes are the signed request. */
+void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,
+		     size_t len);
+
 /* Messages the daemon does not handle itself: blob-get, blob-data,
- * cancel. m is a decoded proto message from an authenticated peer. */
-void jobs_on_message(jobs_t *j, struct peer *p, const struct msg *m);
+ * cancel. m is a decoded proto message from the authenticated peer from. */
+void jobs_on_message(jobs_t *j, const jobs_peer_t *from,
+		     const struct msg *m);
 
 /* Run records just stored from a peer (committed, verified by the
  * caller) go into the results index. items are proto_bytes_t. */

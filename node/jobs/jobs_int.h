@@ -5,13 +5,21 @@
 #define LABMESH_NODE_JOBS_INT_H
 
 #include "node/jobs/jobs.h"
-#include "node/net/node_int.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include "proto/request.h"
 #include "suites/catalog.h"
 
+#include <czmq.h>
+#include <sodium.h>
 #include <sqlite3.h>
 #include <sys/types.h>
+/* czmq pulls in syslog.h, whose LOG_INFO/LOG_DEBUG macros would shadow
+ * proto/log.h's levels */
+#undef LOG_INFO
+#undef LOG_DEBUG
+#include "proto/log.h"
 
 #define JOBS_TICK_MS 200
 #define JOBS_MAX_ATTEMPTS 2          /* a job interrupted once is re-run */
@@ -54,7 +62,8 @@ typedef struct {
 } jobs_fetch_t;
 
 struct jobs {
-	node_t *node;
+	jobs_ctx_t ctx;     /* the node that runs us */
+	zloop_t *loop;      /* the node's, from jobs_start */
 	sqlite3 *db;       /* HOME/jobs.db */
 	sqlite3 *store_db; /* HOME/store.db, for the results index */
 	catalog_t *catalog;
@@ -66,6 +75,8 @@ struct jobs {
 };
 
 /* jobs.c */
+int64_t jobs_now(void);     /* monotonic ms */
+int64_t jobs_wall_ms(void); /* wall clock ms */
 int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       int state, uint32_t idx, uint32_t count,
 		       const char *suite, const char *text);
@@ -90,7 +101,7 @@ int fetch_blob(jobs_t *j, const uint8_t id[32]);
  * asks already hold their share of the fetches. */
 int fetch_blob_asked(jobs_t *j, const uint8_t id[32]);
 void fetch_tick(jobs_t *j);
-void fetch_on_get(jobs_t *j, peer_t *p, const struct msg *m);
-void fetch_on_data(jobs_t *j, peer_t *p, const struct msg *m);
+void fetch_on_get(jobs_t *j, const jobs_peer_t *p, const struct msg *m);
+void fetch_on_data(jobs_t *j, const jobs_peer_t *p, const struct msg *m);
 
 #endif

@@ -382,9 +382,12 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	case WIRE_REQUEST_IDS:
 		repl_on_request_ids(node, p, m);
 		break;
-	default:
-		jobs_on_message(node->jobs, p, m->msg); /* blobs, cancels */
+	default: {
+		jobs_peer_t jp = { .curve = p->curve, .hex = p->hex };
+
+		jobs_on_message(node->jobs, &jp, m->msg); /* blobs, cancels */
 		break;
+	}
 	}
 }
 
@@ -742,6 +745,87 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	return rc;
 }
 
+/* ---- the jobs side's view of the node (jobs_ctx_t) ---------------- */
+
+static int s_jobs_append(void *arg, const struct record *tmpl)
+{
+	return node_append_record(arg, tmpl);
+}
+
+static int s_jobs_send(void *arg, const char *curve, uint8_t *bytes,
+		       size_t len)
+{
+	node_t *node = arg;
+	peer_t *p = zhashx_lookup(node->by_curve, curve);
+
+	if (!p) {
+		free(bytes);
+		return -ENOTCONN;
+	}
+	return node_send(node, p, bytes, len);
+}
+
+static size_t s_jobs_n_peers(void *arg)
+{
+	return ((node_t *)arg)->n_peers;
+}
+
+static bool s_jobs_peer(void *arg, size_t i, jobs_peer_t *ret)
+{
+	node_t *node = arg;
+	peer_t *p = i < node->n_peers ? node->peers[i] : NULL;
+
+	if (!p)
+		return false;
+	ret->curve = p->curve;
+	ret->hex = p->hex;
+	return p->state == PEER_ACTIVE;
+}
+
+static int s_jobs_set_board(void *arg, const char *board, int state,
+			    uint32_t queue)
+{
+	return node_set_board(arg, board, state, queue);
+}
+
+static int s_jobs_board_state(void *arg, size_t i)
+{
+	node_t *node = arg;
+
+	return i < node->cfg->n_boards ? node->board_state[i] : BOARD_OFFLINE;
+}
+
+static void s_jobs_garbage(void *arg, const char *curve, const char *what)
+{
+	node_garbage(arg, curve, what);
+}
+
+static bool s_jobs_log_budget(void *arg)
+{
+	return node_log_budget(arg);
+}
+
+static int s_setup_jobs(node_t *node, char **ret_err)
+{
+	jobs_ctx_t ctx = {
+		.home = node->home,
+		.cfg = node->cfg,
+		.node_id = node->key.pk,
+		.store = node->store,
+		.arg = node,
+		.append_record = s_jobs_append,
+		.send = s_jobs_send,
+		.n_peers = s_jobs_n_peers,
+		.peer = s_jobs_peer,
+		.set_board = s_jobs_set_board,
+		.board_state = s_jobs_board_state,
+		.garbage = s_jobs_garbage,
+		.log_budget = s_jobs_log_budget,
+	};
+
+	return jobs_new(&ctx, &node->jobs, ret_err);
+}
+
 static void s_free_stranger(void **item)
 {
 	free(*item);
@@ -768,19 +852,13 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	zhashx_set_destructor(node->upstream, s_free_stranger);
 	rc = s_setup(node, opts, ret_err);
 	if (rc == 0)
-		rc = jobs_new(node, &node->jobs, ret_err);
+		rc = s_setup_jobs(node, ret_err);
 	if (rc < 0) {
 		node_destroy(&node);
 		return rc;
 	}
 	*ret_node = node;
 	return 0;
-}
-
-void node_set_request_hook(node_t *node, node_request_fn fn, void *arg)
-{
-	node->req_hook = fn;
-	node->req_hook_arg = arg;
 }
 
 void node_set_tamper(node_t *node, bool on)
@@ -890,7 +968,7 @@ int node_run(node_t *node)
 	peer_seed(node);
 	peer_restore(node);
 	s_start_beacon(node);
-	jobs_start(node->jobs);
+	jobs_start(node->jobs, node->loop);
 	zloop_start(node->loop);
 	log_info("node stopping");
 	return 0;

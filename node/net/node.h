@@ -35,8 +35,9 @@ int node_run(node_t *node);
  * Append a record to this node's own feed: tmpl has head.kind and the
  * body for that kind filled (proto/record.h; pointers borrowed); seq,
  * prev_id and ts are set here. The record is signed, stored durably, then
- * pushed to peers that follow us. The jobs code uses this for
- * accept/decline/event/run. 0 or -errno / a PROTO_E_* code.
+ * pushed to peers that follow us. The jobs side gets it through its
+ * context (jobs_ctx_t) for accept/decline/event/run. 0 or -errno / a
+ * PROTO_E_* code.
  */
 struct record;
 int node_append_record(node_t *node, const struct record *tmpl);
@@ -44,7 +45,7 @@ int node_append_record(node_t *node, const struct record *tmpl);
 /*
  * A signed request from a local submitter (the control socket's
  * submit-raw): verified, stored, flooded to every peer, handed to the
- * request hook. Returns 1 when new, 0 when already known, or -errno.
+ * jobs side (jobs_on_request). Returns 1 when new, 0 when already known, or -errno.
  */
 int node_submit_request(node_t *node, const uint8_t *bytes, size_t len);
 
@@ -55,11 +56,6 @@ int node_submit_request(node_t *node, const uint8_t *bytes, size_t len);
  */
 int node_set_board(node_t *node, const char *board, int state,
 		   uint32_t queue);
-
-/* Called once for every new valid request (local or from a peer). */
-typedef void (*node_request_fn)(void *arg, const uint8_t *id,
-				const uint8_t *bytes, size_t len);
-void node_set_request_hook(node_t *node, node_request_fn fn, void *arg);
 
 /*
  * Testing aid: flip one byte of every record this node serves to peers

@@ -171,8 +171,6 @@ struct node {
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
-	node_request_fn req_hook;
-	void *req_hook_arg;
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };
