@@ -4,6 +4,7 @@
  * and results*.c; this file only turns argv into calls and exit codes.
  */
 #include "node/cli/results_cli.h"
+#include "node/jobs/jobs.h"
 #include "node/results/export.h"
 #include "node/results/query.h"
 #include "node/results/results.h"
@@ -534,7 +535,7 @@ static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
 		size_t n_pins = 0;
 
 		/* never a kernel that a queued or running job needs */
-		rc = results_gc_pins(o->home, &pins, &n_pins);
+		rc = jobs_pinned_blobs(o->home, &pins, &n_pins);
 		if (rc == 0)
 			rc = results_gc_keep(o->home, budget, pins, n_pins,
 					     &st);

@@ -861,6 +861,84 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 	return true;
 }
 
+/* ---- read-only queries of jobs.db ------------------------------------- */
+
+#define JOBS_MAX_PINS 65536  /* blobs pinned by unfinished jobs */
+#define JOBS_RO_BUSY_MS 2000 /* a reader waits this long for the node */
+
+static void s_pin(uint8_t (**pins)[32], size_t *n, const uint8_t *id)
+{
+	if (*n >= JOBS_MAX_PINS)
+		return;
+	if (*n % 64 == 0)
+		*pins = xreallocarray(*pins, *n + 64, 32);
+	memcpy((*pins)[(*n)++], id, 32);
+}
+
+/* The kernel blobs of each unfinished job's request, into pins. */
+static int s_pins_read(sqlite3 *db, uint8_t (**pins)[32], size_t *n)
+{
+	sqlite3_stmt *q = NULL;
+	int s;
+
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT r.bytes FROM jobs j"
+			       " JOIN requests r ON r.id = j.request_id"
+			       " WHERE j.state < ?", -1, &q, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int(q, 1, JOB_DONE);
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		const void *b = sqlite3_column_blob(q, 0);
+		int len = sqlite3_column_bytes(q, 0);
+		request_t *req = NULL;
+
+		if (!b || len <= 0 ||
+		    wire_request_open(b, (size_t)len, &req) != 0)
+			continue; /* never queued: the decision refuses it */
+		if (req->kernel.type == REQUEST_KERNEL_ARTIFACT) {
+			s_pin(pins, n, req->kernel.kernel_blob);
+			if (req->kernel.has_initrd_blob)
+				s_pin(pins, n, req->kernel.initrd_blob);
+		}
+		request_destroy(&req);
+	}
+	sqlite3_finalize(q);
+	/* busy or broken: the caller keeps everything this round */
+	return s == SQLITE_DONE ? 0 : -EIO;
+}
+
+int jobs_pinned_blobs(const char *home, uint8_t (**ret)[32], size_t *ret_n)
+{
+	char *path = xasprintf("%s/jobs.db", home);
+	uint8_t (*pins)[32] = NULL;
+	sqlite3 *db = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (access(path, F_OK) < 0) {
+		rc = errno == ENOENT ? 0 : -errno; /* no jobs ever */
+		free(path);
+		return rc;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_busy_timeout(db, JOBS_RO_BUSY_MS);
+		rc = s_pins_read(db, &pins, &n);
+	} else {
+		rc = -EIO;
+	}
+	sqlite3_close(db);
+	free(path);
+	if (rc < 0) {
+		free(pins);
+		return rc;
+	}
+	*ret = pins;
+	*ret_n = n;
+	return 0;
+}
+
 /* ---- life ---------------------------------------------------------------- */
 
 /* The catalog, the slots and the paths executors need. */

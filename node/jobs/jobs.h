@@ -103,6 +103,15 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 	      const size_t *lens, size_t n_args, bool json, buf_t *out,
 	      bool *ret_failed);
 
+/*
+ * The blobs the jobs of HOME/jobs.db not yet finished (queued to running)
+ * need: the kernel and initrd of artifact requests, for the blob gc to
+ * keep. Read-only, its own connection (the node's periodic gc and
+ * `labmesh store gc` alike). *ret (caller frees) holds *ret_n ids; no
+ * jobs.db: none. 0 or -errno (-EIO: unreadable or busy).
+ */
+int jobs_pinned_blobs(const char *home, uint8_t (**ret)[32], size_t *ret_n);
+
 /* The executor child: `labmesh exec-job` (node/jobs/exec_child.c). */
 int cmd_exec_job(int argc, char **argv);
 

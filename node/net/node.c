@@ -539,7 +539,10 @@ static void s_blob_gc(node_t *node)
 {
 	char *tmp = xasprintf("%s/blobs/tmp", node->home);
 	int64_t now = node_now(), seen = 0;
+	uint8_t (*pins)[32] = NULL;
+	size_t n_pins = 0;
 	struct stat sb;
+	int rc;
 
 	if (stat(tmp, &sb) == 0)
 		seen = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
@@ -551,7 +554,16 @@ static void s_blob_gc(node_t *node)
 		return;
 	node->last_gc_ms = now ? now : 1;
 	node->gc_tmp_mtime_ns = seen;
-	(void)results_gc_node(node->home, node->cfg->blob_budget, NULL);
+	/* never a kernel that a queued or running job needs */
+	rc = jobs_pinned_blobs(node->home, &pins, &n_pins);
+	if (rc < 0) {
+		log_warn("blob gc skipped: cannot read the jobs of %s/jobs.db"
+			 " (%s)", node->home, strerror(-rc));
+		return;
+	}
+	(void)results_gc_node(node->home, node->cfg->blob_budget, pins, n_pins,
+			      NULL);
+	free(pins);
 }
 
 static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)

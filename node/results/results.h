@@ -102,19 +102,13 @@ int results_gc_keep(const char *home, uint64_t budget, uint8_t (*keep)[32],
 		    size_t n_keep, results_gc_stats_t *ret_stats);
 
 /*
- * The blobs the jobs of HOME/jobs.db not yet finished (queued to running)
- * need: the kernel and initrd of artifact requests. *ret (caller frees)
- * holds *ret_n ids; no jobs.db: none. 0 or -errno (-EIO: unreadable).
+ * The running node's pass: results_gc_keep, each evicted blob logged at
+ * info and the pass summed up in one line. keep[0..n_keep) are the blobs
+ * its caller pins (the node: jobs_pinned_blobs, the kernels of unfinished
+ * jobs); sorted in place. 0 or -errno.
  */
-int results_gc_pins(const char *home, uint8_t (**ret)[32], size_t *ret_n);
-
-/*
- * The running node's pass: results_gc_keep with results_gc_pins, each
- * evicted blob logged at info. When the jobs cannot be read nothing is
- * removed. 0 or -errno.
- */
-int results_gc_node(const char *home, uint64_t budget,
-		    results_gc_stats_t *ret_stats);
+int results_gc_node(const char *home, uint64_t budget, uint8_t (*keep)[32],
+		    size_t n_keep, results_gc_stats_t *ret_stats);
 
 
 #endif

@@ -14,16 +14,14 @@
  * deterministic.
  *
  * The running node calls results_gc_node() every few minutes and soon
- * after a blob is stored; it never removes a blob that a job not yet
- * finished (HOME/jobs.db: queued to running) names as its kernel or
- * initrd.
+ * after a blob is stored, with the blobs a job not yet finished names as
+ * its kernel or initrd (jobs_pinned_blobs, node/jobs: jobs.db is read
+ * only there); those are never removed.
  */
 #include "node/results/results.h"
 
 #include "proto/log.h"
 #include "proto/mem.h"
-#include "proto/record.h"
-#include "proto/request.h"
 #include "proto/types.h"
 
 #include <dirent.h>
@@ -36,8 +34,6 @@
 #include <unistd.h>
 
 #define GC_MAX_FILES (16 * 1024 * 1024) /* blobs considered in one pass */
-#define GC_MAX_PINS 65536   /* unfinished jobs read from jobs.db */
-#define GC_DB_BUSY_MS 2000  /* wait for the node's own writes */
 
 typedef struct {
 	char name[65];
@@ -208,89 +204,13 @@ int results_gc_keep(const char *home, uint64_t budget, uint8_t (*keep)[32],
 	return s_gc(home, budget, keep, n_keep, false, ret_stats);
 }
 
-static void s_pin(uint8_t (**pins)[32], size_t *n, const uint8_t id[32])
+int results_gc_node(const char *home, uint64_t budget, uint8_t (*keep)[32],
+		    size_t n_keep, results_gc_stats_t *ret_stats)
 {
-	if (*n >= GC_MAX_PINS)
-		return;
-	if (*n % 64 == 0)
-		*pins = xreallocarray(*pins, *n + 64, 32);
-	memcpy((*pins)[(*n)++], id, 32);
-}
-
-int results_gc_pins(const char *home, uint8_t (**ret)[32], size_t *ret_n)
-{
-	char *path = xasprintf("%s/jobs.db", home);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *q = NULL;
-	uint8_t (*pins)[32] = NULL;
-	size_t n = 0;
-	int rc = 0, s;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (access(path, F_OK) < 0) {
-		free(path);
-		return errno == ENOENT ? 0 : -errno; /* no jobs ever */
-	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK) {
-		rc = -EIO;
-		goto out;
-	}
-	sqlite3_busy_timeout(db, GC_DB_BUSY_MS);
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT r.bytes FROM jobs j"
-			       " JOIN requests r ON r.id = j.request_id"
-			       " WHERE j.state < ?", -1, &q, NULL) !=
-	    SQLITE_OK) {
-		rc = -EIO;
-		goto out;
-	}
-	sqlite3_bind_int(q, 1, JOB_DONE);
-	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
-		const void *b = sqlite3_column_blob(q, 0);
-		int len = sqlite3_column_bytes(q, 0);
-		request_t *req = NULL;
-
-		if (!b || len <= 0 ||
-		    request_decode(b, (size_t)len, &req) != 0)
-			continue; /* the jobs side refuses it too */
-		if (req->kernel.type == REQUEST_KERNEL_ARTIFACT) {
-			s_pin(&pins, &n, req->kernel.kernel_blob);
-			if (req->kernel.has_initrd_blob)
-				s_pin(&pins, &n, req->kernel.initrd_blob);
-		}
-		request_destroy(&req);
-	}
-	if (s != SQLITE_DONE)
-		rc = -EIO; /* busy or broken: keep everything this round */
-out:
-	sqlite3_finalize(q);
-	sqlite3_close(db);
-	free(path);
-	if (rc < 0) {
-		free(pins);
-		return rc;
-	}
-	*ret = pins;
-	*ret_n = n;
-	return 0;
-}
-
-int results_gc_node(const char *home, uint64_t budget,
-		    results_gc_stats_t *ret_stats)
-{
-	uint8_t (*pins)[32] = NULL;
-	size_t n = 0;
 	results_gc_stats_t st = { 0 };
-	int rc = results_gc_pins(home, &pins, &n);
+	int rc;
 
-	if (rc < 0) {
-		log_warn("blob gc skipped: cannot read the jobs of %s/jobs.db"
-			 " (%s)", home, strerror(-rc));
-		return rc;
-	}
-	rc = s_gc(home, budget, pins, n, true, &st);
-	free(pins);
+	rc = s_gc(home, budget, keep, n_keep, true, &st);
 	if (rc < 0)
 		log_warn("blob gc: %s", strerror(-rc));
 	else if (st.evicted || st.kept)

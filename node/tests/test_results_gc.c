@@ -2,14 +2,16 @@
  * Blob retention as the node runs it: blobs stored through blob.c with
  * old use times set explicitly (what a noatime mount leaves: reading does
  * not move them), one old blob read through the path every reader uses
- * (blob_have + blob_path), then results_gc_node over a small budget. The
- * least recently used go, the read one stays, and a kernel that a queued
- * job of HOME/jobs.db names stays however old it is; once its job is done
+ * (blob_have + blob_path), then results_gc_node over a small budget with
+ * the blobs jobs_pinned_blobs names. The least recently used go, the read
+ * one stays, and a kernel that a queued job of HOME/jobs.db names stays
+ * however old it is; once its job is done
  * it may go. Records (store.db) and files not named like blobs are left.
  */
 #include "proto/tests/check.h"
 #include "node/store/blob.h"
 #include "node/results/results.h"
+#include "node/jobs/jobs.h"
 #include "node/cli/results_cli.h"
 
 #include "proto/keys.h"
@@ -171,20 +173,19 @@ int main(void)
 	fclose(f);
 
 	/* no jobs.db: nothing pinned */
-	CHECK(results_gc_pins(s_home, &pins, &n_pins) == 0 && n_pins == 0);
+	CHECK(jobs_pinned_blobs(s_home, &pins, &n_pins) == 0 && n_pins == 0);
 	free(pins);
 
 	/* blob 1 (the second oldest) is read; blob 0, the oldest, is the
 	 * kernel of a queued job */
 	s_read(1);
 	s_jobs_db(0, JOB_QUEUED);
-	CHECK(results_gc_pins(s_home, &pins, &n_pins) == 0 && n_pins == 1 &&
+	CHECK(jobs_pinned_blobs(s_home, &pins, &n_pins) == 0 && n_pins == 1 &&
 	      memcmp(pins[0], s_id[0], 32) == 0);
-	free(pins);
 
 	/* 8000 bytes over a 4500 budget: 4 go, oldest first, skipping the
 	 * pinned 0 and the read 1 */
-	CHECK(results_gc_node(s_home, 4500, &st) == 0);
+	CHECK(results_gc_node(s_home, 4500, pins, n_pins, &st) == 0);
 	CHECK(st.files == N_BLOBS && st.bytes == N_BLOBS * BLOB_BYTES);
 	CHECK(st.evicted == 4 && st.freed == 4 * BLOB_BYTES);
 	CHECK(st.kept == 1);
@@ -196,19 +197,23 @@ int main(void)
 	CHECK(access(other, F_OK) == 0 && access(store, F_OK) == 0);
 
 	/* within budget: nothing more goes */
-	CHECK(results_gc_node(s_home, 4500, &st) == 0 && st.evicted == 0);
+	CHECK(results_gc_node(s_home, 4500, pins, n_pins, &st) == 0 &&
+	      st.evicted == 0);
+	free(pins);
 
 	/* the job is done: its kernel is an old blob like any other */
 	s_jobs_db(0, JOB_DONE);
-	CHECK(results_gc_pins(s_home, &pins, &n_pins) == 0 && n_pins == 0);
+	CHECK(jobs_pinned_blobs(s_home, &pins, &n_pins) == 0 && n_pins == 0);
+	CHECK(results_gc_node(s_home, 3000, pins, n_pins, &st) == 0);
 	free(pins);
-	CHECK(results_gc_node(s_home, 3000, &st) == 0);
 	CHECK(st.evicted == 1 && !s_held(0));
 	CHECK(s_held(1) && s_held(6) && s_held(7));
 
 	/* a running job pins as well */
 	s_jobs_db(6, JOB_RUNNING);
-	CHECK(results_gc_node(s_home, 0, &st) == 0);
+	CHECK(jobs_pinned_blobs(s_home, &pins, &n_pins) == 0);
+	CHECK(results_gc_node(s_home, 0, pins, n_pins, &st) == 0);
+	free(pins);
 	CHECK(st.evicted == 2 && st.kept == 1 && s_held(6));
 	CHECK(!s_held(1) && !s_held(7));
 
