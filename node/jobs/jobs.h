@@ -13,8 +13,9 @@
  * fetched as blobs from peers first (blob-get / blob-data). Signed cancels
  * from the submitter stop a request's jobs and flood to peers.
  *
- * Modules: jobs.c (database, requests, policy, scheduling, control
- * commands), exec.c (children, their pipes, results, restart recovery),
+ * Modules: jobs.c (database, the queue, scheduling, cancels, control
+ * commands, read-only queries), jobs_accept.c (the decision on each
+ * request: policy, selector, quota, accept/decline), exec.c (children, their pipes, results, restart recovery),
  * blob_fetch.c (blob transfer between nodes), exec_child.c (the executor
  * process itself).
  */

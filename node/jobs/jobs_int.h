@@ -1,5 +1,6 @@
 /*
- * jobs_int: state shared by jobs.c, exec.c and blob_fetch.c.
+ * jobs_int: state shared by jobs.c, jobs_accept.c, exec.c and
+ * blob_fetch.c.
  */
 #ifndef LABMESH_NODE_JOBS_INT_H
 #define LABMESH_NODE_JOBS_INT_H
@@ -77,6 +78,14 @@ struct jobs {
 /* jobs.c */
 int64_t jobs_now(void);     /* monotonic ms */
 int64_t jobs_wall_ms(void); /* wall clock ms */
+/* A statement on jobs.db (caller finalizes), or NULL (logged). */
+sqlite3_stmt *jobs_prep(jobs_t *j, const char *sql);
+/* Queue one job per board for an accepted request, in one transaction.
+ * 0 or -EIO. */
+int jobs_queue(jobs_t *j, const request_t *req, const uint8_t *bytes,
+	       size_t len, const char **boards, size_t n);
+/* Whether the submitter of req cancelled it (a cancel seen first). */
+bool jobs_cancelled(jobs_t *j, const request_t *req);
 int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       int state, uint32_t idx, uint32_t count,
 		       const char *suite, const char *text);

@@ -1,0 +1,288 @@
+/*
+ * jobs_accept: the lab's decision on each new request (jobs_on_request):
+ * expiry, a replayed nonce, a cancel seen first, the lab's policy
+ * (submitters, whose git source it builds, the suites of its catalog,
+ * the selected labs), the board selector (each board's fitness: arch,
+ * tags, per-board submitters, boot method, recipe, offline) and the
+ * per-key quota; then the signed `accept` with the jobs queued
+ * (jobs_queue, jobs.c) or the `decline` naming the rule.
+ *
+ * Tables read or written here (jobs.c holds the schema): nonces (replay),
+ * jobs (the quota's count).
+ */
+#include "node/jobs/jobs_int.h"
+
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- the answer --------------------------------------------------------- */
+
+static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
+		     const char *text)
+{
+	record_t t = { .head.kind = RECORD_DECLINE };
+	char hex[65];
+
+	memcpy(t.decline.request_id, req_id, 32);
+	t.decline.reason = reason;
+	t.decline.text = text;
+	wire_hex(req_id, 32, hex);
+	if (j->ctx.log_budget(j->ctx.arg))
+		log_info("request %.12s declined: %s", hex, text);
+	return j->ctx.append_record(j->ctx.arg, &t);
+}
+
+/* ---- the decision ------------------------------------------------------- */
+
+static bool s_in(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool s_key_in(const uint8_t *pk, char *const *list, size_t n)
+{
+	char hex[65];
+
+	wire_hex(pk, 32, hex);
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(list[i], hex) == 0)
+			return true;
+	return false;
+}
+
+static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
+{
+	for (size_t i = 0; i < cfg->n_recipes; i++)
+		if (strcmp(cfg->recipes[i].arch, arch) == 0)
+			return &cfg->recipes[i];
+	return NULL;
+}
+
+/* Why board b cannot take req, or NULL when it can. */
+static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
+				 const request_t *req, char *why, size_t wsz)
+{
+	const request_selector_t *s = &req->select;
+	const request_kernel_t *k = &req->kernel;
+
+	if (s->n_boards && !s_in(b->name, s->boards, s->n_boards))
+		return "not a selected board";
+	if (*s->arch && strcmp(s->arch, b->arch) != 0) {
+		snprintf(why, wsz, "arch %s, not %s", b->arch, s->arch);
+		return why;
+	}
+	if (k->type == REQUEST_KERNEL_ARTIFACT && *k->arch &&
+	    strcmp(k->arch, b->arch) != 0) {
+		snprintf(why, wsz, "arch %s, kernel is %s", b->arch, k->arch);
+		return why;
+	}
+	for (size_t i = 0; i < s->n_tags; i++) {
+		bool has = false;
+
+		for (size_t t = 0; t < b->n_tags; t++)
+			has |= strcmp(b->tags[t], s->tags[i]) == 0;
+		if (!has) {
+			snprintf(why, wsz, "no tag %s", s->tags[i]);
+			return why;
+		}
+	}
+	if (b->submitters &&
+	    !s_key_in(req->submitter, b->submitters, b->n_submitters))
+		return "policy: boards.submitters of this board does not list"
+		       " the submitter";
+	if (k->type != REQUEST_KERNEL_NONE && b->boot.method == LAB_BOOT_NONE)
+		return "boot method none cannot boot a kernel";
+	if (k->type == REQUEST_KERNEL_GIT && !s_recipe(j->ctx.cfg, b->arch)) {
+		snprintf(why, wsz, "no build recipe for %s", b->arch);
+		return why;
+	}
+	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=
+	    BOARD_OFFLINE)
+		return "board offline";
+	return NULL;
+}
+
+/* Jobs of submitter in the quota window. */
+static int64_t s_recent_jobs(jobs_t *j, const uint8_t *submitter)
+{
+	sqlite3_stmt *st = jobs_prep(j, "SELECT count(*) FROM jobs WHERE"
+				  " submitter=? AND created_ms>=?");
+	int64_t n = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_blob(st, 1, submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, jobs_wall_ms() - JOBS_QUOTA_WINDOW_MS);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Record the nonce; false when this submitter used it before. */
+static bool s_nonce_fresh(jobs_t *j, const request_t *req)
+{
+	sqlite3_stmt *st = jobs_prep(j, "INSERT OR IGNORE INTO nonces VALUES"
+				  " (?, ?, ?)");
+	bool fresh;
+
+	if (!st)
+		return false;
+	sqlite3_bind_blob(st, 1, req->submitter, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, req->nonce, PROTO_NONCE_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)req->expires_ms);
+	fresh = sqlite3_step(st) == SQLITE_DONE &&
+		sqlite3_changes(j->db) == 1;
+	sqlite3_finalize(st);
+	return fresh;
+}
+
+/* Policy and suites: 0 when the lab takes requests like this at all,
+ * else a decline reason with text in why. */
+static int s_check_policy(jobs_t *j, const request_t *req, char *why,
+			  size_t wsz)
+{
+	const lab_config_t *cfg = j->ctx.cfg;
+	char hex[65];
+
+	wire_hex(req->submitter, 32, hex);
+	if (!cfg->submitters_any &&
+	    !s_key_in(req->submitter, cfg->submitters, cfg->n_submitters)) {
+		snprintf(why, wsz, "lab %s's policy.submitters does not list"
+			 " submitter %.12s", cfg->name, hex);
+		return DECLINE_POLICY;
+	}
+	if (req->kernel.type == REQUEST_KERNEL_GIT && !cfg->build_any) {
+		snprintf(why, wsz, "lab %s's policy.build is none: it builds"
+			 " no git source", cfg->name);
+		return DECLINE_POLICY;
+	}
+	for (size_t i = 0; i < req->n_suites; i++) {
+		if (!j->catalog || !catalog_find(j->catalog, req->suites[i])) {
+			snprintf(why, wsz, "suite %s is not in lab %s's catalog",
+				 req->suites[i], cfg->name);
+			return DECLINE_UNSUPPORTED;
+		}
+	}
+	if (req->select.n_labs &&
+	    !s_in(cfg->name, req->select.labs, req->select.n_labs)) {
+		snprintf(why, wsz, "lab %s is not among the selected labs",
+			 cfg->name);
+		return DECLINE_NO_BOARD;
+	}
+	return 0;
+}
+
+/* Pick the boards; returns how many (names into chosen), or 0 with why. */
+static size_t s_select(jobs_t *j, const request_t *req, const char **chosen,
+		       char *why, size_t wsz)
+{
+	const lab_config_t *cfg = j->ctx.cfg;
+	uint32_t max = req->select.max_per_lab;
+	size_t n = 0;
+	buf_t b;
+
+	buf_init(&b, wsz - 1);
+	buf_puts(&b, "no board matches:");
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		char w[160];
+		const char *no = s_board_unfit(j, &cfg->boards[i], req, w,
+					       sizeof(w));
+
+		if (no) {
+			buf_printf(&b, " %s (%s);", cfg->boards[i].name, no);
+			continue;
+		}
+		if (max && n >= max)
+			break;
+		chosen[n++] = cfg->boards[i].name;
+	}
+	if (!n)
+		snprintf(why, wsz, "%s", buf_str(&b));
+	buf_free(&b);
+	return n;
+}
+
+static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
+		     size_t len)
+{
+	const char *chosen[PROTO_MAX_BOARDS];
+	char why[1024];
+	record_t t = { .head.kind = RECORD_ACCEPT };
+	int64_t quota = j->ctx.cfg->quota_per_key;
+	size_t n;
+	int reason;
+
+	if ((int64_t)req->expires_ms <= jobs_wall_ms()) {
+		s_decline(j, req->id, DECLINE_EXPIRED, "request expired");
+		return;
+	}
+	if (!s_nonce_fresh(j, req)) {
+		s_decline(j, req->id, DECLINE_OTHER, "replayed request: this"
+			  " submitter already used its nonce");
+		return;
+	}
+	if (jobs_cancelled(j, req)) {
+		s_decline(j, req->id, DECLINE_OTHER, "cancelled by the"
+			  " submitter");
+		return;
+	}
+	reason = s_check_policy(j, req, why, sizeof(why));
+	if (reason) {
+		s_decline(j, req->id, reason, why);
+		return;
+	}
+	n = s_select(j, req, chosen, why, sizeof(why));
+	if (!n) {
+		s_decline(j, req->id, DECLINE_NO_BOARD, why);
+		return;
+	}
+	if (quota > 0 && s_recent_jobs(j, req->submitter) + (int64_t)n > quota) {
+		snprintf(why, sizeof(why), "policy: quota_per_key %" PRId64
+			 " jobs a day reached for this submitter", quota);
+		s_decline(j, req->id, DECLINE_QUOTA, why);
+		return;
+	}
+	if (jobs_queue(j, req, bytes, len, chosen, n) < 0) {
+		s_decline(j, req->id, DECLINE_BUSY, "cannot queue the jobs");
+		return;
+	}
+	memcpy(t.accept.request_id, req->id, 32);
+	t.accept.boards = chosen;
+	t.accept.n_boards = n;
+	if (j->ctx.append_record(j->ctx.arg, &t) < 0)
+		log_error("accept record failed");
+	for (size_t i = 0; i < n; i++)
+		jobs_publish_event(j, req->id, chosen[i], JOB_QUEUED, 0,
+				   (uint32_t)req->n_suites, NULL, "queued");
+	log_info("request accepted on %zu board(s)", n);
+	jobs_schedule(j); /* idle boards start at once, not on the tick */
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
+		jobs_update_board(j, i);
+}
+
+void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,
+		     size_t len)
+{
+	request_t *req = NULL;
+	int rc;
+
+	if (!j)
+		return;
+	rc = wire_request_open(bytes, len, &req);
+	if (rc < 0) {
+		log_warn("request does not decode: %s", wire_strerror(rc));
+		return;
+	}
+	s_decide(j, req, bytes, len);
+	request_destroy(&req);
+}
+
