@@ -159,6 +159,23 @@ typedef struct {
 	uint8_t seed[32]; /* the job's one-off key */
 } s_job_t;
 
+/* Write the signed run record to D/run.rec and tell the node its path. */
+static int s_save_record(const s_job_t *jb, const uint8_t *bytes, size_t len)
+{
+	char *path = xasprintf("%s/run.rec", jb->dir);
+	FILE *f = fopen(path, "wbe");
+	int rc = 0;
+
+	if (f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0) {
+		printf("R %s\n", path);
+		fflush(stdout);
+	} else {
+		rc = -EIO;
+	}
+	free(path);
+	return rc;
+}
+
 /* Sign the run record; with fewer cases when it would be too large. */
 static int s_write_record(s_job_t *jb)
 {
@@ -213,18 +230,8 @@ static int s_write_record(s_job_t *jb)
 	}
 	free(suites);
 	free(slogs);
-	if (rc == 0) {
-		char *path = xasprintf("%s/run.rec", jb->dir);
-		FILE *f = fopen(path, "wbe");
-
-		if (f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0) {
-			printf("R %s\n", path);
-			fflush(stdout);
-		} else {
-			rc = -EIO;
-		}
-		free(path);
-	}
+	if (rc == 0)
+		rc = s_save_record(jb, bytes, len);
 	free(bytes);
 	return rc;
 }
