@@ -154,12 +154,13 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	pid = fork();
 	if (pid == 0)
 		s_child(j, fds[1], keyfd, parent, dir, board);
+	rc = pid < 0 ? -errno : 0; /* before close() may change errno */
 	free(dir);
 	close(fds[1]);
 	close(keyfd);
-	if (pid < 0) {
+	if (rc < 0) {
 		close(fds[0]);
-		return -errno;
+		return rc;
 	}
 	setpgid(pid, pid); /* both sides: no race with a kill of the group */
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
