@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,20 +251,6 @@ static void s_compare_help(void)
 	       " regressions, 2 cannot compare.\n\n%s", s_filter_help);
 }
 
-static int s_threshold(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
-	    v < 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -294,7 +279,7 @@ int cmd_compare(int argc, char **argv)
 			free(o.home);
 			return EXIT_OK;
 		} else if (c == O_THRESHOLD) {
-			if (s_threshold(optarg, &thr) < 0) {
+			if (query_parse_threshold(optarg, &thr) < 0) {
 				s_usage(o.cmd, "bad --threshold '%s'", optarg);
 				goto usage;
 			}

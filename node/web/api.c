@@ -18,7 +18,6 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,20 +352,6 @@ static void s_query(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	s_run_query(a, &c, &f, ret);
 }
 
-static int s_threshold(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
-	    v < 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static void s_compare(api_t *a, const api_param_t *p, size_t n,
 		      api_reply_t *ret)
 {
@@ -386,7 +371,7 @@ static void s_compare(api_t *a, const api_param_t *p, size_t n,
 		api_error(ret, 400, "give base and new");
 		return;
 	}
-	if (thr && s_threshold(thr, &c.threshold) < 0) {
+	if (thr && query_parse_threshold(thr, &c.threshold) < 0) {
 		api_error(ret, 400, "bad threshold");
 		return;
 	}
