@@ -18,6 +18,7 @@
 #include "node/jobs/jobs_int.h"
 
 #include "node/results/results.h"
+#include "node/store/file.h"
 #include "proto/mem.h"
 
 #include <errno.h>
@@ -44,20 +45,6 @@ static sqlite3_stmt *s_prep(jobs_t *j, const char *sql)
 static char *s_job_dir(jobs_t *j, int64_t job)
 {
 	return xasprintf("%s/work/jobs/%" PRId64, j->home, job);
-}
-
-static int s_write_file(const char *path, const uint8_t *b, size_t n)
-{
-	FILE *f = fopen(path, "wbe");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (fwrite(b, 1, n, f) != n)
-		rc = -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	return rc;
 }
 
 static void s_mkdir_p(const char *path)
@@ -106,7 +93,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	int fds[2], rc;
 
 	s_mkdir_p(dir);
-	rc = s_write_file(path, bytes, len);
+	rc = file_write(path, bytes, len);
 	free(path);
 	if (rc < 0 || !j->self_exe || pipe2(fds, O_CLOEXEC) < 0) {
 		free(dir);
