@@ -44,7 +44,7 @@ const char *proto_strerror(int err)
 	if (i >= 1 && i < (int)(sizeof(s_msgs) / sizeof(s_msgs[0])) &&
 	    s_msgs[i])
 		return s_msgs[i];
-	if (err < 0 && err > -1000)
+	if (proto_is_errno(err))
 		return strerror(-err);
 	return "unknown error";
 }

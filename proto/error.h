@@ -8,6 +8,8 @@
 #ifndef LABMESH_PROTO_ERROR_H
 #define LABMESH_PROTO_ERROR_H
 
+#include <stdbool.h>
+
 enum proto_error {
 	PROTO_E_TRUNCATED = -1001,  /* input ends inside a value */
 	PROTO_E_TRAILING = -1002,   /* bytes left after the value */
@@ -37,6 +39,15 @@ enum proto_error {
 	PROTO_E_KEYFORMAT = -1026,    /* key file malformed */
 	PROTO_E_EMPTY = -1027,	      /* required text or list is empty */
 };
+
+/*
+ * Whether rc is a -errno value (I/O or the system failed) rather than a
+ * PROTO_E_* code (the bytes were refused). False for 0 and positive rc.
+ */
+static inline bool proto_is_errno(int rc)
+{
+	return rc < 0 && rc > -1000;
+}
 
 /*
  * A static description of a PROTO_E_* code, or strerror() of a -errno

@@ -7,6 +7,7 @@
 #include "node/cli/jobs_cli.h"
 
 #include "node/store/blob.h"
+#include "node/store/file.h"
 #include "node/net/ctl.h"
 #include "proto/error.h"
 #include "proto/keys.h"
@@ -284,20 +285,6 @@ static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
 	return 0;
 }
 
-static int s_save(const char *path, const uint8_t *b, size_t n)
-{
-	FILE *f = fopen(path, "wbe");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (fwrite(b, 1, n, f) != n)
-		rc = -EIO;
-	if (fclose(f) != 0)
-		rc = -EIO;
-	return rc;
-}
-
 int cmd_submit(cli_t *cli, int argc, char **argv)
 {
 	s_submit_t o = { 0 };
@@ -344,7 +331,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	if (rc < 0)
 		return cli_fail("submit", "the request is not valid: %s",
 				proto_strerror(rc));
-	if (o.save && s_save(o.save, bytes, len) < 0) {
+	if (o.save && file_write(o.save, bytes, len) < 0) {
 		free(bytes);
 		return cli_fail("submit", "cannot write %s", o.save);
 	}

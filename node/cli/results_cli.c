@@ -2,6 +2,8 @@
  * results_cli: option parsing and store opening for query, compare,
  * history, export and store. The work itself is in query*.c, export*.c
  * and results*.c; this file only turns argv into calls and exit codes.
+ * One parser (s_parse) serves every command: the common and filter
+ * options, then a table of the command's own (s_opt_t).
  */
 #include "node/cli/results_cli.h"
 #include "node/jobs/jobs.h"
@@ -12,9 +14,9 @@
 
 #include "proto/mem.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +31,8 @@ int results_lag(sqlite3 *db); /* results.c */
 enum {
 	O_HOME = 1000, O_JSON, O_HELP, O_COMMIT, O_BRANCH, O_TREE, O_BOARD,
 	O_LAB, O_ARCH, O_SUITE, O_PATH, O_STATUS, O_SINCE, O_RUN, O_REQUEST,
-	O_MATRIX, O_LIST, O_THRESHOLD, O_KCIDB, O_JUNIT, O_ORIGIN, O_LOGBASE,
-	O_OUT, O_BUDGET,
+	O_MATRIX, O_LIST, O_KCIDB, O_JUNIT,
+	O_OWN, /* a command's own option: O_OWN + its index in s_opt_t[] */
 };
 
 #define FILTER_OPTS                                                          \
@@ -140,6 +142,135 @@ static int s_common(s_opts_t *o, int c, const char *arg)
 	}
 }
 
+/* store's common options: no filters; --json is accepted and ignored. */
+static int s_plain(s_opts_t *o, int c, const char *arg)
+{
+	if (c == O_HOME)
+		s_home(o, arg);
+	return c == O_HOME || c == O_JSON;
+}
+
+/* What one of a command's own options does (the first two take no value). */
+typedef enum {
+	S_CODE,    /* *(int *)ret = code; the last one given counts */
+	S_ONE_OF,  /* the same, but another code already there is an error */
+	S_STRING,  /* *(const char **)ret = the value (argv's, not copied) */
+	S_PERCENT, /* *(double *)ret = the value as query_parse_threshold */
+	S_SIZE,    /* *(uint64_t *)ret = the value as lab_parse_size */
+} s_kind_t;
+
+/* A command's own option, in a table ended by a NULL name. */
+typedef struct {
+	const char *name; /* the long option, without "--" */
+	s_kind_t kind;
+	void *ret;        /* where the value goes, of the kind's type */
+	int code;         /* S_CODE, S_ONE_OF: what is stored */
+	const char *bad;  /* usage error, one %s: the value ("" for S_ONE_OF) */
+} s_opt_t;
+
+#define S_MAX_OPTS 32
+
+/*
+ * getopt_long's table: the common options (with or without the filters),
+ * then own's as O_OWN + index.
+ */
+static void s_longopts(bool filters, const s_opt_t *own,
+		       struct option ret[S_MAX_OPTS])
+{
+	static const struct option with[] = {
+		FILTER_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option plain[] = {
+		{ "home", required_argument, NULL, O_HOME },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "json", no_argument, NULL, O_JSON },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct option *base = filters ? with : plain;
+	size_t n = 0;
+
+	for (; base[n].name; n++)
+		ret[n] = base[n];
+	for (size_t i = 0; own[i].name; i++, n++) {
+		assert(n + 1 < S_MAX_OPTS);
+		ret[n] = (struct option){
+			own[i].name,
+			own[i].kind <= S_ONE_OF ? no_argument
+						: required_argument,
+			NULL, O_OWN + (int)i
+		};
+	}
+	ret[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* Apply one of a command's own options. 0, or -1 on a usage error. */
+static int s_own(s_opts_t *o, const s_opt_t *d, const char *arg)
+{
+	int *code = d->ret;
+
+	switch (d->kind) {
+	case S_ONE_OF:
+		if (*code && *code != d->code)
+			return s_usage(o->cmd, d->bad, ""), -1;
+		*code = d->code;
+		return 0;
+	case S_CODE:
+		*code = d->code;
+		return 0;
+	case S_STRING:
+		*(const char **)d->ret = arg;
+		return 0;
+	case S_PERCENT:
+		if (query_parse_threshold(arg, d->ret) < 0)
+			return s_usage(o->cmd, d->bad, arg), -1;
+		return 0;
+	case S_SIZE:
+		if (lab_parse_size(arg, d->ret) < 0)
+			return s_usage(o->cmd, d->bad, arg), -1;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * A command's options, from argv[1]: with filters, the filters and the
+ * common options (s_common); without, only --home, --help and --json
+ * (s_plain); and own's. Sets o->home first. Returns 0 with optind at the
+ * first operand, 1 after printing help(), -1 on a usage error (reported).
+ */
+static int s_parse(s_opts_t *o, int argc, char **argv, bool filters,
+		   const s_opt_t *own, void (*help)(void))
+{
+	struct option opts[S_MAX_OPTS];
+	int c;
+
+	s_longopts(filters, own, opts);
+	s_home(o, NULL);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int h = filters ? s_common(o, c, optarg)
+				: s_plain(o, c, optarg);
+
+		if (h < 0)
+			return -1;
+		if (h)
+			continue;
+		if (c == O_HELP) {
+			help();
+			return 1;
+		}
+		if (c < O_OWN) {
+			s_usage(o->cmd, "unknown option '%s'", argv[optind - 1]);
+			return -1;
+		}
+		if (s_own(o, &own[c - O_OWN], optarg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Open read-only, catching the index up first if records are ahead. */
 static int s_open(s_opts_t *o, sqlite3 **ret_db)
 {
@@ -183,37 +314,20 @@ static void s_query_help(void)
 
 int cmd_query(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		{ "matrix", no_argument, NULL, O_MATRIX },
-		{ "list", no_argument, NULL, O_LIST },
-		{ NULL, 0, NULL, 0 },
-	};
 	s_opts_t o = { .cmd = "query" };
-	int view = 0, c, rc;
+	int view = 0, rc;
+	const s_opt_t own[] = {
+		{ "matrix", S_CODE, &view, O_MATRIX, NULL },
+		{ "list", S_CODE, &view, O_LIST, NULL },
+		{ NULL, 0, NULL, 0, NULL },
+	};
 	char err[256] = "";
 	sqlite3 *db;
 
-	s_home(&o, NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int h = s_common(&o, c, optarg);
-
-		if (h < 0)
-			goto usage;
-		if (h)
-			continue;
-		if (c == O_HELP) {
-			s_query_help();
-			free(o.home);
-			return EXIT_OK;
-		} else if (c == O_MATRIX || c == O_LIST) {
-			view = c;
-		} else {
-			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		}
+	rc = s_parse(&o, argc, argv, true, own, s_query_help);
+	if (rc) {
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (optind < argc) {
 		s_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
@@ -253,56 +367,22 @@ static void s_compare_help(void)
 	       " regressions, 2 cannot compare.\n\n%s", s_filter_help);
 }
 
-static int s_threshold(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
-	    v < 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		{ "threshold", required_argument, NULL, O_THRESHOLD },
-		{ NULL, 0, NULL, 0 },
-	};
 	s_opts_t o = { .cmd = "compare" };
 	double thr = 10.0;
+	const s_opt_t own[] = {
+		{ "threshold", S_PERCENT, &thr, 0, "bad --threshold '%s'" },
+		{ NULL, 0, NULL, 0, NULL },
+	};
 	char err[256] = "";
 	sqlite3 *db;
-	int c, rc;
+	int rc;
 
-	s_home(&o, NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int h = s_common(&o, c, optarg);
-
-		if (h < 0)
-			goto usage;
-		if (h)
-			continue;
-		if (c == O_HELP) {
-			s_compare_help();
-			free(o.home);
-			return EXIT_OK;
-		} else if (c == O_THRESHOLD) {
-			if (s_threshold(optarg, &thr) < 0) {
-				s_usage(o.cmd, "bad --threshold '%s'", optarg);
-				goto usage;
-			}
-		} else {
-			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		}
+	rc = s_parse(&o, argc, argv, true, own, s_compare_help);
+	if (rc) {
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (argc - optind != 2) {
 		s_usage(o.cmd, "give BASE and NEW%s", "");
@@ -339,32 +419,18 @@ static void s_history_help(void)
 
 int cmd_history(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		{ NULL, 0, NULL, 0 },
+	static const s_opt_t own[] = {
+		{ NULL, 0, NULL, 0, NULL },
 	};
 	s_opts_t o = { .cmd = "history" };
 	char err[256] = "";
 	sqlite3 *db;
-	int c, rc;
+	int rc;
 
-	s_home(&o, NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int h = s_common(&o, c, optarg);
-
-		if (h < 0)
-			goto usage;
-		if (h)
-			continue;
-		if (c == O_HELP) {
-			s_history_help();
-			free(o.home);
-			return EXIT_OK;
-		}
-		s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
-		goto usage;
+	rc = s_parse(&o, argc, argv, true, own, s_history_help);
+	if (rc) {
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (argc - optind != 1 || strlen(argv[optind]) > QUERY_MAX_ARG) {
 		s_usage(o.cmd, "give one PATH%s", "");
@@ -449,51 +515,24 @@ static int s_export_check(s_opts_t *o, const char *origin,
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		{ "kcidb", no_argument, NULL, O_KCIDB },
-		{ "junit", no_argument, NULL, O_JUNIT },
-		{ "origin", required_argument, NULL, O_ORIGIN },
-		{ "log-base", required_argument, NULL, O_LOGBASE },
-		{ "out", required_argument, NULL, O_OUT },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char both[] = "--kcidb or --junit, not both%s";
 	s_opts_t o = { .cmd = "export" };
 	const char *origin = EXPORT_DEFAULT_ORIGIN, *log_base = NULL;
 	const char *out = NULL;
-	int fmt = 0, c, rc;
+	int fmt = 0, rc;
+	const s_opt_t own[] = {
+		{ "kcidb", S_ONE_OF, &fmt, O_KCIDB, both },
+		{ "junit", S_ONE_OF, &fmt, O_JUNIT, both },
+		{ "origin", S_STRING, &origin, 0, NULL },
+		{ "log-base", S_STRING, &log_base, 0, NULL },
+		{ "out", S_STRING, &out, 0, NULL },
+		{ NULL, 0, NULL, 0, NULL },
+	};
 
-	s_home(&o, NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int h = s_common(&o, c, optarg);
-
-		if (h < 0)
-			goto usage;
-		if (h)
-			continue;
-		switch (c) {
-		case O_HELP:
-			s_export_help();
-			free(o.home);
-			return EXIT_OK;
-		case O_KCIDB:
-		case O_JUNIT:
-			if (fmt && fmt != c) {
-				s_usage(o.cmd, "--kcidb or --junit, not both%s",
-					"");
-				goto usage;
-			}
-			fmt = c;
-			break;
-		case O_ORIGIN: origin = optarg; break;
-		case O_LOGBASE: log_base = optarg; break;
-		case O_OUT: out = optarg; break;
-		default:
-			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		}
+	rc = s_parse(&o, argc, argv, true, own, s_export_help);
+	if (rc) {
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (!fmt || optind < argc) {
 		s_usage(o.cmd, "give --kcidb or --junit%s", "");
@@ -581,38 +620,18 @@ static int s_store_do(s_opts_t *o, const char *what, uint64_t budget)
 
 int cmd_store(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "home", required_argument, NULL, O_HOME },
-		{ "budget", required_argument, NULL, O_BUDGET },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "json", no_argument, NULL, O_JSON }, /* accepted, no data */
-		{ NULL, 0, NULL, 0 },
-	};
 	s_opts_t o = { .cmd = "store" };
 	uint64_t budget = RESULTS_GC_DEFAULT_BUDGET;
-	int c, rc;
+	const s_opt_t own[] = {
+		{ "budget", S_SIZE, &budget, 0, "bad --budget '%s'" },
+		{ NULL, 0, NULL, 0, NULL },
+	};
+	int rc;
 
-	s_home(&o, NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == O_HOME) {
-			s_home(&o, optarg);
-		} else if (c == O_JSON) {
-			continue;
-		} else if (c == O_HELP) {
-			s_store_help();
-			free(o.home);
-			return EXIT_OK;
-		} else if (c == O_BUDGET) {
-			if (lab_parse_size(optarg, &budget) < 0) {
-				s_usage(o.cmd, "bad --budget '%s'", optarg);
-				goto usage;
-			}
-		} else {
-			s_usage(o.cmd, "unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		}
+	rc = s_parse(&o, argc, argv, false, own, s_store_help);
+	if (rc) {
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (argc - optind != 1 || (strcmp(argv[optind], "check") &&
 				   strcmp(argv[optind], "reindex") &&

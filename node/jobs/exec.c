@@ -22,6 +22,7 @@
 
 #include "node/jobs/exec_child.h"
 #include "node/results/results.h"
+#include "node/store/file.h"
 #include "proto/mem.h"
 
 #include <errno.h>
@@ -49,20 +50,6 @@ static sqlite3_stmt *s_prep(jobs_t *j, const char *sql)
 static char *s_job_dir(jobs_t *j, int64_t job)
 {
 	return xasprintf("%s/work/jobs/%" PRId64, j->home, job);
-}
-
-static int s_write_file(const char *path, const uint8_t *b, size_t n)
-{
-	FILE *f = fopen(path, "wbe");
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	if (fwrite(b, 1, n, f) != n)
-		rc = -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	return rc;
 }
 
 static void s_mkdir_p(const char *path)
@@ -141,7 +128,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	int fds[2], keyfd = -1, rc;
 
 	s_mkdir_p(dir);
-	rc = s_write_file(path, bytes, len);
+	rc = file_write(path, bytes, len);
 	free(path);
 	if (rc == 0)
 		rc = s_key_pipe(s->run_key, &keyfd);

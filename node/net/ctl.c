@@ -62,23 +62,16 @@ static int s_recv_reply(zsock_t *req, bool *ret_ok, char **ret_body)
 	return 0;
 }
 
-int ctl_call(const char *home, const char *command, bool json, size_t nargs,
-	     const char *const *args, const size_t *lens, int timeout_ms,
-	     bool *ret_ok, char **ret_body)
+/* The request itself: process-wide state is left as it is. */
+static int s_request(const char *home, const char *command, bool json,
+		     size_t nargs, const char *const *args, const size_t *lens,
+		     int timeout_ms, bool *ret_ok, char **ret_body)
 {
 	char *ep = ctl_endpoint(home);
 	zsock_t *req;
 	zmsg_t *msg;
 	int rc;
 
-	if (!ep)
-		return -ENAMETOOLONG;
-	if (!ctl_running(home)) {
-		free(ep);
-		return -ECONNREFUSED;
-	}
-	zsys_set_logstream(NULL);
-	zsys_handler_set(NULL);
 	req = zsock_new(ZMQ_REQ);
 	if (!req || zsock_connect(req, "%s", ep) < 0) {
 		zsock_destroy(&req);
@@ -88,6 +81,7 @@ int ctl_call(const char *home, const char *command, bool json, size_t nargs,
 	free(ep);
 	zsock_set_linger(req, 0);
 	zsock_set_rcvtimeo(req, timeout_ms);
+	zsock_set_sndtimeo(req, timeout_ms);
 	zsock_set_maxmsgsize(req, CTL_MAX_REPLY + 4096);
 	msg = zmsg_new();
 	zmsg_addstr(msg, command);
@@ -95,8 +89,46 @@ int ctl_call(const char *home, const char *command, bool json, size_t nargs,
 	for (size_t i = 0; i < nargs; i++)
 		zmsg_addmem(msg, args[i], lens ? lens[i] : strlen(args[i]));
 	rc = zmsg_send(&msg, req) < 0 ? -EIO : 0;
+	zmsg_destroy(&msg);
 	if (rc == 0)
 		rc = s_recv_reply(req, ret_ok, ret_body);
 	zsock_destroy(&req);
 	return rc;
+}
+
+/* -ENAMETOOLONG, -ECONNREFUSED when no node listens, or 0. */
+static int s_reachable(const char *home)
+{
+	char *ep = ctl_endpoint(home);
+
+	if (!ep)
+		return -ENAMETOOLONG;
+	free(ep);
+	return ctl_running(home) ? 0 : -ECONNREFUSED;
+}
+
+int ctl_ask(const char *home, const char *command, bool json, size_t nargs,
+	    const char *const *args, const size_t *lens, int timeout_ms,
+	    bool *ret_ok, char **ret_body)
+{
+	int rc = s_reachable(home);
+
+	if (rc < 0)
+		return rc;
+	return s_request(home, command, json, nargs, args, lens, timeout_ms,
+			 ret_ok, ret_body);
+}
+
+int ctl_call(const char *home, const char *command, bool json, size_t nargs,
+	     const char *const *args, const size_t *lens, int timeout_ms,
+	     bool *ret_ok, char **ret_body)
+{
+	int rc = s_reachable(home);
+
+	if (rc < 0)
+		return rc;
+	zsys_set_logstream(NULL);
+	zsys_handler_set(NULL);
+	return s_request(home, command, json, nargs, args, lens, timeout_ms,
+			 ret_ok, ret_body);
 }

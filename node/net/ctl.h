@@ -33,9 +33,20 @@ bool ctl_running(const char *home);
 /*
  * Send command with args to the node of home and wait up to timeout_ms.
  * Returns 0 with *ret_ok (status) and *ret_body (the caller frees),
- * -ECONNREFUSED when no node runs there, -ETIMEDOUT, or -errno.
- * Binary arguments are passed with their lengths (lens may be NULL for C
- * strings).
+ * -ECONNREFUSED when no node runs there, -ENAMETOOLONG, -ETIMEDOUT,
+ * -EBADMSG (a reply not of the protocol's form or over CTL_MAX_REPLY), or
+ * -errno. Binary arguments are passed with their lengths (lens may be NULL
+ * for C strings). Touches no process-wide state: usable inside the node.
+ */
+int ctl_ask(const char *home, const char *command, bool json, size_t nargs,
+	    const char *const *args, const size_t *lens, int timeout_ms,
+	    bool *ret_ok, char **ret_body);
+
+/*
+ * ctl_ask for a command-line process: first turns off czmq's log stream
+ * and its signal handler (process-wide settings, so Ctrl-C ends the
+ * command at once). Not for the node itself, whose loop relies on czmq's
+ * signal handling to stop cleanly. Returns as ctl_ask.
  */
 int ctl_call(const char *home, const char *command, bool json, size_t nargs,
 	     const char *const *args, const size_t *lens, int timeout_ms,

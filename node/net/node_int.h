@@ -193,6 +193,13 @@ static inline bool node_rate_ok(int64_t *window, int *count, int max)
 /* node.c */
 void node_debug_append(node_t *node, uint64_t n);
 void node_stop(node_t *node);
+/*
+ * Send one encoded message (len bytes) to p without blocking. Frees bytes
+ * (malloc'd, e.g. an encoder's output) whether or not it was sent, so
+ * callers hand it over and never touch it again. 0, -EINVAL (bytes NULL),
+ * -ENOTCONN (no dealer to p), or -errno of zmq_send (-EAGAIN when p's
+ * queue is full); failures are logged at debug only.
+ */
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len);
 bool node_log_budget(node_t *node);
 stranger_t *node_stranger(node_t *node, const char *curve);

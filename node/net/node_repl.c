@@ -21,6 +21,7 @@
 #include "node/net/node_int.h"
 #include "node/jobs/jobs.h"
 
+#include "proto/error.h"
 #include "proto/log.h"
 #include "proto/mem.h"
 
@@ -625,7 +626,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		} else if (rc == STORE_EQUIVOCATION &&
 			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
 			ev[n_ev++] = i;
-		} else if (rc < 0 && rc > -1000) {
+		} else if (proto_is_errno(rc)) {
 			break; /* store error */
 		}
 	}

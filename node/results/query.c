@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,6 +148,20 @@ int query_parse_since(const char *s, int64_t now_ms, int64_t *ret_ms)
 	if (v > INT64_MAX / unit)
 		return -EINVAL;
 	*ret_ms = now_ms - (int64_t)v * unit;
+	return 0;
+}
+
+int query_parse_threshold(const char *s, double *ret_pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
+	    v < 0)
+		return -EINVAL;
+	*ret_pct = v;
 	return 0;
 }
 

@@ -42,6 +42,11 @@ typedef struct {
  * or a UTC date "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM[:SS][Z]". 0 / -EINVAL.
  */
 int query_parse_since(const char *s, int64_t now_ms, int64_t *ret_ms);
+/*
+ * Parse compare's threshold: a percent, "12.5" or "12.5%", finite and not
+ * negative. 0 / -EINVAL; *ret_pct is written only on success.
+ */
+int query_parse_threshold(const char *s, double *ret_pct);
 /* Parse --status: "FAIL" or "FAIL,ERROR" (any case) into a mask. */
 int query_parse_status(const char *s, uint32_t *ret_mask);
 /* Whether path (suite.path) matches pattern as --path does. */

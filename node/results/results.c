@@ -85,7 +85,7 @@ static int s_index_select(sqlite3 *db, const char *sql)
 
 		if (r == 1)
 			n++;
-		else if (r < 0 && r > -1000) {
+		else if (proto_is_errno(r)) {
 			n = r;
 			break;
 		}

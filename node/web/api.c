@@ -18,7 +18,6 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,20 +352,6 @@ static void s_query(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	s_run_query(a, &c, &f, ret);
 }
 
-static int s_threshold(const char *s, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%")) || !isfinite(v) ||
-	    v < 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static void s_compare(api_t *a, const api_param_t *p, size_t n,
 		      api_reply_t *ret)
 {
@@ -386,7 +371,7 @@ static void s_compare(api_t *a, const api_param_t *p, size_t n,
 		api_error(ret, 400, "give base and new");
 		return;
 	}
-	if (thr && s_threshold(thr, &c.threshold) < 0) {
+	if (thr && query_parse_threshold(thr, &c.threshold) < 0) {
 		api_error(ret, 400, "bad threshold");
 		return;
 	}
@@ -446,52 +431,15 @@ static void s_progress(api_t *a, const api_param_t *p, size_t n,
 
 /*
  * Ask the node's control socket, as `labmesh peers --json` does, but
- * without ctl_call's process-wide czmq settings (it turns off czmq's
- * signal handling, which the node's loop relies on to stop cleanly).
+ * with ctl_ask rather than ctl_call: ctl_call's process-wide czmq
+ * settings turn off czmq's signal handling, which the node's loop relies
+ * on to stop cleanly.
  */
 int api_ctl(const char *home, const char *command, const char *arg,
 	    bool *ret_ok, char **ret_body)
 {
-	char *ep = ctl_endpoint(home), *text;
-	zsock_t *req;
-	zmsg_t *msg;
-	zframe_t *st, *body;
-	int rc = -EIO;
-
-	if (!ep)
-		return -ENAMETOOLONG;
-	req = zsock_new(ZMQ_REQ);
-	if (!req || zsock_connect(req, "%s", ep) < 0) {
-		zsock_destroy(&req);
-		free(ep);
-		return -ECONNREFUSED;
-	}
-	free(ep);
-	zsock_set_linger(req, 0);
-	zsock_set_rcvtimeo(req, API_CTL_TIMEOUT_MS);
-	zsock_set_sndtimeo(req, API_CTL_TIMEOUT_MS);
-	zsock_set_maxmsgsize(req, API_MAX_REPLY);
-	msg = zmsg_new();
-	zmsg_addstr(msg, command);
-	zmsg_addstr(msg, "json");
-	if (arg)
-		zmsg_addstr(msg, arg);
-	if (zmsg_send(&msg, req) == 0 && (msg = zmsg_recv(req))) {
-		st = zmsg_first(msg);
-		body = zmsg_next(msg);
-		if (st && body) {
-			text = xmalloc(zframe_size(body) + 1);
-			memcpy(text, zframe_data(body), zframe_size(body));
-			text[zframe_size(body)] = '\0';
-			*ret_ok = zframe_streq(st, "ok");
-			*ret_body = text;
-			rc = 0;
-		}
-		zmsg_destroy(&msg);
-	}
-	zmsg_destroy(&msg);
-	zsock_destroy(&req);
-	return rc;
+	return ctl_ask(home, command, true, arg ? 1 : 0, &arg, NULL,
+		       API_CTL_TIMEOUT_MS, ret_ok, ret_body);
 }
 
 static void s_ctl(api_t *a, const char *command, const api_param_t *p, size_t n,
