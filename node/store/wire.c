@@ -166,6 +166,17 @@ bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
 	return same;
 }
 
+int wire_record_decode(const uint8_t *bytes, size_t len, record_t **ret)
+{
+	return record_decode(bytes, len, ret);
+}
+
+int wire_record_sign_as(const key_pair_t *kp, const record_t *rec,
+			uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id)
+{
+	return record_sign(rec, kp, ret_bytes, ret_len, ret_id);
+}
+
 void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz)
 {
 	memset(tmpl, 0, sizeof(*tmpl));
@@ -299,6 +310,11 @@ int wire_request_verify(const uint8_t *bytes, size_t len, uint8_t *ret_id,
 						      (int64_t)r->expires_ms;
 	request_destroy(&r);
 	return 0;
+}
+
+int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret)
+{
+	return request_decode(bytes, len, ret);
 }
 
 /* ---- messages ----------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include "proto/caps.h"
 #include "proto/keys.h"
 #include "proto/record.h"
+#include "proto/request.h"
 #include "proto/types.h"
 #include "proto/msg.h"
 
@@ -89,6 +90,15 @@ int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
  * seq, prev, ts) gives those very bytes: the body is unchanged. */
 bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
 			   const uint8_t *bytes, size_t len);
+/* The full record, decoded strictly with its signature checked over
+ * bytes (proto's record_t, for code that reads a body): 0 and *ret (free
+ * with record_destroy), or a negative code; *ret untouched on error. */
+int wire_record_decode(const uint8_t *bytes, size_t len, record_t **ret);
+/* Sign rec as it stands (head filled by the caller) with kp: for signers
+ * outside the daemon's own feed (synthetic runs). The returned bytes are
+ * the caller's; ret_id gets the id. 0 or a negative code. */
+int wire_record_sign_as(const key_pair_t *kp, const record_t *rec,
+			uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id);
 /* A synthetic event record for tests (labmesh debug append-records). */
 void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz);
 
@@ -128,6 +138,10 @@ int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret);
 /* A signed test request: verify, its id and expiry. */
 int wire_request_verify(const uint8_t *bytes, size_t len,
 			uint8_t *ret_id, int64_t *ret_expires_ms);
+
+/* The full request, decoded strictly with its signature checked: 0 and
+ * *ret (free with request_destroy), or a negative code. */
+int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret);
 
 /* A short description of a wire_* or proto error code; borrowed. */
 const char *wire_strerror(int err);
