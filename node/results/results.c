@@ -132,6 +132,11 @@ int results_catch_up(sqlite3 *db)
 	return s_index_missing(db);
 }
 
+bool results_has_index(sqlite3 *db)
+{
+	return s_has_table(db, "res_runs");
+}
+
 /* Run records the index lacks (0 when in step), or -errno. */
 static int64_t s_lag(sqlite3 *db)
 {
