@@ -82,10 +82,7 @@ static int s_append(node_t *node, const record_t *tmpl, uint8_t **ret_bytes,
 			      node_wall_ms(), &bytes, &blen, &rec);
 	if (rc < 0)
 		return rc;
-	sr = (store_rec_t){ .id = rec.id, .author = rec.author,
-			    .prev_id = rec.prev_id, .seq = rec.seq,
-			    .kind = rec.kind, .ts_ms = rec.ts_ms,
-			    .bytes = bytes, .len = blen };
+	sr = wire_store_rec(&rec, bytes, blen);
 	rc = store_put_record(node->store, &sr);
 	if (rc != STORE_ADDED) {
 		free(bytes);

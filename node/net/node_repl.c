@@ -522,14 +522,8 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 	    memcmp(a.author, b.author, WIRE_KEY_BYTES) != 0 ||
 	    a.seq != b.seq || memcmp(a.id, b.id, WIRE_ID_BYTES) == 0)
 		return false;
-	sa = (store_rec_t){ .id = a.id, .author = a.author,
-			    .prev_id = a.prev_id, .seq = a.seq, .kind = a.kind,
-			    .ts_ms = a.ts_ms, .bytes = m->items[0].p,
-			    .len = m->items[0].len };
-	sb = (store_rec_t){ .id = b.id, .author = b.author,
-			    .prev_id = b.prev_id, .seq = b.seq, .kind = b.kind,
-			    .ts_ms = b.ts_ms, .bytes = m->items[1].p,
-			    .len = m->items[1].len };
+	sa = wire_store_rec(&a, m->items[0].p, m->items[0].len);
+	sb = wire_store_rec(&b, m->items[1].p, m->items[1].len);
 	if (store_begin(node->store) < 0)
 		return true;
 	rc = store_put_evidence_pair(node->store, &sa, &sb);
@@ -559,10 +553,7 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			     " verify)");
 		return rc;
 	}
-	sr = (store_rec_t){ .id = r.id, .author = r.author,
-			    .prev_id = r.prev_id, .seq = r.seq, .kind = r.kind,
-			    .ts_ms = r.ts_ms, .bytes = item->p,
-			    .len = item->len };
+	sr = wire_store_rec(&r, item->p, item->len);
 	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;

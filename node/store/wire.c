@@ -121,6 +121,15 @@ int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret)
 	return 0;
 }
 
+store_rec_t wire_store_rec(const wire_record_t *r, const uint8_t *bytes,
+			   size_t len)
+{
+	return (store_rec_t){ .id = r->id, .author = r->author,
+			      .prev_id = r->prev_id, .seq = r->seq,
+			      .kind = r->kind, .ts_ms = r->ts_ms,
+			      .bytes = bytes, .len = len };
+}
+
 int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
 		     uint64_t seq, const uint8_t *prev_id, int64_t ts_ms,
 		     uint8_t **ret_bytes, size_t *ret_len,

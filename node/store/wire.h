@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "labs/lab.h"
+#include "node/store/store.h"
 #include "proto/caps.h"
 #include "proto/keys.h"
 #include "proto/record.h"
@@ -79,6 +80,10 @@ typedef struct {
 
 /* Decode strictly and verify the signature over bytes. 0 or -errno. */
 int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret);
+/* The store's row of a verified record r whose signed bytes are bytes;
+ * the row borrows from both. */
+store_rec_t wire_store_rec(const wire_record_t *r, const uint8_t *bytes,
+			   size_t len);
 /* Sign the next record of our feed: tmpl has head.kind and the body
  * filled; seq, prev and ts are set here. The returned bytes are the
  * caller's. 0 or a negative code. */
