@@ -192,8 +192,12 @@ static inline bool node_rate_ok(int64_t *window, int *count, int max)
 	return ++*count <= max;
 }
 
-/* node.c */
+/* node_feed.c: append n synthetic records, a chunk per loop turn; our
+ * advert, signed again only when it differs from the last (0 or -errno) */
 void node_debug_append(node_t *node, uint64_t n);
+int node_publish_advert(node_t *node);
+
+/* node.c */
 void node_stop(node_t *node);
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len);
 bool node_log_budget(node_t *node);
