@@ -228,8 +228,6 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m);
-void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
-void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_vectors(node_t *node);
 void repl_pull_all(node_t *node);
 void repl_tick(node_t *node);
@@ -237,6 +235,12 @@ void repl_forget_peer(node_t *node, peer_t *p);
 void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		     size_t len);
 uint64_t repl_their_seq(peer_t *p, const char *author_hex);
+
+/* node_flood.c: request flooding; repl_send_request_ids sends p the ids
+ * of our unexpired requests */
+void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_send_request_ids(node_t *node, peer_t *p);
 
 /* node_ctl.c */
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply);
