@@ -342,7 +342,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	req.select.boards = o.boards;
 	req.select.n_boards = o.n_boards;
 	req.select.max_per_lab = (uint32_t)o.max_per_lab;
-	rc = request_sign(&req, &kp, &bytes, &len, id);
+	rc = wire_request_sign(&req, &kp, &bytes, &len, id);
 	key_wipe(&kp);
 	if (rc < 0)
 		return cli_fail("submit", "the request is not valid: %s",
@@ -466,7 +466,8 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 				"ambiguous or malformed request id");
 	if (s_load_key("cancel", keyfile, &kp) < 0)
 		return CLI_EXIT_FAIL;
-	rc = cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len, cid);
+	rc = wire_cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len,
+			      cid);
 	key_wipe(&kp);
 	if (rc < 0)
 		return cli_fail("cancel", "cannot sign: %s", proto_strerror(rc));

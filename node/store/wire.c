@@ -326,6 +326,19 @@ int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret)
 	return request_decode(bytes, len, ret);
 }
 
+int wire_request_sign(const request_t *req, const key_pair_t *kp,
+		      uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id)
+{
+	return request_sign(req, kp, ret_bytes, ret_len, ret_id);
+}
+
+int wire_cancel_sign(const uint8_t *request_id, uint64_t ts_ms,
+		     const key_pair_t *kp, uint8_t **ret_bytes,
+		     size_t *ret_len, uint8_t *ret_id)
+{
+	return cancel_sign(request_id, ts_ms, kp, ret_bytes, ret_len, ret_id);
+}
+
 /* ---- messages ----------------------------------------------------------- */
 
 static void s_from_msg(wire_msg_t *w, msg_t *m)

@@ -147,6 +147,13 @@ int wire_request_verify(const uint8_t *bytes, size_t len,
 /* The full request, decoded strictly with its signature checked: 0 and
  * *ret (free with request_destroy), or a negative code. */
 int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret);
+/* Sign req (a submitter's) or a cancel of request_id with kp: the bytes
+ * are the caller's, ret_id gets their id. 0 or a negative code. */
+int wire_request_sign(const request_t *req, const key_pair_t *kp,
+		      uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id);
+int wire_cancel_sign(const uint8_t *request_id, uint64_t ts_ms,
+		     const key_pair_t *kp, uint8_t **ret_bytes,
+		     size_t *ret_len, uint8_t *ret_id);
 
 /* A short description of a wire_* or proto error code; borrowed. */
 const char *wire_strerror(int err);
