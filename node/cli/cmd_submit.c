@@ -6,8 +6,11 @@
  */
 #include "node/cli/jobs_cli.h"
 
+#include "node/results/reqview.h"
 #include "node/store/blob.h"
 #include "node/store/file.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 #include "node/net/ctl.h"
 #include "proto/error.h"
 #include "proto/keys.h"
@@ -326,7 +329,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	req.select.boards = o.boards;
 	req.select.n_boards = o.n_boards;
 	req.select.max_per_lab = (uint32_t)o.max_per_lab;
-	rc = request_sign(&req, &kp, &bytes, &len, id);
+	rc = wire_request_sign(&req, &kp, &bytes, &len, id);
 	key_wipe(&kp);
 	if (rc < 0)
 		return cli_fail("submit", "the request is not valid: %s",
@@ -412,7 +415,7 @@ int cmd_status(cli_t *cli, int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = submit_find_request(cli->home, argv[optind], id);
+	rc = reqview_find(cli->home, argv[optind], id);
 	/* an expired request leaves the store, but the answers and events
 	 * of the labs (why it never ran) stay: a whole id still finds them */
 	if (rc == -ENOENT && strlen(argv[optind]) == 64 &&
@@ -443,14 +446,15 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = submit_find_request(cli->home, argv[optind], id);
+	rc = reqview_find(cli->home, argv[optind], id);
 	if (rc < 0)
 		return cli_fail("cancel", "%s", rc == -ENOENT ?
 				"no such request in this node's store" :
 				"ambiguous or malformed request id");
 	if (s_load_key("cancel", keyfile, &kp) < 0)
 		return CLI_EXIT_FAIL;
-	rc = cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len, cid);
+	rc = wire_cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len,
+			      cid);
 	key_wipe(&kp);
 	if (rc < 0)
 		return cli_fail("cancel", "cannot sign: %s", proto_strerror(rc));
@@ -471,38 +475,27 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 
 /* ---- log ----------------------------------------------------------------- */
 
+static int s_decode_run(void *arg, uint64_t seq, const uint8_t *bytes,
+			size_t len)
+{
+	return wire_record_decode(bytes, len, arg);
+}
+
 /* The run record whose id starts with prefix; caller frees *ret. */
 static int s_find_run(const char *home, const char *prefix, record_t **ret)
 {
-	char *path = xasprintf("%s/store.db", home), like[80];
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc = -ENOENT, n = 0;
+	sqlite3 *db;
+	int rc;
 
 	if (strlen(prefix) < 8 || strlen(prefix) > 64 ||
-	    strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix)) {
-		free(path);
+	    strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix))
 		return -EINVAL;
-	}
-	snprintf(like, sizeof(like), "%s%%", prefix);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT bytes FROM records WHERE kind=?"
-			       " AND lower(hex(id)) LIKE lower(?)", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int(st, 1, RECORD_RUN);
-		sqlite3_bind_text(st, 2, like, -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW && n++ == 0)
-			rc = record_decode(sqlite3_column_blob(st, 0),
-					   (size_t)sqlite3_column_bytes(st, 0),
-					   ret);
-		if (n > 1) {
-			record_destroy(ret);
-			rc = -EINVAL;
-		}
-	}
-	sqlite3_finalize(st);
+	if (store_open_readonly(home, &db) < 0)
+		return -ENOENT;
+	rc = store_db_find_record(db, RECORD_RUN, prefix, s_decode_run, ret);
 	sqlite3_close(db);
-	free(path);
+	if (rc == -EINVAL)
+		record_destroy(ret);
 	return rc < 0 ? rc : 0;
 }
 

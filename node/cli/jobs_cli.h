@@ -1,14 +1,13 @@
 /*
- * jobs_cli: what `labmesh submit`, `status`, `cancel` and `log` share —
- * finding a request and its records in the local store, and following a
- * request to its end (cmd_submit_wait.c).
+ * jobs_cli: what `labmesh submit`, `status`, `cancel` and `log` share:
+ * following a request to its end (cmd_submit_wait.c). A request's view
+ * and finding a request by id prefix are node/results/reqview.h's.
  */
 #ifndef LABMESH_NODE_JOBS_CLI_H
 #define LABMESH_NODE_JOBS_CLI_H
 
 #include "node/cli/cli.h"
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +18,6 @@
  * gone) is not waited for once everyone else is done */
 #define SUBMIT_ANSWER_GRACE_MS (60 * 1000)
 
-/* The full id of a request held in the local store from a hex prefix
- * (at least 8 digits). 0, -ENOENT, -EINVAL (ambiguous, or too short). */
-int submit_find_request(const char *home, const char *prefix,
-			uint8_t ret_id[32]);
-
 /*
  * Show where request id stands (once, or following it until every lab
  * answered and every accepted board finished, with live progress), then
@@ -32,12 +26,5 @@ int submit_find_request(const char *home, const char *prefix,
  */
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		  int64_t timeout_ms);
-
-/*
- * What `labmesh status REQUEST --json` prints for request id, read through
- * db (a connection to HOME/store.db; the dashboard's is read-only),
- * written to out. 0 or -EIO.
- */
-int submit_status_json(sqlite3 *db, const uint8_t id[32], FILE *out);
 
 #endif

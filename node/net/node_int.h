@@ -190,8 +190,12 @@ static inline bool node_rate_ok(int64_t *window, int *count, int max)
 	return ++*count <= max;
 }
 
-/* node.c */
+/* node_feed.c: append n synthetic records, a chunk per loop turn; our
+ * advert, signed again only when it differs from the last (0 or -errno) */
 void node_debug_append(node_t *node, uint64_t n);
+int node_publish_advert(node_t *node);
+
+/* node.c */
 void node_stop(node_t *node);
 /*
  * Send one encoded message (len bytes) to p without blocking. Frees bytes
@@ -229,8 +233,6 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m);
-void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
-void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_vectors(node_t *node);
 void repl_pull_all(node_t *node);
 void repl_tick(node_t *node);
@@ -238,6 +240,12 @@ void repl_forget_peer(node_t *node, peer_t *p);
 void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		     size_t len);
 uint64_t repl_their_seq(peer_t *p, const char *author_hex);
+
+/* node_flood.c: request flooding; repl_send_request_ids sends p the ids
+ * of our unexpired requests */
+void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_send_request_ids(node_t *node, peer_t *p);
 
 /* node_ctl.c */
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply);

@@ -1,6 +1,7 @@
 /*
- * node_repl: feed replication by version-vector anti-entropy, and request
- * flooding.
+ * node_repl: feed replication by version-vector anti-entropy (vectors,
+ * wants, records batches, equivocation evidence) and the replication
+ * timers. Request flooding is node_flood.c's.
  *
  * Feeds. Each side tells the other its vector (author -> highest
  * contiguous seq), sending only entries changed since it last told that
@@ -14,9 +15,8 @@
  * one transaction. A new record of our own is pushed at once to peers that
  * are up to date with us.
  *
- * Requests. On first sight a valid, unexpired request is stored and sent
- * to every other peer; on connect both sides send the ids of their
- * unexpired requests, and each sends the other what it lacks.
+ * Layout: vectors; pulling; serving; equivocation evidence; receiving
+ * records; timers.
  */
 #include "node/net/node_int.h"
 #include "node/jobs/jobs.h"
@@ -111,31 +111,6 @@ void repl_send_vectors(node_t *node)
 			s_send_vector(node, node->peers[i]);
 }
 
-static int s_send_id(void *arg, const uint8_t *id, const uint8_t *bytes,
-		     size_t len, int64_t expires_ms)
-{
-	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
-	size_t *n = ((void **)arg)[1];
-
-	memcpy(ids[(*n)++], id, WIRE_ID_BYTES);
-	return 0;
-}
-
-static void s_send_request_ids(node_t *node, peer_t *p)
-{
-	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
-	size_t n = 0;
-	void *args[2] = { ids, &n };
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_send_id, args);
-	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
-			     &len) == 0)
-		node_send(node, p, b, len);
-}
-
 void repl_forget_peer(node_t *node, peer_t *p)
 {
 	zlistx_t *keys = zhashx_keys(node->upstream);
@@ -166,7 +141,7 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
 	s_send_vector(node, p);
-	s_send_request_ids(node, p);
+	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
 }
 
@@ -523,14 +498,8 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 	    memcmp(a.author, b.author, WIRE_KEY_BYTES) != 0 ||
 	    a.seq != b.seq || memcmp(a.id, b.id, WIRE_ID_BYTES) == 0)
 		return false;
-	sa = (store_rec_t){ .id = a.id, .author = a.author,
-			    .prev_id = a.prev_id, .seq = a.seq, .kind = a.kind,
-			    .ts_ms = a.ts_ms, .bytes = m->items[0].p,
-			    .len = m->items[0].len };
-	sb = (store_rec_t){ .id = b.id, .author = b.author,
-			    .prev_id = b.prev_id, .seq = b.seq, .kind = b.kind,
-			    .ts_ms = b.ts_ms, .bytes = m->items[1].p,
-			    .len = m->items[1].len };
+	sa = wire_store_rec(&a, m->items[0].p, m->items[0].len);
+	sb = wire_store_rec(&b, m->items[1].p, m->items[1].len);
 	if (store_begin(node->store) < 0)
 		return true;
 	rc = store_put_evidence_pair(node->store, &sa, &sb);
@@ -560,10 +529,7 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			     " verify)");
 		return rc;
 	}
-	sr = (store_rec_t){ .id = r.id, .author = r.author,
-			    .prev_id = r.prev_id, .seq = r.seq, .kind = r.kind,
-			    .ts_ms = r.ts_ms, .bytes = item->p,
-			    .len = item->len };
+	sr = wire_store_rec(&r, item->p, item->len);
 	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
@@ -649,127 +615,6 @@ credit:
 		node_send(node, p, b, len);
 }
 
-/* ---- requests -------------------------------------------------------------- */
-
-static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
-			      size_t len)
-{
-	for (size_t i = 0; i < node->n_peers; i++) {
-		peer_t *p = node->peers[i];
-		uint8_t *b = NULL;
-		size_t blen = 0;
-
-		if (p == from || p->state != PEER_ACTIVE)
-			continue;
-		/* over its cap on us, it would count us as a flooder and
-		 * ban us: a relay must not carry a flood it was handed by
-		 * many keys of one attacker */
-		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
-				  NODE_MAX_FWD_PER_MIN))
-			continue;
-		if (wire_request(bytes, len, &b, &blen) == 0 &&
-		    node_send(node, p, b, blen) == 0)
-			node->req_msgs_tx++;
-	}
-}
-
-/* 1 new, 0 known, or -errno / a proto code. *ret_local says a failure was
- * ours (the store could not take it: disk full, I/O), not the sender's. */
-static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
-			  size_t len, bool *ret_local)
-{
-	uint8_t id[WIRE_ID_BYTES];
-	int64_t expires;
-	int rc;
-
-	/* the id is a hash of the bytes: dedup before the signature check */
-	proto_id(bytes, len, id);
-	if (store_has_request(node->store, id))
-		return 0;
-	rc = wire_request_verify(bytes, len, id, &expires);
-	if (rc < 0)
-		return rc;
-	if (expires <= node_wall_ms())
-		return -ETIME;
-	rc = store_put_request(node->store, id, bytes, len, expires);
-	if (rc < 0) {
-		/* ask the peers again on the next round: it was not stored,
-		 * so their request ids will offer it once more */
-		char hex[2 * WIRE_ID_BYTES + 1];
-
-		wire_hex(id, WIRE_ID_BYTES, hex);
-		if (!node->req_retry)
-			log_warn("request %.12s not stored: %s; asking peers"
-				 " again later", hex, strerror(-rc));
-		node->req_retry = true;
-		*ret_local = true;
-		return rc;
-	}
-	if (rc == 0)
-		return rc;
-	node->last_request_ms = node_wall_ms();
-	s_forward_request(node, from, bytes, len);
-	jobs_on_request(node->jobs, id, bytes, len); /* the lab decides */
-	return 1;
-}
-
-int node_submit_request(node_t *node, const uint8_t *bytes, size_t len)
-{
-	bool local = false;
-
-	return s_take_request(node, NULL, bytes, len, &local);
-}
-
-void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
-{
-	bool local = false;
-	int rc;
-
-	if (m->n_items != 1)
-		return;
-	if (!node_rate_ok(&p->req_window_ms, &p->req_count,
-			  NODE_MAX_REQ_PER_MIN)) {
-		node_garbage(node, p->curve, "too many requests");
-		return;
-	}
-	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
-	if (rc == 1)
-		p->requests_rx++;
-	else if (rc < 0 && !local && rc != -ETIME)
-		node_garbage(node, p->curve, "bad request");
-}
-
-typedef struct {
-	node_t *node;
-	peer_t *p;
-	const wire_msg_t *theirs;
-} s_lack_t;
-
-static int s_send_if_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
-			     size_t len, int64_t expires_ms)
-{
-	s_lack_t *l = arg;
-	uint8_t *b = NULL;
-	size_t blen = 0;
-
-	for (size_t i = 0; i < l->theirs->n_items; i++)
-		if (memcmp(l->theirs->items[i].p, id, WIRE_ID_BYTES) == 0)
-			return 0;
-	if (wire_request(bytes, len, &b, &blen) == 0 &&
-	    node_send(l->node, l->p, b, blen) == 0)
-		l->node->req_msgs_tx++;
-	return 0;
-}
-
-void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
-{
-	s_lack_t l = { node, p, m };
-
-	/* it told us what it has: send it what it lacks */
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_send_if_lacking, &l);
-}
-
 /* ---- timers ---------------------------------------------------------------- */
 
 static peer_t *s_random_active(node_t *node)
@@ -829,8 +674,8 @@ void repl_tick(node_t *node)
 			node->req_retry = false;
 			for (size_t i = 0; i < node->n_peers; i++)
 				if (node->peers[i]->state == PEER_ACTIVE)
-					s_send_request_ids(node,
-							   node->peers[i]);
+					repl_send_request_ids(node,
+							      node->peers[i]);
 		}
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);

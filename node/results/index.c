@@ -14,6 +14,8 @@
 #include "node/results/index.h"
 #include "node/results/results.h"
 
+#include "node/store/wire.h"
+
 #include "proto/error.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -477,6 +479,11 @@ static bool s_has_run(index_t *ix, const uint8_t id[32])
 	return found;
 }
 
+bool index_has_run(index_t *ix, const uint8_t *id)
+{
+	return s_has_run(ix, id);
+}
+
 int index_put_decoded(index_t *ix, const record_t *rec)
 {
 	int64_t run;
@@ -514,7 +521,7 @@ int index_put(index_t *ix, const uint8_t *bytes, size_t len)
 	proto_id(bytes, len, id);
 	if (s_has_run(ix, id))
 		return 0;
-	rc = record_decode(bytes, len, &rec);
+	rc = wire_record_decode(bytes, len, &rec);
 	if (rc < 0)
 		return rc;
 	rc = index_put_decoded(ix, rec);

@@ -24,6 +24,8 @@ void index_destroy(index_t **p);
  * a run or already indexed, PROTO_E_* for bad bytes, -errno.
  */
 int index_put(index_t *ix, const uint8_t *bytes, size_t len);
+/* Whether the run record id is indexed already. */
+bool index_has_run(index_t *ix, const uint8_t *id);
 
 /* Index an already decoded and verified record (its id in head.id). */
 int index_put_decoded(index_t *ix, const record_t *rec);

@@ -6,9 +6,11 @@
 #include "node/results/results.h"
 #include "node/results/index.h"
 
+#include "node/store/store.h"
+#include "node/store/wire.h"
+
 #include "proto/error.h"
 #include "proto/mem.h"
-#include "proto/record.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -60,83 +62,98 @@ static bool s_has_table(sqlite3 *db, const char *name)
 	return found;
 }
 
-/*
- * Index each record that the SELECT sql yields, committing every
- * RESULTS_BATCH records. Records that do not verify are skipped (store
- * check reports them). Returns the number indexed or -errno.
- */
-static int s_index_select(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
+typedef struct {
+	sqlite3 *db;
 	index_t *ix;
-	int rc, n = 0, in_batch = 0;
+	int n, in_batch;
+} s_catch_t;
 
-	rc = index_new(db, &ix);
+static bool s_indexed(void *arg, const uint8_t *id)
+{
+	s_catch_t *c = arg;
+
+	return index_has_run(c->ix, id);
+}
+
+static int s_index_one(void *arg, uint64_t seq, const uint8_t *bytes,
+		       size_t len)
+{
+	s_catch_t *c = arg;
+	int r = index_put(c->ix, bytes, len);
+
+	if (r == 1) {
+		c->n++;
+	} else if (proto_is_errno(r)) {
+		c->n = r;
+		return 1;
+	}
+	if (++c->in_batch == RESULTS_BATCH) {
+		sqlite3_exec(c->db, "COMMIT; BEGIN IMMEDIATE", NULL, NULL,
+			     NULL);
+		c->in_batch = 0;
+	}
+	return 0;
+}
+
+/*
+ * Index the run records the index lacks (their bytes are read only for
+ * those), committing every RESULTS_BATCH records. Records that do not
+ * verify are skipped (store check reports them). Returns the number
+ * indexed or -errno.
+ */
+static int s_index_missing(sqlite3 *db)
+{
+	s_catch_t c = { .db = db };
+	int rc = index_new(db, &c.ix);
+
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		index_destroy(&ix);
-		return -EIO;
-	}
 	sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int r = index_put(ix, sqlite3_column_blob(st, 0),
-				  (size_t)sqlite3_column_bytes(st, 0));
-
-		if (r == 1)
-			n++;
-		else if (proto_is_errno(r)) {
-			n = r;
-			break;
-		}
-		if (++in_batch == RESULTS_BATCH) {
-			sqlite3_exec(db, "COMMIT; BEGIN IMMEDIATE", NULL, NULL,
-				     NULL);
-			in_batch = 0;
-		}
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		n = -EIO;
-	sqlite3_finalize(st);
-	if (sqlite3_exec(db, n < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL,
-			 NULL) != SQLITE_OK && n >= 0)
-		n = -EIO;
-	index_destroy(&ix);
-	return n;
+	rc = store_db_records_of_kind(db, RECORD_RUN, s_indexed, s_index_one,
+				      &c);
+	if (rc < 0 && c.n >= 0)
+		c.n = rc;
+	if (sqlite3_exec(db, c.n < 0 ? "ROLLBACK" : "COMMIT", NULL, NULL,
+			 NULL) != SQLITE_OK && c.n >= 0)
+		c.n = -EIO;
+	index_destroy(&c.ix);
+	return c.n;
 }
 
 int results_catch_up(sqlite3 *db)
 {
 	int rc;
 
-	if (!s_has_table(db, "records"))
+	if (!store_db_exists(db))
 		return 0;
 	rc = results_schema(db);
 	if (rc < 0)
 		return rc;
-	/* bytes are read only for run records not yet indexed */
-	return s_index_select(db,
-		"SELECT bytes FROM records WHERE kind = 5 AND id NOT IN"
-		" (SELECT rec FROM res_runs) ORDER BY author, seq");
+	return s_index_missing(db);
+}
+
+bool results_has_index(sqlite3 *db)
+{
+	return s_has_table(db, "res_runs");
 }
 
 /* Run records the index lacks (0 when in step), or -errno. */
 static int64_t s_lag(sqlite3 *db)
 {
 	sqlite3_stmt *st;
-	int64_t n = -EIO;
+	int64_t runs, n = -EIO;
 
-	if (!s_has_table(db, "records"))
+	if (!store_db_exists(db))
 		return 0;
+	runs = store_db_count_kind(db, RECORD_RUN);
 	/* no index yet: behind only if there are run records to index */
-	if (sqlite3_prepare_v2(db, s_has_table(db, "res_runs") ?
-			       "SELECT (SELECT count(*) FROM records WHERE"
-			       " kind = 5) - (SELECT count(*) FROM res_runs)" :
-			       "SELECT count(*) FROM records WHERE kind = 5",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (runs < 0 || !s_has_table(db, "res_runs"))
+		return runs;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM res_runs", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -EIO;
 	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
+		n = runs - sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
 }
@@ -184,22 +201,20 @@ static void s_problem(s_check_t *c, const uint8_t id[32], const char *fmt,
 	c->problems++;
 }
 
-static void s_check_row(s_check_t *c, sqlite3_stmt *st)
+static int s_check_row(void *arg, const store_row_t *row)
 {
-	const uint8_t *id = sqlite3_column_blob(st, 0);
-	const uint8_t *author = sqlite3_column_blob(st, 1);
-	uint64_t seq = (uint64_t)sqlite3_column_int64(st, 2);
-	const uint8_t *bytes = sqlite3_column_blob(st, 3);
-	size_t len = (size_t)sqlite3_column_bytes(st, 3);
+	s_check_t *c = arg;
+	const uint8_t *id = row->id;
+	const uint8_t *author = row->author;
+	uint64_t seq = (uint64_t)row->seq;
 	static const uint8_t zero[32];
 	record_t *rec = NULL;
 	int rc;
 
-	if (sqlite3_column_bytes(st, 0) != 32 ||
-	    sqlite3_column_bytes(st, 1) != 32) {
+	if (row->id_len != 32 || row->author_len != 32) {
 		fprintf(c->out, "records row: malformed id or author\n");
 		c->problems++;
-		return;
+		return 0;
 	}
 	if (!c->have_author || memcmp(c->author, author, 32) != 0) {
 		memcpy(c->author, author, 32);
@@ -209,7 +224,7 @@ static void s_check_row(s_check_t *c, sqlite3_stmt *st)
 	}
 	if (seq != c->seq + 1)
 		s_problem(c, id, "%s", "feed gap: seq not contiguous", seq);
-	rc = record_decode(bytes, len, &rec);
+	rc = wire_record_decode(row->bytes, row->len, &rec);
 	if (rc < 0) {
 		s_problem(c, id, "does not verify: %s", proto_strerror(rc),
 			  seq);
@@ -228,6 +243,7 @@ static void s_check_row(s_check_t *c, sqlite3_stmt *st)
 	record_destroy(&rec);
 	c->seq = seq;
 	memcpy(c->last_id, id, 32);
+	return 0;
 }
 
 static bool s_all_zero(const void *p, size_t n)
@@ -241,38 +257,25 @@ static bool s_all_zero(const void *p, size_t n)
 }
 
 /* Each feed head must be the last record of the author's chain. */
-static void s_check_feeds(sqlite3 *db, s_check_t *c)
+static int s_check_feed(void *arg, const store_feed_row_t *f)
 {
-	sqlite3_stmt *st;
+	s_check_t *c = arg;
+	char ahex[65] = "?";
 
-	if (!s_has_table(db, "feeds") ||
-	    sqlite3_prepare_v2(db, "SELECT f.author, f.seq, f.head, r.id FROM"
-			       " feeds f LEFT JOIN records r ON r.author ="
-			       " f.author AND r.seq = f.seq ORDER BY f.author",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const void *head = sqlite3_column_blob(st, 2);
-		const void *id = sqlite3_column_blob(st, 3);
-		char ahex[65] = "?";
-
-		if (sqlite3_column_bytes(st, 0) == 32)
-			proto_hex(sqlite3_column_blob(st, 0), 32, ahex);
-		/* an author known only from forwarded equivocation evidence:
-		 * flagged, nothing of its feed held */
-		if (sqlite3_column_int64(st, 1) == 0 && !id &&
-		    sqlite3_column_bytes(st, 2) == 32 &&
-		    s_all_zero(head, 32))
-			continue;
-		if (!id || sqlite3_column_bytes(st, 2) != 32 ||
-		    sqlite3_column_bytes(st, 3) != 32 || memcmp(head, id, 32)) {
-			fprintf(c->out, "feed %.12s: head at seq %lld is not"
-				" the stored record\n", ahex,
-				(long long)sqlite3_column_int64(st, 1));
-			c->problems++;
-		}
+	if (f->author_len == 32)
+		proto_hex(f->author, 32, ahex);
+	/* an author known only from forwarded equivocation evidence:
+	 * flagged, nothing of its feed held */
+	if (f->seq == 0 && !f->held && f->head_len == 32 &&
+	    s_all_zero(f->head, 32))
+		return 0;
+	if (!f->held || f->head_len != 32 || f->held_len != 32 ||
+	    memcmp(f->head, f->held, 32)) {
+		fprintf(c->out, "feed %.12s: head at seq %lld is not the stored"
+			" record\n", ahex, (long long)f->seq);
+		c->problems++;
 	}
-	sqlite3_finalize(st);
+	return 0;
 }
 
 /* SQLite's own structure check; each complaint is a problem. */
@@ -295,45 +298,32 @@ static void s_check_sqlite(sqlite3 *db, s_check_t *c)
 }
 
 /* Authors flagged for equivocation: evidence, not damage; noted only. */
-static void s_note_flagged(sqlite3 *db, FILE *out)
+static int s_note_flagged(void *arg, const store_feed_row_t *f)
 {
-	sqlite3_stmt *st;
+	FILE *out = arg;
 	char hex[65];
 
-	if (!s_has_table(db, "feeds") ||
-	    sqlite3_prepare_v2(db, "SELECT author FROM feeds WHERE flagged"
-			       " ORDER BY author", -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (sqlite3_column_bytes(st, 0) == 32) {
-			proto_hex(sqlite3_column_blob(st, 0), 32, hex);
-			fprintf(out, "note: feed %.12s is flagged: equivocation"
-				" evidence held\n", hex);
-		}
-	sqlite3_finalize(st);
+	if (f->flagged && f->author_len == 32) {
+		proto_hex(f->author, 32, hex);
+		fprintf(out, "note: feed %.12s is flagged: equivocation"
+			" evidence held\n", hex);
+	}
+	return 0;
 }
 
 int results_check(sqlite3 *db, FILE *out)
 {
 	s_check_t c = { .out = out };
-	sqlite3_stmt *st;
-	int rc;
 
 	s_check_sqlite(db, &c);
-	if (!s_has_table(db, "records"))
+	if (!store_db_exists(db))
 		return c.problems;
-	if (sqlite3_prepare_v2(db, "SELECT id, author, seq, bytes FROM records"
-			       " ORDER BY author, seq", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		s_check_row(&c, st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fprintf(out, "store: read failed: %s\n", sqlite3_errstr(rc));
+	if (store_db_rows(db, s_check_row, &c) < 0) {
+		fprintf(out, "store: read failed: %s\n",
+			sqlite3_errstr(sqlite3_errcode(db)));
 		c.problems++;
 	}
-	s_check_feeds(db, &c);
-	s_note_flagged(db, out);
+	store_db_feed_rows(db, s_check_feed, &c);
+	store_db_feed_rows(db, s_note_flagged, out);
 	return c.problems;
 }

@@ -53,6 +53,8 @@ int results_index_record(sqlite3 *db, const uint8_t *bytes, size_t len);
  * WAL). Returns 0 and *ret_db, -ENOENT when there is no store, -errno.
  */
 int results_open(const char *home, bool rw, sqlite3 **ret_db);
+/* Whether db holds the results index (its tables exist). */
+bool results_has_index(sqlite3 *db);
 
 /*
  * Index the run records that are not yet in the index (after records
@@ -76,6 +78,39 @@ int results_reindex(sqlite3 *db);
  * number of problems (0: all good) or -errno.
  */
 int results_check(sqlite3 *db, FILE *out);
+
+/* ---- listings (results_list.c), for the dashboard ---- */
+
+/* One tested commit: its runs, boards and failed runs (FAIL or ERROR);
+ * strings borrowed for the callback's duration. */
+typedef struct {
+	const char *commit, *branch, *tree;
+	int64_t end_ms, runs, boards, failed_runs;
+} results_commit_t;
+typedef int (*results_commit_fn)(void *arg, const results_commit_t *c);
+/* Tested commits, latest run end first, at most max; fn returns non-zero
+ * to stop. 0, or -EIO when the index cannot be read (none yet). */
+int results_commits(sqlite3 *db, size_t max, results_commit_fn fn,
+		    void *arg);
+
+/* One metric path (SUITE.PATH), its unit ("" when none) and how many
+ * values are held. */
+typedef struct {
+	const char *path, *unit;
+	int64_t values;
+} results_metric_t;
+typedef int (*results_metric_fn)(void *arg, const results_metric_t *m);
+/* Metric paths in name order, at most max. 0 or -EIO. */
+int results_metrics(sqlite3 *db, size_t max, results_metric_fn fn,
+		    void *arg);
+
+/* The logs column ("NAME HEX\n" lines; *ret NULL when none) of the run
+ * whose id starts with the lower-case hex prefix run, or of its suite
+ * named suite (NULL: the whole run), and the lab that ran it (which
+ * holds the logs); both the caller's. 0, -ENOENT, -EINVAL when several
+ * runs match, -EIO. */
+int results_find_logs(sqlite3 *db, const char *run, const char *suite,
+		      char **ret, char **ret_lab);
 
 /* ---- blobs ---- */
 

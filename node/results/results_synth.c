@@ -1,10 +1,12 @@
 /*
  * results_synth: builds run bodies piece by piece (strings copied and
- * owned), then signs them with proto's record_sign and stores them with
+ * owned), then signs them with wire_record_sign_as and stores them with
  * store_put_record, exactly as a node would.
  */
 #include "node/results/results_synth.h"
 #include "node/results/results.h"
+
+#include "node/store/wire.h"
 
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -217,7 +219,7 @@ int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,
 	memcpy(rec.head.prev_id, f->head, 32);
 	rec.head.ts_ms = ts_ms;
 	rec.run = r->run;
-	rc = record_sign(&rec, &f->key, &bytes, &len, id);
+	rc = wire_record_sign_as(&f->key, &rec, &bytes, &len, id);
 	if (rc < 0)
 		return rc;
 	sr = (store_rec_t){ .id = id, .author = f->key.pk, .prev_id = f->head,

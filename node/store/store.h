@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #define STORE_KEY_BYTES 32
 #define STORE_ID_BYTES 32
 #define STORE_MAX_PEERS 256 /* learned peers remembered */
@@ -138,6 +140,82 @@ int store_put_peer(store_t *s, const uint8_t *id, const char *endpoint,
 typedef int (*store_peer_fn)(void *arg, const uint8_t *id, const char *endpoint,
 			     const uint8_t *desc, size_t desc_len);
 int store_peers(store_t *s, size_t max, store_peer_fn fn, void *arg);
+
+/*
+ * Readers over another connection (store_read.c). The results index, the
+ * command line and the dashboard open HOME/store.db themselves (often
+ * read-only) while the node writes it through a store_t; they read the
+ * record tables only through these. db is such a connection; records
+ * given to a callback are the stored bytes, not verified here. A callback
+ * returns 0 to go on, non-zero to stop.
+ */
+
+/* Open HOME/store.db read-only (busy timeout 2 s): 0 or -ENOENT. */
+int store_open_readonly(const char *home, sqlite3 **ret_db);
+/* Whether db has the record tables at all (a store written once). */
+bool store_db_exists(sqlite3 *db);
+/* Number of records of kind, or -EIO. */
+int64_t store_db_count_kind(sqlite3 *db, int kind);
+
+/* Records of kind in author, seq order; those whose id skip answers true
+ * for are passed over without reading their bytes. 0 or -EIO. */
+typedef bool (*store_skip_fn)(void *arg, const uint8_t *id);
+int store_db_records_of_kind(sqlite3 *db, int kind, store_skip_fn skip,
+			     store_rec_fn fn, void *arg);
+/* The one record of kind whose id starts with the hex prefix, given to fn
+ * (fn's negative return is returned). -ENOENT when none, -EINVAL when
+ * several match. */
+int store_db_find_record(sqlite3 *db, int kind, const char *prefix,
+			 store_rec_fn fn, void *arg);
+
+/* What a request's view reads: the latest record of latest_kind of each
+ * author (in no set order), then the records of kinds kind_lo..kind_hi
+ * stamped at or after since_ms or written by an author named in also
+ * (concatenated upper-case hex ids; "" for none), in author, seq order.
+ * 0 or -EIO. */
+typedef struct {
+	int latest_kind;
+	int kind_lo, kind_hi;
+	int64_t since_ms;
+	const char *also;
+} store_view_q_t;
+int store_db_view_records(sqlite3 *db, const store_view_q_t *q,
+			  store_rec_fn fn, void *arg);
+
+/* The full id of the one request whose id starts with the hex prefix:
+ * 0, -ENOENT, or -EINVAL when several match. */
+int store_db_find_request(sqlite3 *db, const char *prefix,
+			  uint8_t ret_id[STORE_ID_BYTES]);
+/* The bytes of request id (caller frees): 0, -ENOENT or -EIO. */
+int store_db_get_request(sqlite3 *db, const uint8_t *id,
+			 uint8_t **ret_bytes, size_t *ret_len);
+/* Requests held, expired or not, last seen first, at most max. 0 or
+ * -EIO. */
+int store_db_requests(sqlite3 *db, size_t max, store_req_fn fn, void *arg);
+
+/* Rows as stored, unchecked, for `store check`: pointers borrowed for the
+ * callback's duration; a length that is not 32 is damage to report. */
+typedef struct {
+	const uint8_t *id, *author, *bytes;
+	size_t id_len, author_len, len;
+	int64_t seq;
+} store_row_t;
+typedef int (*store_row_fn)(void *arg, const store_row_t *row);
+/* Every records row in author, seq order: 0, or -EIO when reading stopped
+ * on an error (sqlite3_errcode(db) says which). */
+int store_db_rows(sqlite3 *db, store_row_fn fn, void *arg);
+
+/* A feeds row with the id of the record held at its head's seq (held:
+ * NULL when none). */
+typedef struct {
+	const uint8_t *author, *head, *held;
+	size_t author_len, head_len, held_len;
+	int64_t seq;
+	bool flagged;
+} store_feed_row_t;
+typedef int (*store_feed_row_fn)(void *arg, const store_feed_row_t *row);
+/* Every feeds row in author order. 0 or -EIO. */
+int store_db_feed_rows(sqlite3 *db, store_feed_row_fn fn, void *arg);
 
 /* PRAGMA integrity_check: 0 when "ok". */
 int store_check(store_t *s);

@@ -121,6 +121,15 @@ int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret)
 	return 0;
 }
 
+store_rec_t wire_store_rec(const wire_record_t *r, const uint8_t *bytes,
+			   size_t len)
+{
+	return (store_rec_t){ .id = r->id, .author = r->author,
+			      .prev_id = r->prev_id, .seq = r->seq,
+			      .kind = r->kind, .ts_ms = r->ts_ms,
+			      .bytes = bytes, .len = len };
+}
+
 int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
 		     uint64_t seq, const uint8_t *prev_id, int64_t ts_ms,
 		     uint8_t **ret_bytes, size_t *ret_len,
@@ -164,6 +173,17 @@ bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
 	same = blen == len && memcmp(b, bytes, len) == 0;
 	free(b);
 	return same;
+}
+
+int wire_record_decode(const uint8_t *bytes, size_t len, record_t **ret)
+{
+	return record_decode(bytes, len, ret);
+}
+
+int wire_record_sign_as(const key_pair_t *kp, const record_t *rec,
+			uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id)
+{
+	return record_sign(rec, kp, ret_bytes, ret_len, ret_id);
 }
 
 void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz)
@@ -299,6 +319,24 @@ int wire_request_verify(const uint8_t *bytes, size_t len, uint8_t *ret_id,
 						      (int64_t)r->expires_ms;
 	request_destroy(&r);
 	return 0;
+}
+
+int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret)
+{
+	return request_decode(bytes, len, ret);
+}
+
+int wire_request_sign(const request_t *req, const key_pair_t *kp,
+		      uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id)
+{
+	return request_sign(req, kp, ret_bytes, ret_len, ret_id);
+}
+
+int wire_cancel_sign(const uint8_t *request_id, uint64_t ts_ms,
+		     const key_pair_t *kp, uint8_t **ret_bytes,
+		     size_t *ret_len, uint8_t *ret_id)
+{
+	return cancel_sign(request_id, ts_ms, kp, ret_bytes, ret_len, ret_id);
 }
 
 /* ---- messages ----------------------------------------------------------- */

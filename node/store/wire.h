@@ -17,9 +17,11 @@
 #include <stdint.h>
 
 #include "labs/lab.h"
+#include "node/store/store.h"
 #include "proto/caps.h"
 #include "proto/keys.h"
 #include "proto/record.h"
+#include "proto/request.h"
 #include "proto/types.h"
 #include "proto/msg.h"
 
@@ -78,6 +80,10 @@ typedef struct {
 
 /* Decode strictly and verify the signature over bytes. 0 or -errno. */
 int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret);
+/* The store's row of a verified record r whose signed bytes are bytes;
+ * the row borrows from both. */
+store_rec_t wire_store_rec(const wire_record_t *r, const uint8_t *bytes,
+			   size_t len);
 /* Sign the next record of our feed: tmpl has head.kind and the body
  * filled; seq, prev and ts are set here. The returned bytes are the
  * caller's. 0 or a negative code. */
@@ -89,6 +95,15 @@ int wire_record_sign(const wire_key_t *key, const record_t *tmpl,
  * seq, prev, ts) gives those very bytes: the body is unchanged. */
 bool wire_record_same_body(const wire_key_t *key, const record_t *tmpl,
 			   const uint8_t *bytes, size_t len);
+/* The full record, decoded strictly with its signature checked over
+ * bytes (proto's record_t, for code that reads a body): 0 and *ret (free
+ * with record_destroy), or a negative code; *ret untouched on error. */
+int wire_record_decode(const uint8_t *bytes, size_t len, record_t **ret);
+/* Sign rec as it stands (head filled by the caller) with kp: for signers
+ * outside the daemon's own feed (synthetic runs). The returned bytes are
+ * the caller's; ret_id gets the id. 0 or a negative code. */
+int wire_record_sign_as(const key_pair_t *kp, const record_t *rec,
+			uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id);
 /* A synthetic event record for tests (labmesh debug append-records). */
 void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz);
 
@@ -128,6 +143,17 @@ int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret);
 /* A signed test request: verify, its id and expiry. */
 int wire_request_verify(const uint8_t *bytes, size_t len,
 			uint8_t *ret_id, int64_t *ret_expires_ms);
+
+/* The full request, decoded strictly with its signature checked: 0 and
+ * *ret (free with request_destroy), or a negative code. */
+int wire_request_decode(const uint8_t *bytes, size_t len, request_t **ret);
+/* Sign req (a submitter's) or a cancel of request_id with kp: the bytes
+ * are the caller's, ret_id gets their id. 0 or a negative code. */
+int wire_request_sign(const request_t *req, const key_pair_t *kp,
+		      uint8_t **ret_bytes, size_t *ret_len, uint8_t *ret_id);
+int wire_cancel_sign(const uint8_t *request_id, uint64_t ts_ms,
+		     const key_pair_t *kp, uint8_t **ret_bytes,
+		     size_t *ret_len, uint8_t *ret_id);
 
 /* A short description of a wire_* or proto error code; borrowed. */
 const char *wire_strerror(int err);

@@ -8,7 +8,7 @@
 #include "node/web/api.h"
 #include "node/web/api_int.h"
 #include "node/net/ctl.h"
-#include "node/cli/jobs_cli.h"
+#include "node/results/reqview.h"
 #include "node/results/query.h"
 #include "node/results/results.h"
 
@@ -179,20 +179,6 @@ int api_filter(const api_param_t *p, size_t n, const char *const *extra,
  * short-lived read-write connection, exactly as `labmesh query` does:
  * the index is a cache of the records, so this writes nothing new.
  */
-static bool s_has_index(sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE type ="
-			       " 'table' AND name = 'res_runs'",
-			       -1, &st, NULL) == SQLITE_OK)
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 static void s_catch_up(const char *home)
 {
 	sqlite3 *rw;
@@ -214,7 +200,7 @@ int api_db(api_t *a, sqlite3 **ret)
 			return rc;
 	}
 	/* a node with no runs yet has no index tables either */
-	if (!s_has_index(a->db) || results_lag(a->db) > 0)
+	if (!results_has_index(a->db) || results_lag(a->db) > 0)
 		s_catch_up(a->home);
 	*ret = a->db;
 	return 0;
@@ -255,7 +241,7 @@ static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 		return query_compare(db, c->a, c->b, f, c->threshold, true, out,
 				     err, errsz);
 	case S_STATUS:
-		return submit_status_json(db, c->request, out);
+		return reqview_status_json(db, c->request, out);
 	default:
 		return query_history(db, c->a, f, true, out, err, errsz);
 	}
@@ -417,7 +403,7 @@ static void s_progress(api_t *a, const api_param_t *p, size_t n,
 		api_error(ret, 400, "give id, a request id (hex prefix)");
 		return;
 	}
-	rc = submit_find_request(a->home, id, c.request);
+	rc = reqview_find(a->home, id, c.request);
 	if (rc < 0) {
 		api_error(ret, rc == -ENOENT ? 404 : 400,
 			  rc == -ENOENT ? "no such request in this node's store"

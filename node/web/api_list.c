@@ -8,12 +8,12 @@
 #include "node/net/ctl.h"
 #include "node/results/results.h"
 #include "node/store/blob.h"
+#include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include "proto/buf.h"
 #include "proto/json.h"
 #include "proto/mem.h"
-#include "proto/record.h"
-#include "proto/request.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -65,24 +65,17 @@ static bool s_open(api_t *a, const api_param_t *p, size_t n, size_t allowed,
 }
 
 /*
- * The shape of every list answer: {"KEY": [rows...]} from one statement
- * over the store. Begin checks the parameters, prepares SQL and opens the
- * array; the caller binds, steps and writes the rows; end closes it all
- * and replies.
+ * The shape of every list answer: {"KEY": [rows...]} from one reader of
+ * the store or the results index. Begin checks the parameters, opens the
+ * connection and the array; the caller reads and writes the rows; end
+ * closes it all and replies (500 when the reader failed, rc < 0).
  */
 static bool s_list_begin(api_t *a, const api_param_t *p, size_t n,
-			 const char *sql, const char *key, sqlite3_stmt **st,
-			 buf_t *b, json_t *j, api_reply_t *ret)
+			 const char *key, sqlite3 **db, buf_t *b, json_t *j,
+			 api_reply_t *ret)
 {
-	sqlite3 *db;
-
-	*st = NULL;
-	if (!s_open(a, p, n, 0, &db, ret))
+	if (!s_open(a, p, n, 0, db, ret))
 		return false;
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		api_error(ret, 500, "reading the store failed");
-		return false;
-	}
 	buf_init(b, API_MAX_REPLY);
 	json_init(j, b, JSON_PRETTY);
 	json_obj_open(j);
@@ -91,10 +84,13 @@ static bool s_list_begin(api_t *a, const api_param_t *p, size_t n,
 	return true;
 }
 
-static void s_list_end(sqlite3_stmt *st, buf_t *b, json_t *j,
-		       api_reply_t *ret)
+static void s_list_end(int rc, buf_t *b, json_t *j, api_reply_t *ret)
 {
-	sqlite3_finalize(st);
+	if (rc < 0) {
+		buf_free(b);
+		api_error(ret, 500, "reading the store failed");
+		return;
+	}
 	json_arr_close(j);
 	json_obj_close(j);
 	s_reply_json(ret, b, j);
@@ -114,67 +110,58 @@ static bool s_hex_prefix(const char *s)
 
 /* ---- commits ---- */
 
+static int s_commit_json(void *arg, const results_commit_t *c)
+{
+	json_t *j = arg;
+
+	json_obj_open(j);
+	json_key_str(j, "commit", c->commit);
+	json_key_str(j, "branch", c->branch);
+	json_key_str(j, "tree", c->tree);
+	json_key_int(j, "end_ms", c->end_ms);
+	json_key_int(j, "runs", c->runs);
+	json_key_int(j, "boards", c->boards);
+	json_key_int(j, "failed_runs", c->failed_runs);
+	json_obj_close(j);
+	return 0;
+}
+
 void api_commits(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
-	static const char sql[] =
-		"SELECT git_commit, MIN(branch), MIN(tree), MAX(end_ms),"
-		" COUNT(*), COUNT(DISTINCT lab || '/' || board),"
-		" SUM(status IN (?1, ?2)) FROM res_runs GROUP BY git_commit"
-		" ORDER BY MAX(end_ms) DESC, git_commit LIMIT ?3";
-	sqlite3_stmt *st;
+	sqlite3 *db;
 	buf_t b;
 	json_t j;
 
-	if (!s_list_begin(a, p, n, sql, "commits", &st, &b, &j, ret))
+	if (!s_list_begin(a, p, n, "commits", &db, &b, &j, ret))
 		return;
-	sqlite3_bind_int(st, 1, PROTO_FAIL);
-	sqlite3_bind_int(st, 2, PROTO_ERROR);
-	sqlite3_bind_int(st, 3, API_MAX_COMMITS);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_obj_open(&j);
-		json_key_str(&j, "commit",
-			     (const char *)sqlite3_column_text(st, 0));
-		json_key_str(&j, "branch",
-			     (const char *)sqlite3_column_text(st, 1));
-		json_key_str(&j, "tree",
-			     (const char *)sqlite3_column_text(st, 2));
-		json_key_int(&j, "end_ms", sqlite3_column_int64(st, 3));
-		json_key_int(&j, "runs", sqlite3_column_int64(st, 4));
-		json_key_int(&j, "boards", sqlite3_column_int64(st, 5));
-		json_key_int(&j, "failed_runs", sqlite3_column_int64(st, 6));
-		json_obj_close(&j);
-	}
-	s_list_end(st, &b, &j, ret);
+	s_list_end(results_commits(db, API_MAX_COMMITS, s_commit_json, &j), &b,
+		   &j, ret);
 }
 
 /* ---- metrics ---- */
 
+static int s_metric_json(void *arg, const results_metric_t *m)
+{
+	json_t *j = arg;
+
+	json_obj_open(j);
+	json_key_str(j, "path", m->path);
+	json_key_str(j, "unit", m->unit);
+	json_key_int(j, "values", m->values);
+	json_obj_close(j);
+	return 0;
+}
+
 void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
-	static const char sql[] =
-		"SELECT s.s || '.' || rp.path, MIN(COALESCE(u.s, '')),"
-		" COUNT(*) FROM res_metrics m"
-		" JOIN res_paths rp ON rp.id = m.path"
-		" JOIN res_strs s ON s.id = rp.suite"
-		" LEFT JOIN res_strs u ON u.id = m.unit"
-		" GROUP BY m.path ORDER BY 1 LIMIT ?1";
-	sqlite3_stmt *st;
+	sqlite3 *db;
 	buf_t b;
 	json_t j;
 
-	if (!s_list_begin(a, p, n, sql, "metrics", &st, &b, &j, ret))
+	if (!s_list_begin(a, p, n, "metrics", &db, &b, &j, ret))
 		return;
-	sqlite3_bind_int(st, 1, API_MAX_METRICS);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_obj_open(&j);
-		json_key_str(&j, "path",
-			     (const char *)sqlite3_column_text(st, 0));
-		json_key_str(&j, "unit",
-			     (const char *)sqlite3_column_text(st, 1));
-		json_key_int(&j, "values", sqlite3_column_int64(st, 2));
-		json_obj_close(&j);
-	}
-	s_list_end(st, &b, &j, ret);
+	s_list_end(results_metrics(db, API_MAX_METRICS, s_metric_json, &j), &b,
+		   &j, ret);
 }
 
 /* ---- the requests this node has seen ---- */
@@ -207,6 +194,19 @@ static void s_request_json(json_t *j, const char *id, const request_t *r)
 	json_obj_close(j);
 }
 
+static int s_request_row(void *arg, const uint8_t *id, const uint8_t *bytes,
+			 size_t len, int64_t expires_ms)
+{
+	request_t *r = NULL;
+	char hex[65];
+
+	proto_hex(id, 32, hex);
+	if (wire_request_decode(bytes, len, &r) == 0)
+		s_request_json(arg, hex, r);
+	request_destroy(&r);
+	return 0;
+}
+
 /*
  * The requests in this node's store, newest first: what a submitter
  * asked of the network (the progress page of each shows the answers).
@@ -214,27 +214,14 @@ static void s_request_json(json_t *j, const char *id, const request_t *r)
  */
 void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
-	static const char sql[] = "SELECT lower(hex(id)), bytes FROM requests"
-				  " ORDER BY seen_ms DESC, id LIMIT ?1";
-	sqlite3_stmt *st;
+	sqlite3 *db;
 	buf_t b;
 	json_t j;
 
-	if (!s_list_begin(a, p, n, sql, "requests", &st, &b, &j, ret))
+	if (!s_list_begin(a, p, n, "requests", &db, &b, &j, ret))
 		return;
-	sqlite3_bind_int(st, 1, API_MAX_REQUESTS);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		request_t *r = NULL;
-
-		if (request_decode(sqlite3_column_blob(st, 1),
-				   (size_t)sqlite3_column_bytes(st, 1),
-				   &r) == 0)
-			s_request_json(&j,
-				       (const char *)sqlite3_column_text(st, 0),
-				       r);
-		request_destroy(&r);
-	}
-	s_list_end(st, &b, &j, ret);
+	s_list_end(store_db_requests(db, API_MAX_REQUESTS, s_request_row, &j),
+		   &b, &j, ret);
 }
 
 /* ---- a request's jobs ---- */
@@ -353,48 +340,6 @@ static bool s_pick_log(const char *logs, const char *name, char hex[65])
 		line = *nl ? nl + 1 : NULL;
 	}
 	return false;
-}
-
-/* The logs column of the run (whole run) or of one of its suites, and
- * the lab that ran it (which holds the logs). */
-static int s_find_logs(sqlite3 *db, const char *run, const char *suite,
-		       char **ret, char **ret_lab)
-{
-	static const char q_run[] =
-		"SELECT logs, lab FROM res_runs WHERE lower(hex(rec)) LIKE"
-		" ?1 || '%' LIMIT 2";
-	static const char q_suite[] =
-		"SELECT s.logs, r.lab FROM res_suites s JOIN res_runs r ON"
-		" r.id = s.run JOIN res_strs n ON n.id = s.suite"
-		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
-	sqlite3_stmt *st = NULL;
-	int rows = 0;
-
-	if (sqlite3_prepare_v2(db, suite ? q_suite : q_run, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	if (suite)
-		sqlite3_bind_text(st, 2, suite, -1, SQLITE_STATIC);
-	*ret = NULL;
-	*ret_lab = NULL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-		const char *lab = (const char *)sqlite3_column_text(st, 1);
-
-		if (++rows > 1)
-			continue;
-		*ret = t ? xstrdup(t) : NULL;
-		*ret_lab = xstrdup(lab ? lab : "");
-	}
-	sqlite3_finalize(st);
-	if (rows > 1) {
-		free(*ret);
-		free(*ret_lab);
-		*ret = *ret_lab = NULL;
-		return -EINVAL;
-	}
-	return rows ? 0 : -ENOENT;
 }
 
 /* Read the blob (verified against its id); 0, -ENOENT, -EFBIG, -EIO. */
@@ -518,7 +463,7 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 		api_error(ret, 400, "give run, a run id (hex prefix)");
 		return;
 	}
-	rc = s_find_logs(db, run, suite, &logs, &lab);
+	rc = results_find_logs(db, run, suite, &logs, &lab);
 	if (rc < 0) {
 		api_error(ret, rc == -EINVAL ? 400 : 404,
 			  rc == -EINVAL

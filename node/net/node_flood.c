@@ -1,0 +1,166 @@
+/*
+ * node_flood: test requests flooded over the peers. On first sight a
+ * valid, unexpired request is stored, handed to the jobs side
+ * (jobs_on_request) and sent to every other peer; on connect both sides
+ * send the ids of their unexpired requests, and each sends the other what
+ * it lacks.
+ * A request the store could not take is asked for again next round.
+ *
+ * Layout: request ids; taking and forwarding a request; the handlers.
+ */
+#include "node/net/node_int.h"
+#include "node/jobs/jobs.h"
+
+#include "proto/log.h"
+#include "proto/types.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- request ids ------------------------------------------------------ */
+
+static int s_send_id(void *arg, const uint8_t *id, const uint8_t *bytes,
+		     size_t len, int64_t expires_ms)
+{
+	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
+	size_t *n = ((void **)arg)[1];
+
+	memcpy(ids[(*n)++], id, WIRE_ID_BYTES);
+	return 0;
+}
+
+void repl_send_request_ids(node_t *node, peer_t *p)
+{
+	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
+	size_t n = 0;
+	void *args[2] = { ids, &n };
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_send_id, args);
+	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
+			     &len) == 0)
+		node_send(node, p, b, len);
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
+			      size_t len)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+		uint8_t *b = NULL;
+		size_t blen = 0;
+
+		if (p == from || p->state != PEER_ACTIVE)
+			continue;
+		/* over its cap on us, it would count us as a flooder and
+		 * ban us: a relay must not carry a flood it was handed by
+		 * many keys of one attacker */
+		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
+				  NODE_MAX_FWD_PER_MIN))
+			continue;
+		if (wire_request(bytes, len, &b, &blen) == 0 &&
+		    node_send(node, p, b, blen) == 0)
+			node->req_msgs_tx++;
+	}
+}
+
+/* 1 new, 0 known, or -errno / a proto code. *ret_local says a failure was
+ * ours (the store could not take it: disk full, I/O), not the sender's. */
+static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
+			  size_t len, bool *ret_local)
+{
+	uint8_t id[WIRE_ID_BYTES];
+	int64_t expires;
+	int rc;
+
+	/* the id is a hash of the bytes: dedup before the signature check */
+	proto_id(bytes, len, id);
+	if (store_has_request(node->store, id))
+		return 0;
+	rc = wire_request_verify(bytes, len, id, &expires);
+	if (rc < 0)
+		return rc;
+	if (expires <= node_wall_ms())
+		return -ETIME;
+	rc = store_put_request(node->store, id, bytes, len, expires);
+	if (rc < 0) {
+		/* ask the peers again on the next round: it was not stored,
+		 * so their request ids will offer it once more */
+		char hex[2 * WIRE_ID_BYTES + 1];
+
+		wire_hex(id, WIRE_ID_BYTES, hex);
+		if (!node->req_retry)
+			log_warn("request %.12s not stored: %s; asking peers"
+				 " again later", hex, strerror(-rc));
+		node->req_retry = true;
+		*ret_local = true;
+		return rc;
+	}
+	if (rc == 0)
+		return rc;
+	node->last_request_ms = node_wall_ms();
+	s_forward_request(node, from, bytes, len);
+	jobs_on_request(node->jobs, id, bytes, len); /* the lab decides */
+	return 1;
+}
+
+int node_submit_request(node_t *node, const uint8_t *bytes, size_t len)
+{
+	bool local = false;
+
+	return s_take_request(node, NULL, bytes, len, &local);
+}
+
+void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	bool local = false;
+	int rc;
+
+	if (m->n_items != 1)
+		return;
+	if (!node_rate_ok(&p->req_window_ms, &p->req_count,
+			  NODE_MAX_REQ_PER_MIN)) {
+		node_garbage(node, p->curve, "too many requests");
+		return;
+	}
+	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
+	if (rc == 1)
+		p->requests_rx++;
+	else if (rc < 0 && !local && rc != -ETIME)
+		node_garbage(node, p->curve, "bad request");
+}
+
+typedef struct {
+	node_t *node;
+	peer_t *p;
+	const wire_msg_t *theirs;
+} s_lack_t;
+
+static int s_send_if_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
+			     size_t len, int64_t expires_ms)
+{
+	s_lack_t *l = arg;
+	uint8_t *b = NULL;
+	size_t blen = 0;
+
+	for (size_t i = 0; i < l->theirs->n_items; i++)
+		if (memcmp(l->theirs->items[i].p, id, WIRE_ID_BYTES) == 0)
+			return 0;
+	if (wire_request(bytes, len, &b, &blen) == 0 &&
+	    node_send(l->node, l->p, b, blen) == 0)
+		l->node->req_msgs_tx++;
+	return 0;
+}
+
+void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	s_lack_t l = { node, p, m };
+
+	/* it told us what it has: send it what it lacks */
+	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+		       s_send_if_lacking, &l);
+}

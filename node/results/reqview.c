@@ -1,0 +1,336 @@
+/*
+ * reqview: a request's view from the store (see reqview.h).
+ *
+ * Layout: the view's labs and boards and how each record changes them,
+ * then reading the store (two passes when a lab's clock may lag), then
+ * when it is done, its table and its JSON.
+ */
+#include "node/results/reqview.h"
+
+#include "node/store/store.h"
+#include "node/store/wire.h"
+#include "proto/json.h"
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+reqview_lab_t *reqview_lab(reqview_t *v, const uint8_t *author)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (memcmp(v->labs[i].author, author, 32) == 0)
+			return &v->labs[i];
+	if (v->n >= REQVIEW_MAX_LABS)
+		return NULL;
+	v->labs = xreallocarray(v->labs, v->n + 1, sizeof(*v->labs));
+	memset(&v->labs[v->n], 0, sizeof(v->labs[0]));
+	memcpy(v->labs[v->n].author, author, 32);
+	proto_hex(author, 6, v->labs[v->n].name); /* until an advert names it */
+	return &v->labs[v->n++];
+}
+
+static reqview_board_t *s_board(reqview_lab_t *l, const char *name)
+{
+	for (size_t i = 0; i < l->n_boards; i++)
+		if (strcmp(l->boards[i].name, name) == 0)
+			return &l->boards[i];
+	if (l->n_boards >= REQVIEW_MAX_BOARDS)
+		return NULL;
+	l->boards = xreallocarray(l->boards, l->n_boards + 1,
+				  sizeof(*l->boards));
+	memset(&l->boards[l->n_boards], 0, sizeof(l->boards[0]));
+	snprintf(l->boards[l->n_boards].name, PROTO_MAX_NAME + 1, "%s", name);
+	return &l->boards[l->n_boards++];
+}
+
+static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
+{
+	reqview_lab_t *l = reqview_lab(v, r->head.author);
+	reqview_board_t *b;
+
+	if (!l)
+		return;
+	switch (r->head.kind) {
+	case RECORD_ADVERT:
+		snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
+		return;
+	case RECORD_ACCEPT:
+		if (memcmp(r->accept.request_id, req_id, 32) != 0)
+			return;
+		l->answer = 1;
+		for (size_t i = 0; i < r->accept.n_boards; i++)
+			s_board(l, r->accept.boards[i]);
+		return;
+	case RECORD_DECLINE:
+		if (memcmp(r->decline.request_id, req_id, 32) != 0)
+			return;
+		l->answer = 2;
+		snprintf(l->decline, sizeof(l->decline), "%s: %s",
+			 decline_reason_name(r->decline.reason), r->decline.text);
+		return;
+	case RECORD_EVENT:
+		if (!r->event.has_request ||
+		    memcmp(r->event.request_id, req_id, 32) != 0 ||
+		    !(b = s_board(l, r->event.board)))
+			return;
+		if (v->n_events < REQVIEW_MAX_EVENTS) {
+			reqview_event_t *e;
+
+			v->events = xreallocarray(v->events, v->n_events + 1,
+						  sizeof(*v->events));
+			e = &v->events[v->n_events++];
+			memcpy(e->id, r->head.id, 32);
+			if (r->event.state == JOB_RUNNING)
+				snprintf(e->line, sizeof(e->line), "%s/%s: %s:"
+					 " suite %u of %u: %s", l->name, b->name,
+					 job_state_name(r->event.state),
+					 r->event.suite_index,
+					 r->event.suite_count, r->event.suite);
+			else
+				snprintf(e->line, sizeof(e->line), "%s/%s: %s:"
+					 " %s", l->name, b->name,
+					 job_state_name(r->event.state),
+					 r->event.text);
+		}
+		b->state = r->event.state;
+		b->idx = r->event.suite_index;
+		b->count = r->event.suite_count;
+		snprintf(b->suite, sizeof(b->suite), "%s", r->event.suite);
+		snprintf(b->text, sizeof(b->text), "%s", r->event.text);
+		return;
+	case RECORD_RUN:
+		if (!r->run.has_request ||
+		    memcmp(r->run.request_id, req_id, 32) != 0 ||
+		    !(b = s_board(l, r->run.board)))
+			return;
+		b->has_run = true;
+		b->status = r->run.status;
+		proto_hex(r->head.id, 32, b->run);
+		return;
+	}
+}
+
+void reqview_free(reqview_t *v)
+{
+	free(v->events);
+	for (size_t i = 0; i < v->n; i++)
+		free(v->labs[i].boards);
+	free(v->labs);
+	memset(v, 0, sizeof(*v));
+}
+
+/* When the request was made (ms), or 0 when the store lacks it. */
+static int64_t s_created(sqlite3 *db, const uint8_t *req_id)
+{
+	request_t *r = NULL;
+	uint8_t *bytes;
+	size_t len;
+	int64_t ms = 0;
+
+	if (store_db_get_request(db, req_id, &bytes, &len) < 0)
+		return 0;
+	if (wire_request_decode(bytes, len, &r) == 0)
+		ms = (int64_t)r->created_ms;
+	request_destroy(&r);
+	free(bytes);
+	return ms;
+}
+
+typedef struct {
+	reqview_t *v;
+	const uint8_t *req_id;
+} s_pass_t;
+
+static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
+{
+	s_pass_t *p = arg;
+	record_t *r = NULL;
+
+	if (wire_record_decode(bytes, len, &r) == 0)
+		s_apply(p->v, r, p->req_id);
+	record_destroy(&r);
+	return 0;
+}
+
+/* One reading of the store into v: adverts (they name the labs), then
+ * the answers, events and runs stamped at or after since, and, whatever
+ * their stamps, those of the authors named in also (concatenated
+ * upper-case hex ids). */
+static int s_collect_pass(sqlite3 *db, const uint8_t *req_id, reqview_t *v,
+			  int64_t since, const char *also)
+{
+	store_view_q_t q = { .latest_kind = RECORD_ADVERT,
+			     .kind_lo = RECORD_ACCEPT, .kind_hi = RECORD_RUN,
+			     .since_ms = since, .also = also };
+	s_pass_t p = { .v = v, .req_id = req_id };
+
+	return store_db_view_records(db, &q, s_take, &p);
+}
+
+/* Records stamped since the request was made (less an hour) are read
+ * first: the common case, and cheap. A lab with no answer among them may
+ * only have a clock hours behind the submitter's (timestamps are the
+ * signer's word, never an order), so the view is read again with every
+ * record of those labs. */
+int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
+{
+	int64_t since = s_created(db, id);
+	char *also;
+	size_t n = 0;
+	int rc;
+
+	since = since > 3600000 ? since - 3600000 : 0;
+	rc = s_collect_pass(db, id, v, since, "");
+	if (rc < 0 || since == 0)
+		return rc;
+	also = xcalloc(v->n ? v->n : 1, 64 + 1);
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->labs[i].answer)
+			continue;
+		for (size_t k = 0; k < 32; k++)
+			snprintf(also + n + 2 * k, 3, "%02X",
+				 v->labs[i].author[k]);
+		n += 64;
+	}
+	if (n) {
+		reqview_free(v);
+		rc = s_collect_pass(db, id, v, since, also);
+	}
+	free(also);
+	return rc;
+}
+
+int reqview_find(const char *home, const char *prefix, uint8_t ret_id[32])
+{
+	sqlite3 *db;
+	int rc;
+
+	if (strlen(prefix) < 8 || strlen(prefix) > 64 ||
+	    strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix))
+		return -EINVAL;
+	if (store_open_readonly(home, &db) < 0)
+		return -ENOENT;
+	rc = store_db_find_request(db, prefix, ret_id);
+	sqlite3_close(db);
+	return rc;
+}
+
+bool reqview_final(const reqview_board_t *b)
+{
+	return b->state == JOB_DONE || b->state == JOB_CANCELLED ||
+	       (b->state == JOB_ERROR && strstr(b->text, "queued again") == NULL);
+}
+
+bool reqview_done(const reqview_t *v, bool silent_ok)
+{
+	size_t answered = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		if (!v->labs[i].answer && !silent_ok)
+			return false;
+		answered += v->labs[i].answer != 0;
+		for (size_t k = 0; k < v->labs[i].n_boards; k++)
+			if (!reqview_final(&v->labs[i].boards[k]))
+				return false;
+	}
+	return answered > 0;
+}
+
+static void s_detail(const reqview_board_t *b, char *out, size_t n)
+{
+	if (b->state == JOB_RUNNING)
+		snprintf(out, n, "suite %u of %u: %s", b->idx, b->count,
+			 b->suite);
+	else if (b->has_run && b->state == JOB_DONE)
+		snprintf(out, n, "%s, run %.12s", proto_status_name(b->status),
+			 b->run);
+	else
+		snprintf(out, n, "%s", b->text);
+}
+
+void reqview_table(const reqview_t *v, FILE *f)
+{
+	fprintf(f, "%-16s  %-16s  %-10s  %s\n", "LAB", "BOARD", "STATE",
+		"DETAIL");
+	for (size_t i = 0; i < v->n; i++) {
+		const reqview_lab_t *l = &v->labs[i];
+		char d[512];
+
+		if (l->answer != 1) {
+			fprintf(f, "%-16s  %-16s  %-10s  %s\n", l->name, "-",
+				l->answer ? "declined" : "waiting",
+				l->answer ? l->decline : "");
+			continue;
+		}
+		for (size_t k = 0; k < l->n_boards; k++) {
+			s_detail(&l->boards[k], d, sizeof(d));
+			fprintf(f, "%-16s  %-16s  %-10s  %s\n", l->name,
+				l->boards[k].name, l->boards[k].state ?
+				job_state_name(l->boards[k].state) : "accepted",
+				d);
+		}
+	}
+}
+
+void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
+{
+	buf_t out;
+	json_t j;
+	char hex[65];
+
+	buf_init(&out, 0);
+	json_init(&j, &out, JSON_PRETTY);
+	json_obj_open(&j);
+	proto_hex(id, 32, hex);
+	json_key_str(&j, "request", hex);
+	json_key(&j, "labs");
+	json_arr_open(&j);
+	for (size_t i = 0; i < v->n; i++) {
+		const reqview_lab_t *l = &v->labs[i];
+
+		json_obj_open(&j);
+		json_key_str(&j, "lab", l->name);
+		json_key_str(&j, "answer", l->answer == 1 ? "accepted" :
+			     l->answer == 2 ? "declined" : "waiting");
+		json_key_str(&j, "reason", l->decline);
+		json_key(&j, "boards");
+		json_arr_open(&j);
+		for (size_t k = 0; k < l->n_boards; k++) {
+			const reqview_board_t *b = &l->boards[k];
+
+			json_obj_open(&j);
+			json_key_str(&j, "board", b->name);
+			json_key_str(&j, "state", b->state ?
+				     job_state_name(b->state) : "accepted");
+			json_key_str(&j, "text", b->text);
+			json_key_uint(&j, "suite_index", b->idx);
+			json_key_uint(&j, "suite_count", b->count);
+			json_key_str(&j, "status", b->has_run ?
+				     proto_status_name(b->status) : NULL);
+			json_key_str(&j, "run", b->has_run ? b->run : NULL);
+			json_key_bool(&j, "final", reqview_final(b));
+			json_obj_close(&j);
+		}
+		json_arr_close(&j);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_key_bool(&j, "done", reqview_done(v, false));
+	json_obj_close(&j);
+	json_finish(&j);
+	fputs(buf_str(&out), f);
+	buf_free(&out);
+}
+
+int reqview_status_json(sqlite3 *db, const uint8_t id[32], FILE *out)
+{
+	reqview_t v = { 0 };
+	int rc = reqview_collect(db, id, &v);
+
+	if (rc == 0)
+		reqview_json(&v, id, out);
+	reqview_free(&v);
+	return rc;
+}
+

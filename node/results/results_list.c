@@ -1,0 +1,111 @@
+/*
+ * results_list: the dashboard's listings over the results index: tested
+ * commits, metric paths, and a run's (or suite's) logs. See results.h.
+ */
+#include "node/results/results.h"
+
+#include "proto/mem.h"
+#include "proto/types.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int results_commits(sqlite3 *db, size_t max, results_commit_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT git_commit, MIN(branch), MIN(tree), MAX(end_ms),"
+		" COUNT(*), COUNT(DISTINCT lab || '/' || board),"
+		" SUM(status IN (?1, ?2)) FROM res_runs GROUP BY git_commit"
+		" ORDER BY MAX(end_ms) DESC, git_commit LIMIT ?3";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int(st, 1, PROTO_FAIL);
+	sqlite3_bind_int(st, 2, PROTO_ERROR);
+	sqlite3_bind_int64(st, 3, (int64_t)max);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		results_commit_t c = {
+			.commit = (const char *)sqlite3_column_text(st, 0),
+			.branch = (const char *)sqlite3_column_text(st, 1),
+			.tree = (const char *)sqlite3_column_text(st, 2),
+			.end_ms = sqlite3_column_int64(st, 3),
+			.runs = sqlite3_column_int64(st, 4),
+			.boards = sqlite3_column_int64(st, 5),
+			.failed_runs = sqlite3_column_int64(st, 6),
+		};
+
+		if (fn(arg, &c) != 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int results_metrics(sqlite3 *db, size_t max, results_metric_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT s.s || '.' || rp.path, MIN(COALESCE(u.s, '')),"
+		" COUNT(*) FROM res_metrics m"
+		" JOIN res_paths rp ON rp.id = m.path"
+		" JOIN res_strs s ON s.id = rp.suite"
+		" LEFT JOIN res_strs u ON u.id = m.unit"
+		" GROUP BY m.path ORDER BY 1 LIMIT ?1";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, (int64_t)max);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		results_metric_t m = {
+			.path = (const char *)sqlite3_column_text(st, 0),
+			.unit = (const char *)sqlite3_column_text(st, 1),
+			.values = sqlite3_column_int64(st, 2),
+		};
+
+		if (fn(arg, &m) != 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int results_find_logs(sqlite3 *db, const char *run, const char *suite,
+		      char **ret, char **ret_lab)
+{
+	static const char q_run[] =
+		"SELECT logs, lab FROM res_runs WHERE lower(hex(rec)) LIKE"
+		" ?1 || '%' LIMIT 2";
+	static const char q_suite[] =
+		"SELECT s.logs, r.lab FROM res_suites s JOIN res_runs r ON"
+		" r.id = s.run JOIN res_strs n ON n.id = s.suite"
+		" WHERE lower(hex(r.rec)) LIKE ?1 || '%' AND n.s = ?2 LIMIT 2";
+	sqlite3_stmt *st = NULL;
+	int rows = 0;
+
+	if (sqlite3_prepare_v2(db, suite ? q_suite : q_run, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	if (suite)
+		sqlite3_bind_text(st, 2, suite, -1, SQLITE_STATIC);
+	*ret = NULL;
+	*ret_lab = NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *lab = (const char *)sqlite3_column_text(st, 1);
+
+		if (++rows > 1)
+			continue;
+		*ret = t ? xstrdup(t) : NULL;
+		*ret_lab = xstrdup(lab ? lab : "");
+	}
+	sqlite3_finalize(st);
+	if (rows > 1) {
+		free(*ret);
+		free(*ret_lab);
+		*ret = *ret_lab = NULL;
+		return -EINVAL;
+	}
+	return rows ? 0 : -ENOENT;
+}
