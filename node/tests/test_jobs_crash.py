@@ -89,10 +89,11 @@ def test(net):
             # the tag finds the job's processes while they run, down to
             # the recipe's own children (its sleep, while building)
             want = 'sleep 4' if phase == 'building' else ''
-            running, _ = wait_for('tagged processes of the job %s' % phase,
-                               lambda: (lambda ps: ps if ps and any(
-                                   want in d for d in describe(ps)) else
-                                   None)(leftovers(net, pid)), 30, 0.05)
+            running, _ = wait_for(
+                'tagged processes of the job %s' % phase,
+                lambda: (lambda ps: ps if ps and any(
+                    want in d for d in describe(ps)) else
+                    None)(leftovers(net, pid)), 30, 0.05)
             seen = describe(running)
             os.kill(pid, signal.SIGKILL)
             n.proc.wait()
