@@ -109,7 +109,7 @@ def test(net):
         # the kernel blob travelled from lab 1 to lab 2, verified
         print('artifact run OK: request %s' % req[:12])
     finally:
-        net.close(keep=False)
+        net.close()
     return 0
 
 
