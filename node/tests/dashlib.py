@@ -40,16 +40,8 @@ class DashNet:
         wait_for('B has every run record', has_all, 60)
 
     def start_b(self):
-        """Start B with --http (lmtest's start knows no extra options)."""
-        b = self.b
-        cfg = b.config()
-        logf = open(b.log, 'a')
-        b.proc = subprocess.Popen(
-            [self.net.labmesh, 'node', '--home', b.home, '--config', cfg,
-             '--http', '127.0.0.1:%d' % self.http_port],
-            stdout=logf, stderr=logf)
-        logf.close()
-        wait_for('B answers on its control socket', lambda: b.status(), 10)
+        """Start B with --http."""
+        self.b.start(args=['--http', '127.0.0.1:%d' % self.http_port])
         wait_for('B serves HTTP', lambda: self.get('/')[0] == 200, 10)
 
     def get(self, path, method='GET', body=None, headers=None):
@@ -67,8 +59,8 @@ class DashNet:
             c.close()
 
     def cli(self, *args, rc=0):
-        p = subprocess.run([self.net.labmesh, '--home', self.b.home] +
-                           list(args), capture_output=True, timeout=60)
+        """B's `labmesh ARGS`: its output (bytes); it must exit rc."""
+        p = self.b.cli(*args, check_rc=False, timeout=60, text=False)
         check(p.returncode == rc, 'labmesh %s: exit %d %s' %
               (' '.join(args), p.returncode, p.stderr.decode()[:300]))
         return p.stdout

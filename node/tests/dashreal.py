@@ -29,10 +29,9 @@ figures in ns) and probe.
 import json
 import os
 import re
-import subprocess
 
 import jobstest
-from jobstest import Fail, check, wait_for
+from jobstest import wait_for
 
 XSS = '<script>alert(1)</script>'
 XSS_MSG = XSS + '<img src=x onerror=alert(2)>'
@@ -122,11 +121,12 @@ def cpio_newc(files):
 class RealNet:
     """The labs, started; submit() and wait() for the two requests."""
 
-    def __init__(self, labmesh, root, zmq_port, http_port):
-        self.root = root
+    def __init__(self, net, zmq_port, http_port):
+        """net: a jobstest.Net (its root: the source tree)."""
+        self.root = net.root
         self.http_port = http_port
-        self.net = jobstest.Net(labmesh)
-        self.board = cached_board(root)  # None: no QEMU lab
+        self.net = net
+        self.board = cached_board(self.root)  # None: no QEMU lab
         if not self.board:
             print('no QEMU test board (scripts/mkboard): the QEMU lab is'
                   ' left out')
@@ -173,34 +173,21 @@ class RealNet:
                                 'msg': ': ' + XSS_MSG if hostile else '',
                                 'noise': noise})
         os.chmod(os.path.join(d, 'probe', 'run.sh'), 0o755)
-        n.suites = d
+        n.env['LABMESH_SUITES'] = d
 
     def start_node(self, n, http=None):
-        n.write_config()
-        env = dict(self.net.env)
-        if getattr(n, 'suites', None):
-            env['LABMESH_SUITES'] = n.suites
-        argv = [self.net.labmesh, 'node', '--home', n.home, '--config',
-                n.cfg]
-        if http:
-            argv += ['--http', '127.0.0.1:%d' % http]
-        logf = open(n.log, 'a')
-        n.proc = subprocess.Popen(argv, stdout=logf, stderr=logf, env=env,
-                                  start_new_session=True)
-        logf.close()
-        wait_for('%s answers' % n.name, lambda: n.cli(
-            'peers', check_rc=False).returncode == 0, 15)
+        n.start(args=['--http', '127.0.0.1:%d' % http] if http else [])
 
     def start(self):
         for n in self.labs.values():
             self.start_node(n, self.http_port if n is self.hq else None)
         wait_for('every advert on hq', lambda: len(json.loads(
             self.hq.cli('--json', 'boards').stdout)) ==
-            len(self.boards) + 1, 60)
+            len(self.boards) + 1, 60, 0.2)
         for n in self.labs.values():
             wait_for('%s connected' % n.name, lambda: any(
                 p['state'] == 'up' for p in json.loads(n.cli(
-                    '--json', 'peers').stdout)), 30)
+                    '--json', 'peers').stdout)), 30, 0.2)
 
     def initrd(self, i):
         """The board's initrd (or a stand-in without QEMU) with a marker
@@ -237,14 +224,14 @@ class RealNet:
         return req
 
     def done(self, req):
-        st = self.hq.status(req)
+        st = self.hq.req_status(req)
         if not st or not st['done']:
             return None
         return st
 
     def wait(self, req, timeout=300):
         return wait_for('request %s done as hq sees it' % req[:12],
-                        lambda: self.done(req), timeout, 0.5)
+                        lambda: self.done(req), timeout, 0.5)[0]
 
     def close(self):
         self.net.close()

@@ -5,139 +5,60 @@ and the checks every fault test ends with: each store passes `labmesh
 store check`, each feed is contiguous and free of duplicates, each job is
 in a final state.
 
-Ports come from 19500-19999. Namespaces made here are named lmf-* and are
-removed by Netns.close() (call it in a finally block)."""
-import json
+Net and Node are lmtest's, with these additions; main() is lmtest's
+on this Net. Ports come from 19500-19999. Namespaces made here are
+named lmf-* and are removed by Netns.close() (call it in a finally
+block)."""
 import os
 import random
 import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
-import tempfile
-import time
 
-from lmtest import Fail, check, port_free, stop_process  # noqa: F401
+import lmtest
+from lmtest import (Fail, Skip, check, local_board,  # noqa: F401
+                    port_free, stop_process, wait_for)
 
-SKIP = 77
 LONG = os.environ.get('LM_TEST_LONG') == '1'
 FAKETIME_LIBS = ('/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
                  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1')
 
 
-class Skip(Exception):
-    pass
-
-
-def wait_for(what, fn, timeout, step=0.1):
-    """Poll fn() until it returns a true value; return (value, seconds)."""
-    t0 = time.time()
-    last = None
-    while True:
-        try:
-            v = fn()
-            if v:
-                return v, time.time() - t0
-        except (Fail, OSError, ValueError, sqlite3.Error) as e:
-            last = e
-        if time.time() - t0 > timeout:
-            raise Fail('%s: not within %.1f s (%s)' % (what, timeout, last))
-        time.sleep(step)
-
-
 def port_block(want, size=10):
     """A block of free loopback ports in 19500-19999, want's if free."""
-    blocks = [want] + random.sample(range(19500, 20000 - size, size), 40)
-    for b in blocks:
-        if all(port_free(b + i) for i in range(size)):
-            return b
-    raise Fail('no free block of ports in 19500-19999')
+    return lmtest.port_block(want, 19500, 20000, size)
 
 
-def local_board(name):
-    return ('  - {name: %s, arch: %s, tags: [local], transport: {type: local},'
-            ' boot: {method: none}}\n' % (name, os.uname().machine))
+class Node(lmtest.Node):
+    """A node with local boards. boards: their names; host: the address
+    it listens on (inside netns when given); home: a directory of the
+    test's choosing (a small filesystem: the log and lab file stay in the
+    net's directory); skew: a libfaketime offset such as '+5h'. Killed
+    (SIGKILL), not stopped, when the net closes."""
 
-
-class Net:
-    def __init__(self, labmesh):
-        self.labmesh = os.path.abspath(labmesh)
-        self.dir = tempfile.mkdtemp(prefix='lm-fault-')
-        os.chmod(self.dir, 0o755)
-        self.nodes = []
-        self.env = dict(os.environ)
-        self.env['XDG_CONFIG_HOME'] = os.path.join(self.dir, 'config')
-        self.env.pop('LABMESH_HOME', None)
-        for k in ('LD_PRELOAD', 'FAKETIME'):
-            self.env.pop(k, None)
-        self.run('keygen')
-
-    def run(self, *args, check_rc=True, timeout=60):
-        p = subprocess.run([self.labmesh] + list(args), capture_output=True,
-                           text=True, timeout=timeout, env=self.env)
-        if check_rc and p.returncode != 0:
-            raise Fail('labmesh %s: exit %d: %s%s' % (' '.join(args),
-                       p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
-        return p
-
-    def node(self, name, port, **kw):
-        n = Node(self, name, port, **kw)
-        self.nodes.append(n)
-        return n
-
-    def close(self):
-        for n in self.nodes:
-            n.resume()
-            n.kill()
-        if os.environ.get('LM_KEEP'):
-            sys.stderr.write('kept %s\n' % self.dir)
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class Node:
-    """A node with local boards. host: the address it listens on (inside
-    netns when given); home: a directory of the test's choosing (a small
-    filesystem); skew: a libfaketime offset such as '+5h'."""
+    new_session = True
+    start_timeout = 20
+    close_signal = signal.SIGKILL
 
     def __init__(self, net, name, port, seeds=(), boards=None, host=None,
                  netns=None, home=None, skew=None, max_peers=8, extra=''):
-        self.net, self.name, self.port = net, name, port
-        self.home = home or os.path.join(net.dir, name)
-        os.makedirs(self.home, mode=0o700, exist_ok=True)
-        self.id = net.run('--home', self.home, 'id').stdout.strip()
-        self.endpoint = 'tcp://%s:%d' % (host or '127.0.0.1', port)
-        self.seeds = list(seeds)
-        self.boards = boards if boards is not None else [name + '-host']
-        self.netns, self.skew, self.max_peers = netns, skew, max_peers
-        self.extra = extra
-        self.proc = None
-        self.paused = False
-        self.logpath = os.path.join(net.dir, name + '.log')
+        names = boards if boards is not None else [name + '-host']
+        super().__init__(net, name, port, seeds=seeds, max_peers=max_peers,
+                         boards=[local_board(b) for b in names],
+                         extra=extra, host=host, home=home)
+        self.netns, self.skew = netns, skew
+        self.log = os.path.join(net.dir, name + '.log')
         self.cfg = os.path.join(net.dir, name + '.yaml')
 
-    def write_config(self):
-        text = ('lab: {name: %s}\nnode:\n  listen: "%s"\n  max_peers: %d\n' %
-                (self.name, self.endpoint, self.max_peers))
-        if self.seeds:
-            text += '  seeds:\n' + ''.join(
-                '    - {endpoint: "%s", key: %s}\n' % (s.endpoint, s.id)
-                for s in self.seeds)
-        text += self.extra
-        text += 'boards:\n' + ''.join(local_board(b) for b in self.boards)
-        with open(self.cfg, 'w') as f:
-            f.write(text)
-
-    def argv(self):
-        a = [self.net.labmesh, 'node', '--home', self.home, '--config',
-             self.cfg, '--log-level', os.environ.get('LM_LOG_LEVEL', 'info')]
+    def argv(self, level):
+        a = super().argv(level)
         if self.netns:
             a = ['ip', 'netns', 'exec', self.netns] + a
         return a
 
     def environ(self):
-        env = dict(self.net.env)
+        env = super().environ() or dict(os.environ)
         if self.skew:
             lib = [p for p in FAKETIME_LIBS if os.path.exists(p)]
             if not lib:
@@ -147,86 +68,9 @@ class Node:
             env['FAKETIME_NO_CACHE'] = '1'
         return env
 
-    def start(self, wait=True):
-        self.write_config()
-        logf = open(self.logpath, 'a')
-        self.proc = subprocess.Popen(self.argv(), stdout=logf, stderr=logf,
-                                     env=self.environ(),
-                                     start_new_session=True)
-        logf.close()
-        self.paused = False
-        if wait:
-            wait_for('%s starts' % self.name, self._started, 20)
-        return self
-
-    def _started(self):
-        if self.proc.poll() is not None:
-            raise Fail('%s exited: %s' % (self.name, self.tail()))
-        return self.cli('peers', check_rc=False).returncode == 0
-
-    def cli(self, *args, **kw):
-        return self.net.run('--home', self.home, *args, **kw)
-
-    def json(self, *args):
-        return json.loads(self.cli('--json', *args).stdout)
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self, sig=signal.SIGKILL):
-        """SIGKILL by default: the crash under test. The executor children
-        die with the node (parent-death signal); its group is swept too."""
-        if self.proc is None:
-            return
-        stop_process(self.proc, sig, 20)
-        self.proc = None
-
-    def stop(self):
-        self.kill(signal.SIGTERM)
-
-    def pause(self):
-        if self.alive() and not self.paused:
-            self.proc.send_signal(signal.SIGSTOP)
-            self.paused = True
-
-    def resume(self):
-        if self.alive() and self.paused:
-            self.proc.send_signal(signal.SIGCONT)
-        self.paused = False
-
-    def tail(self, n=3000):
-        try:
-            with open(self.logpath, errors='replace') as f:
-                return f.read()[-n:]
-        except OSError:
-            return ''
-
-    def logtext(self):
-        return self.tail(1 << 30)
-
-    def status(self):
-        return self.json('debug', 'status')
-
-    def peers(self):
-        return self.json('peers')
-
-    def peers_up(self):
-        return sum(1 for p in self.peers() if p['state'] == 'up')
-
-    def feeds(self):
-        return {f['author']: f for f in self.json('debug', 'feeds')}
-
-    def seq(self, author):
-        f = self.feeds().get(author)
-        return f['seq'] if f else 0
-
     def submit(self, *args):
         p = self.cli('submit', '--suite', 'smoke', *args)
         return p.stdout.split()[1]
-
-    def req_status(self, req):
-        p = self.cli('--json', 'status', req, check_rc=False)
-        return json.loads(p.stdout) if p.returncode == 0 else None
 
     def db(self):
         """A read-only look at store.db (WAL: safe beside a live node)."""
@@ -242,11 +86,25 @@ class Node:
             db.close()
 
 
+class Net(lmtest.Net):
+    """A net with its own submitter key and no faketime of the caller's."""
+    prefix = 'lm-fault-'
+    node_class = Node
+    run_timeout = 60
+
+    def __init__(self, labmesh, tools=()):
+        super().__init__(labmesh, tools)
+        os.chmod(self.dir, 0o755)
+        self.own_key()
+        for k in ('LD_PRELOAD', 'FAKETIME'):
+            self.env.pop(k, None)
+
+
 def store_check(net, node):
     """`labmesh store check` plus the feed shape: every author's seqs are
     1..N once each, ids unique, SQLite integrity ok. Returns the number of
     records checked. The node must be stopped."""
-    p = net.run('--home', node.home, 'store', 'check', check_rc=False)
+    p = node.cli('store', 'check', check_rc=False)
     check(p.returncode == 0, '%s: store check: %s%s' % (
         node.name, p.stdout[-2000:], p.stderr[-1000:]))
     db = sqlite3.connect(os.path.join(node.home, 'store.db'))
@@ -358,20 +216,5 @@ class Netns:
 
 
 def main(test):
-    """Run test(net); PASS is exit 0, Skip is 77 (meson: skipped)."""
-    net = Net(sys.argv[1])
-    rc = 1
-    try:
-        test(net)
-        rc = 0
-    except Skip as e:
-        print('SKIP:', e)
-        rc = SKIP
-    except Fail as e:
-        print('FAIL:', e)
-        for n in net.nodes:
-            print('--- log of %s' % n.name)
-            print(n.tail(4000))
-    finally:
-        net.close()
-    sys.exit(rc)
+    """lmtest.main(test) on a faultlib Net."""
+    lmtest.main(test, Net)

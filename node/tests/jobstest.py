@@ -1,36 +1,19 @@
-"""jobstest: real `labmesh node` processes with lab files written by the
-test (local and QEMU boards, recipes, policy), a submitter key, and the
-helpers the jobs tests share. Ports come from the range the test gives."""
+"""jobstest: what the jobs tests add to lmtest: a Net with a submitter
+key whose nodes tag every process they start (tagged()), QEMU boards
+(need_board, qemu_board) and suite fixtures. Ports come from the range
+the test gives. Tests run with lmtest.main(test, Net)."""
 import glob
-import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 
-from lmtest import stop_process
-
-SKIP = 77
-
+import lmtest
+from lmtest import (SKIP, Fail, Skip, check, local_board,  # noqa: F401
+                    main, wait_for)
 
 TAG_VAR = 'LABMESH_TEST_TAG'
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-class Skip(Exception):
-    pass
 
 
 def need_board(root):
@@ -71,109 +54,29 @@ def qemu_board(name, env, tags=('qemu',)):
                                       env['INITRD'], env['APPEND']))
 
 
-def local_board(name, tags=('local',)):
-    return ('  - {name: %s, arch: %s, tags: [%s], transport: {type: local},'
-            ' boot: {method: none}}\n' % (name, os.uname().machine,
-                                          ', '.join(tags)))
+class Node(lmtest.Node):
+    """A node in a session of its own (the jobs' process groups)."""
+    new_session = True
+    start_timeout = 15
 
 
-class Net:
-    def __init__(self, labmesh):
-        self.labmesh = os.path.abspath(labmesh)
-        self.dir = tempfile.mkdtemp(prefix='lm-jobs-')
-        self.nodes = []
-        self.env = dict(os.environ)
-        self.env['XDG_CONFIG_HOME'] = os.path.join(self.dir, 'config')
-        self.env.pop('LABMESH_HOME', None)
-        # every process the nodes start inherits it (see tagged())
+class Net(lmtest.Net):
+    """A net with its own submitter key and a tag (TAG_VAR) in the
+    environment of every process its nodes start (see tagged())."""
+    prefix = 'lm-jobs-'
+    node_class = Node
+    run_timeout = 120
+
+    def __init__(self, labmesh, tools=()):
+        super().__init__(labmesh, tools)
+        self.own_key()
         self.tag = 'lm-jobs-%d-%s' % (os.getpid(), secrets.token_hex(8))
         self.env[TAG_VAR] = self.tag
-        self.run('keygen')
-        self.submitter = open(os.path.join(self.dir, 'config', 'labmesh',
-                                           'key.pub')).read().split()[-1]
 
-    def run(self, *args, check_rc=True, timeout=120, env=None):
-        p = subprocess.run([self.labmesh] + list(args), capture_output=True,
-                           text=True, timeout=timeout, env=env or self.env)
-        if check_rc and p.returncode != 0:
-            raise Fail('labmesh %s: exit %d: %s%s' % (' '.join(args),
-                       p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
-        return p
-
-    def node(self, name, port, boards, extra='', seeds=()):
-        n = Node(self, name, port, boards, extra, seeds)
-        self.nodes.append(n)
-        return n
-
-    def close(self, keep=False):
-        for n in self.nodes:
-            n.kill()
-        if keep or os.environ.get('LM_KEEP'):
-            sys.stderr.write('kept %s\n' % self.dir)
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class Node:
-    def __init__(self, net, name, port, boards, extra, seeds):
-        self.net, self.name, self.port = net, name, port
-        self.home = os.path.join(net.dir, name)
-        os.makedirs(self.home, mode=0o700, exist_ok=True)
-        self.id = net.run('--home', self.home, 'id').stdout.strip()
-        self.endpoint = 'tcp://127.0.0.1:%d' % port
-        self.boards, self.extra, self.seeds = boards, extra, list(seeds)
-        self.proc = None
-        self.log = os.path.join(self.home, 'node.log')
-        self.cfg = os.path.join(self.home, 'lab.yaml')
-
-    def write_config(self):
-        text = 'lab: {name: %s}\nnode:\n  listen: "%s"\n' % (self.name,
-                                                            self.endpoint)
-        if self.seeds:
-            text += '  seeds:\n' + ''.join(
-                '    - {endpoint: "%s", key: %s}\n' % (s.endpoint, s.id)
-                for s in self.seeds)
-        text += self.extra + 'boards:\n' + ''.join(self.boards)
-        with open(self.cfg, 'w') as f:
-            f.write(text)
-
-    def start(self):
-        self.write_config()
-        logf = open(self.log, 'a')
-        self.proc = subprocess.Popen(
-            [self.net.labmesh, 'node', '--home', self.home, '--config',
-             self.cfg], stdout=logf, stderr=logf, env=self.net.env,
-            start_new_session=True)
-        logf.close()
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            if self.cli('peers', check_rc=False).returncode == 0:
-                return self
-            time.sleep(0.1)
-        raise Fail('node %s did not start: %s' % (self.name, self.tail()))
-
-    def cli(self, *args, **kw):
-        return self.net.run('--home', self.home, *args, **kw)
-
-    def kill(self, sig=signal.SIGTERM):
-        stop_process(self.proc, sig, 20)
-        self.proc = None
-
-    def tail(self, n=3000):
-        try:
-            return open(self.log).read()[-n:]
-        except OSError:
-            return ''
-
-    def peers_up(self):
-        p = self.cli('--json', 'peers', check_rc=False)
-        if p.returncode != 0:
-            return 0
-        return sum(1 for x in json.loads(p.stdout) if x['state'] == 'up')
-
-    def status(self, req):
-        p = self.cli('--json', 'status', req, check_rc=False)
-        return json.loads(p.stdout) if p.returncode == 0 else None
+    def node(self, name, port, boards, extra='', seeds=(), **kw):
+        """boards: lab file entries (local_board(), qemu_board())."""
+        return super().node(name, port, boards=boards, extra=extra,
+                            seeds=seeds, **kw)
 
 
 def write_suite(d, name, yaml, sh):
@@ -202,28 +105,3 @@ def tagged(tag, var=TAG_VAR):
         except OSError:
             pass
     return out
-
-
-def wait_for(what, fn, timeout=60, step=0.2):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(step)
-    raise Fail('timed out waiting for ' + what)
-
-
-def main(fn):
-    """Run fn(labmesh_path, root) and map the outcome to an exit status."""
-    labmesh = sys.argv[1]
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-    try:
-        rc = fn(labmesh, root)
-    except Skip as e:
-        print('SKIP: %s' % e)
-        return SKIP
-    except Fail as e:
-        print('FAIL: %s' % e)
-        return 1
-    return rc or 0

@@ -98,7 +98,7 @@ def test(net):
         b.start()
         _, dt = wait_for('a and b find each other by beacon', lambda:
                          up_peers(a) == [b.id] and up_peers(b) == [a.id],
-                         FIND_S)
+                         FIND_S, 0.1)
         print('beacon on: each node lists the other as up %.1f s after'
               ' start' % (time.time() - t0))
         got = heard(lis)

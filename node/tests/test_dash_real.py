@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import dashreal  # noqa: E402
 import webdriver  # noqa: E402
 from dashreal import COMMITS, XSS, XSS_MSG  # noqa: E402
-from jobstest import Fail, check, wait_for  # noqa: E402
+from jobstest import Fail, Net, Skip, check, main, wait_for  # noqa: E402
 
 ZMQ = 25100
 HTTP = 25110
@@ -165,8 +165,8 @@ def test_log_api(rn, run_b):
     check(j['lab'] == 'lab-b' and 'held by lab lab-b' in j['fetching'],
           'the answer names the lab that holds the log: %r' % j)
     check(j['blob'] not in before, 'hq did not hold the blob before')
-    st, body = wait_for('the log fetched from lab-b', lambda: (
-        lambda r: r if r[0] == 200 else None)(get(path)), 30)
+    (st, body), _ = wait_for('the log fetched from lab-b', lambda: (
+        lambda r: r if r[0] == 200 else None)(get(path)), 30, 0.2)
     check(b'ok 1 - ' in body and os.path.exists(
         blob_path(rn.hq.home, j['blob'])),
         'the smoke log of lab-b is served and kept by hq')
@@ -178,8 +178,8 @@ def test_qemu_console(rn, run_q):
     only lab-q holds, fetched through hq's API."""
     path = '/api/log?' + urllib.parse.urlencode({'run': run_q,
                                                  'name': 'console'})
-    st, body = wait_for('the console of qemu-q on hq', lambda: (
-        lambda r: r if r[0] != 202 else None)(get(path)), 60)
+    (st, body), _ = wait_for('the console of qemu-q on hq', lambda: (
+        lambda r: r if r[0] != 202 else None)(get(path)), 60, 0.2)
     check(st == 200 and rn.board['KVERSION'].encode() in body,
           'the console shows the kernel %s booted: %d %r' %
           (rn.board['KVERSION'], st, body[:300]))
@@ -468,17 +468,15 @@ def test_trends(pg):
                   'probe_ms 100 then 180 ms: %r' % got)
 
 
-def test(labmesh, build):
+def test(net):
+    """net: a jobstest.Net; its first tool is the build directory."""
     if not webdriver.CHROMIUM or not webdriver.DRIVER:
-        print('SKIP: chromium and chromedriver are needed (apt-get install'
-              ' chromium chromium-driver; scripts/deps/dash lists them)')
-        return 77
-    shots = os.path.join(build, 'dash-shots')
+        raise Skip('chromium and chromedriver are needed (apt-get install'
+                   ' chromium chromium-driver; scripts/deps/dash lists them)')
+    shots = os.path.join(net.tools[0], 'dash-shots')
     os.makedirs(shots, exist_ok=True)
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), '..',
-                                        '..'))
     t0 = time.time()
-    rn = dashreal.RealNet(labmesh, root, ZMQ, HTTP)
+    rn = dashreal.RealNet(net, ZMQ, HTTP)
     BOARDS[:] = [b for _, b in rn.boards]
     browser = None
     try:
@@ -489,9 +487,9 @@ def test(labmesh, build):
             rn.wait(req)
             print('request %d %s done (%.0f s)' % (i, req[:12],
                                                    time.time() - t0))
-        runs = {b['board']: b['run'] for lab in rn.hq.status(
+        runs = {b['board']: b['run'] for lab in rn.hq.req_status(
             rn.requests[1])['labs'] for b in lab['boards']}
-        runs0 = {b['board']: b['run'] for lab in rn.hq.status(
+        runs0 = {b['board']: b['run'] for lab in rn.hq.req_status(
             rn.requests[0])['labs'] for b in lab['boards']}
         check(not os.path.exists(os.path.join(rn.hq.home, 'work', 'runs')),
               'hq ran no job')
@@ -515,11 +513,8 @@ def test(labmesh, build):
         pg.index()
         print('dashboard over a real run OK: %d screenshots, %.0f s' %
               (len(pg.saved), time.time() - t0))
-    except (Fail, webdriver.Error) as e:
-        print('FAIL: %s' % e)
-        for n in rn.labs.values():
-            print('--- %s\n%s' % (n.name, n.tail(2000)))
-        return 1
+    except webdriver.Error as e:
+        raise Fail('the browser: %s' % e)
     finally:
         if browser:
             browser.close()
@@ -528,4 +523,4 @@ def test(labmesh, build):
 
 
 if __name__ == '__main__':
-    sys.exit(test(sys.argv[1], sys.argv[2]))
+    main(test, Net)

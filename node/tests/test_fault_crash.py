@@ -51,7 +51,7 @@ def test(net):
     a.start()
     b.start()
     wait_for('A and B peer', lambda: a.peers_up() == 1 and b.peers_up() == 1,
-             20)
+             20, 0.1)
     reqs = []
     kinds = {'replication': 0, 'jobs': 0, 'store': 0}
     t0 = time.time()

@@ -59,16 +59,16 @@ def run(net, mnt):
     b = net.node('full-b', base + 1, seeds=[a])
     a.start()
     b.start()
-    wait_for('A and B peer', lambda: a.peers_up() == 1, 20)
+    wait_for('A and B peer', lambda: a.peers_up() == 1, 20, 0.1)
     first = a.submit()
-    wait_for('first job on A', lambda: a_took(a, first), 60)
+    wait_for('first job on A', lambda: a_took(a, first), 60, 0.1)
     for rnd in range(ROUNDS):
         if rnd:
             # a clean stop folds SQLite's WAL back: each round starts
             # with no room held in advance
             a.stop()
             a.start()
-            wait_for('A and B peer', lambda: a.peers_up() == 1, 30)
+            wait_for('A and B peer', lambda: a.peers_up() == 1, 30, 0.1)
         filled = fill(mnt)
         t_full = time.time()
         # SQLite may still have room in pages it holds (the WAL of an
@@ -88,7 +88,8 @@ def run(net, mnt):
         req = b.submit()
         b.cli('debug', 'append-records', '2000')
         want = b.seq(b.id)
-        wait_for('B done appending', lambda: b.status()['appending'] == 0, 60)
+        wait_for('B done appending', lambda: b.status()['appending'] == 0,
+                 60, 0.1)
         want = b.seq(b.id)
         time.sleep(3)
         check(a.alive(), 'A is up on a full disk')

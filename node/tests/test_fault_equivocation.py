@@ -35,7 +35,7 @@ def test(net):
         n.start()
     try:
         wait_for('the line is up', lambda: j.peers_up() == 1 and
-                 m.peers_up() == 2 and f.peers_up() == 1, 30)
+                 m.peers_up() == 2 and f.peers_up() == 1, 30, 0.1)
     except Exception:
         print([(n.name, n.peers()) for n in (j, m, f)])
         raise
@@ -46,7 +46,7 @@ def test(net):
     check(p.returncode == 0, 'the lying peer ran: %s' % p.stderr)
     liar = p.stdout.strip()
     t0 = time.time()
-    wait_for('J flags the liar', lambda: flagged(j, liar), 10)
+    wait_for('J flags the liar', lambda: flagged(j, liar), 10, 0.1)
     t_j = time.time() - t0
     _, t_f = wait_for('F, two hops away, flags the liar',
                       lambda: flagged(f, liar) and flagged(m, liar), 20)
@@ -74,7 +74,7 @@ def test(net):
     late = net.node('eq-l', base + 3, seeds=[f], max_peers=1)
     late.start()
     _, t_l = wait_for('a node joining later learns it',
-                      lambda: flagged(late, liar), 30)
+                      lambda: flagged(late, liar), 30, 0.1)
     print('a node joining F later flagged the liar %.2f s after start' % t_l)
 
     j.cli('debug', 'append-records', '300')

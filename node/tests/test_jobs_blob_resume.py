@@ -46,8 +46,7 @@ def part(n):
     return None, 0
 
 
-def test(labmesh, root):
-    net = Net(labmesh)
+def test(net):
     asker = None
     try:
         net.env['LABMESH_SUITES'] = suites_dir(os.path.join(net.dir,
@@ -55,19 +54,20 @@ def test(labmesh, root):
         a = net.node('lab-src', 17221, [local_board('host-a')]).start()
         b = net.node('lab-dst', 17222, [local_board('host-b')],
                      seeds=[a]).start()
-        wait_for('peers', lambda: a.peers_up() == 1 and b.peers_up() == 1)
+        wait_for('peers', lambda: a.peers_up() == 1 and b.peers_up() == 1,
+                 step=0.2)
         req = a.cli('submit', '--suite', 'bigout', '--lab',
                     'lab-src').stdout.split()[1]
 
         def run_on(n):
-            st = n.status(req) or {}
+            st = n.req_status(req) or {}
             for lab in st.get('labs', []):
                 for x in lab['boards']:
                     if x['final'] and x['run']:
                         return x['run']
             return None
-        run = wait_for('the run on lab 1', lambda: run_on(a), 120)
-        wait_for('the run record on lab 2', lambda: run_on(b), 60)
+        run, _ = wait_for('the run on lab 1', lambda: run_on(a), 120, 0.2)
+        wait_for('the run record on lab 2', lambda: run_on(b), 60, 0.2)
         # the log blob: the largest blob lab 1 holds
         blobs = [p for p in glob.glob(os.path.join(a.home, 'blobs', '??',
                                                    '*'))]
@@ -99,7 +99,7 @@ def test(labmesh, root):
         # the second fetch, after a restart of lab 2
         b.start()
         wait_for('peers again', lambda: a.peers_up() == 1 and
-                 b.peers_up() == 1, 60)
+                 b.peers_up() == 1, 60, 0.2)
         before = sent(a)
         p = b.cli('log', run, '--suite', 'bigout', timeout=300)
         served = sent(a) - before
@@ -132,4 +132,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

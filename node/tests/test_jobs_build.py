@@ -31,7 +31,7 @@ FAKE = 'echo "not a kernel: $LABMESH_CONFIG" > "$LABMESH_OUT/vmlinuz"'
 
 
 def board(n, req):
-    st = n.status(req) or {}
+    st = n.req_status(req) or {}
     for lab in st.get('labs', []):
         for b in lab['boards']:
             return b
@@ -41,11 +41,11 @@ def board(n, req):
 def final(n, req, timeout=300):
     return wait_for('%s final' % req[:12], lambda: (
         lambda b: b if b and b['final'] else None)(board(n, req)),
-        timeout, 0.2)
+        timeout, 0.2)[0]
 
 
 def restart(n, recipe, timeout=300):
-    n.kill()
+    n.stop()
     n.extra = ('recipes:\n  - arch: x86_64\n    timeout: %d\n'
                '    command: "%s"\n' % (timeout, recipe.replace(
                    '\\', '\\\\').replace('"', '\\"')))
@@ -62,9 +62,8 @@ def submit(n, repo, commit, config, wait=False):
     return n.cli(*args).stdout.split()[1], ''
 
 
-def test(labmesh, root):
-    env = need_board(root)
-    net = Net(labmesh)
+def test(net):
+    env = need_board(net.root)
     lsock = socket.socket()
     try:
         repo = os.path.join(net.dir, 'repo')
@@ -135,4 +134,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

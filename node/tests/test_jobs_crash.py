@@ -19,7 +19,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from faultlib import store_check  # noqa: E402
 from jobstest import Fail, Net, need_board, check, main, qemu_board, \
     TAG_VAR, tagged, wait_for  # noqa: E402
-import lmtest  # noqa: E402
 from test_jobs_git import make_repo  # noqa: E402
 
 RECIPE = ('sleep 4; make KSRC=%s && cp vmlinuz "$LABMESH_OUT/vmlinuz"')
@@ -61,9 +60,8 @@ def integrity(path):
     return r
 
 
-def test(labmesh, root):
-    env = need_board(root)
-    net = Net(labmesh)
+def test(net):
+    env = need_board(net.root)
     followers = []
     try:
         c1, _ = make_repo(os.path.join(net.dir, 'repo'))
@@ -85,15 +83,17 @@ def test(labmesh, root):
             followers.append(follow)
             req = follow.stdout.readline().split()[1]
             wait_for('the job %s' % phase, lambda: (
-                board(n.status(req)) or {}).get('state') == phase, 120, 0.05)
+                board(n.req_status(req)) or {}).get('state') == phase,
+                120, 0.05)
             pid = n.proc.pid
             # the tag finds the job's processes while they run, down to
             # the recipe's own children (its sleep, while building)
             want = 'sleep 4' if phase == 'building' else ''
-            running = wait_for('tagged processes of the job %s' % phase,
-                               lambda: (lambda ps: ps if ps and any(
-                                   want in d for d in describe(ps)) else
-                                   None)(leftovers(net, pid)), 30, 0.05)
+            running, _ = wait_for(
+                'tagged processes of the job %s' % phase,
+                lambda: (lambda ps: ps if ps and any(
+                    want in d for d in describe(ps)) else
+                    None)(leftovers(net, pid)), 30, 0.05)
             seen = describe(running)
             os.kill(pid, signal.SIGKILL)
             n.proc.wait()
@@ -104,7 +104,7 @@ def test(labmesh, root):
                 phase, describe(left)))
             try:
                 store_check(net, n)
-            except lmtest.Fail as e:
+            except Fail as e:
                 raise Fail('after the kill during %s: %s' % (phase, e))
             for db in ('store.db', 'jobs.db'):
                 r = integrity(os.path.join(n.home, db))
@@ -116,9 +116,9 @@ def test(labmesh, root):
                           os.path.basename((d.split() + ['?'])[1])
                           for d in seen)))
             n.start()
-            b = wait_for('a final state after %s' % phase, lambda: (
+            b, _ = wait_for('a final state after %s' % phase, lambda: (
                 lambda b: b if b and b['final'] else None)(
-                    board(n.status(req))), 300)
+                    board(n.req_status(req))), 300, 0.2)
             check(b['state'] == 'done' and b['status'] == 'PASS',
                   'after a kill during %s: %s' % (phase, b))
             hist = n.cli('status', req).stdout
@@ -142,7 +142,7 @@ def test(labmesh, root):
             check(not leftovers(net, n.proc.pid), 'processes left: %s' %
                   describe(leftovers(net, n.proc.pid)))
             print('killed during %s: recovered' % phase)
-        n.kill()
+        n.stop()
         for db in ('store.db', 'jobs.db'):
             r = integrity(os.path.join(n.home, db))
             check(r == 'ok', '%s: %s' % (db, r))
@@ -157,4 +157,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

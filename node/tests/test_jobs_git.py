@@ -53,9 +53,8 @@ def board_of(st, name):
     return None
 
 
-def test(labmesh, root):
-    env = need_board(root)
-    net = Net(labmesh)
+def test(net):
+    env = need_board(net.root)
     pwned = [os.path.join(net.dir, 'pwned-branch'),
              os.path.join(net.dir, 'pwned-config')]
     try:
@@ -73,7 +72,7 @@ def test(labmesh, root):
               (p.returncode, p.stderr, n.tail()))
         req = p.stdout.split()[1]
         check('building' in p.stdout, 'no building event')
-        run = board_of(n.status(req), 'qemu-g')['run']
+        run = board_of(n.req_status(req), 'qemu-g')['run']
         log = n.cli('log', run).stdout
         check('building version one' in log, 'the build log does not show'
               ' commit one was built: %s' % log[:800])
@@ -99,7 +98,7 @@ def test(labmesh, root):
         print(p.stdout)
         check(p.returncode != 0, 'a missing commit passed')
         req = p.stdout.split()[1]
-        b = board_of(n.status(req), 'qemu-g')
+        b = board_of(n.req_status(req), 'qemu-g')
         check(b['state'] == 'error' and 'commit %s does not exist' % bad in
               b['text'], 'no clear reason: %s' % b)
         # shell code in the branch and the config runs nothing, and the
@@ -120,7 +119,7 @@ def test(labmesh, root):
                       check_rc=False, timeout=900)
             print(p.stdout[-600:])
             check(p.stdout.startswith('request '), 'not submitted')
-            b = board_of(n.status(p.stdout.split()[1]), 'qemu-g')
+            b = board_of(n.req_status(p.stdout.split()[1]), 'qemu-g')
             check(b['run'], 'no run for branch %r: %s' % (branch, b))
             log = n.cli('log', b['run']).stdout
             line = 'config is [%s] branch [%s]' % (config, branch)
@@ -138,4 +137,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

@@ -19,9 +19,8 @@ SUITES = 'smoke,boot-health'
 COMMIT = 'c0ffee' * 6 + 'c0ff'  # where the image says it came from
 
 
-def test(labmesh, root):
-    env = need_board(root)
-    net = Net(labmesh)
+def test(net):
+    env = need_board(net.root)
     try:
         n1 = net.node('lab-a', 18201, [qemu_board('qemu-a', env)]).start()
         n2 = net.node('lab-b', 18202, [qemu_board('qemu-b', env)],
@@ -29,9 +28,9 @@ def test(labmesh, root):
         n3 = net.node('lab-c', 18203, [local_board('host-c')],
                       seeds=[n1, n2]).start()
         wait_for('a connected network', lambda: n1.peers_up() == 2 and
-                 n2.peers_up() == 2 and n3.peers_up() == 2, 30)
+                 n2.peers_up() == 2 and n3.peers_up() == 2, 30, 0.2)
         wait_for('every advert on lab 1', lambda: len(json.loads(
-            n1.cli('--json', 'boards').stdout)) == 3, 30)
+            n1.cli('--json', 'boards').stdout)) == 3, 30, 0.2)
         p = n1.cli('submit', '--kernel', env['KERNEL'], '--initrd',
                    env['INITRD'], '--describe', env['KVERSION'], '--arch',
                    'x86_64', '--git', 'https://salsa.debian.org/kernel-team/'
@@ -60,12 +59,13 @@ def test(labmesh, root):
                 return False
             finally:
                 db.close()
-        wait_for('the runs indexed on lab 3', indexed, 60)
+        wait_for('the runs indexed on lab 3', indexed, 60, 0.2)
         # the same results from the lab that ran none of it
         q1 = n1.cli('query', '--request', req).stdout
-        q3 = wait_for('the runs on lab 3', lambda: (
+        q3, _ = wait_for('the runs on lab 3', lambda: (
             lambda out: out if 'qemu-a' in out and 'qemu-b' in out else None)
-            (n3.cli('query', '--request', req, check_rc=False).stdout), 60)
+            (n3.cli('query', '--request', req, check_rc=False).stdout),
+            60, 0.2)
         check(q1 == q3, 'query differs:\n%s\n%s' % (q1, q3))
         # the commit's matrix, text and JSON, byte for byte the same on
         # all three labs, listing both QEMU boards with a PASS cell per
@@ -76,8 +76,8 @@ def test(labmesh, root):
             return outs if all('qemu-a' in o and 'qemu-b' in o
                                for o in outs) else None
         for fmt in ((), ('--json',)):
-            outs = wait_for('the matrix %s on every lab' % (fmt,),
-                            lambda: matrices(*fmt), 60)
+            outs, _ = wait_for('the matrix %s on every lab' % (fmt,),
+                            lambda: matrices(*fmt), 60, 0.2)
             check(outs[0] == outs[1] == outs[2], 'the matrix %s differs'
                   ' between labs:\n%s' % (fmt, '\n'.join(outs)))
         qc = outs[2]
@@ -94,7 +94,7 @@ def test(labmesh, root):
         text = matrices()[0]
         print('the commit matrix on three labs (%d bytes text, %d JSON),'
               ' identical:\n%s' % (len(text), len(qc), text))
-        st = n3.status(req)
+        st = n3.req_status(req)
         runs = {b['board']: b['run'] for lab in st['labs']
                 for b in lab['boards']}
         check(runs.get('qemu-b'), 'no run of qemu-b seen on lab 3')
@@ -109,9 +109,9 @@ def test(labmesh, root):
         # the kernel blob travelled from lab 1 to lab 2, verified
         print('artifact run OK: request %s' % req[:12])
     finally:
-        net.close(keep=False)
+        net.close()
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

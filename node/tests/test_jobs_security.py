@@ -30,19 +30,18 @@ def lab(st, name):
 def answered(node, req, name):
     return wait_for('%s to answer' % name, lambda: (
         lambda l: l if l and l['answer'] != 'waiting' else None)(
-            lab(node.status(req), name)), 30)
+            lab(node.req_status(req), name)), 30, 0.2)[0]
 
 
 def finished(node, req, name):
     def fin():
-        l = lab(node.status(req), name)
+        l = lab(node.req_status(req), name)
         return l if l and l['boards'] and all(b['final'] for b in
                                                l['boards']) else None
-    return wait_for('%s to finish' % name, fin, 60)
+    return wait_for('%s to finish' % name, fin, 60, 0.2)[0]
 
 
-def test(labmesh, root):
-    net = Net(labmesh)
+def test(net):
     try:
         a = net.node('lab-open', 18501, [local_board('host-a')],
                      'policy:\n  submitters: any\n  quota_per_key: 7\n')
@@ -50,9 +49,10 @@ def test(labmesh, root):
         b = net.node('lab-closed', 18502, [local_board('host-b')],
                      'policy:\n  submitters: [%s]\n' % OTHER, seeds=[a])
         b.start()
-        wait_for('peers', lambda: a.peers_up() == 1 and b.peers_up() == 1)
+        wait_for('peers', lambda: a.peers_up() == 1 and b.peers_up() == 1,
+                 step=0.2)
         wait_for('adverts', lambda: len(json.loads(
-            a.cli('--json', 'boards').stdout)) == 2)
+            a.cli('--json', 'boards').stdout)) == 2, step=0.2)
 
         # 1. policy
         saved = os.path.join(net.dir, 'req1')
@@ -102,7 +102,7 @@ def test(labmesh, root):
         # valid hello): not stored, not forwarded, counted as the
         # sender's garbage; the same tool's validly signed request is
         # stored and forwarded (a control: the path works)
-        hostile = os.path.abspath(sys.argv[2])
+        hostile = net.tools[0]
 
         def ids(n):
             return set(r['id'] for r in json.loads(
@@ -129,9 +129,9 @@ def test(labmesh, root):
               'the forged request was forwarded to %s' % b.name)
         subprocess.run([hostile, 'peer-request', a.endpoint, a.id,
                         'nowhere', 'valid'], capture_output=True, timeout=60)
-        new = wait_for('the valid request on both nodes', lambda: (
+        new, _ = wait_for('the valid request on both nodes', lambda: (
             lambda x, y: x if x and x == y else None)(
-                ids(a) - before[a.name], ids(b) - before[b.name]), 20)
+                ids(a) - before[a.name], ids(b) - before[b.name]), 20, 0.2)
         check(len(new) == 1, 'valid control: %s' % new)
         print('forged request from a peer: dropped, garbage %d -> %d;'
               ' a valid one is stored and forwarded' % (bad0, bad(a)))
@@ -177,4 +177,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

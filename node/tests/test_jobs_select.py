@@ -32,7 +32,7 @@ def suites_dir(root, d):
 
 
 def boards(n, req):
-    st = n.status(req) or {}
+    st = n.req_status(req) or {}
     return {b['board']: b for lab in st.get('labs', [])
             for b in lab['boards']}
 
@@ -41,26 +41,25 @@ def final(n, req, count=1, timeout=120):
     return wait_for('%s final' % req[:12], lambda: (
         lambda bs: bs if len(bs) >= count and all(
             b['final'] for b in bs.values()) else None)(boards(n, req)),
-        timeout, 0.1)
+        timeout, 0.1)[0]
 
 
 def answered(n, req):
     def ans():
-        st = n.status(req) or {}
+        st = n.req_status(req) or {}
         labs = [x for x in st.get('labs', []) if x['answer'] != 'waiting']
         return labs[0] if labs else None
-    return wait_for('an answer to %s' % req[:12], ans, 30)
+    return wait_for('an answer to %s' % req[:12], ans, 30, 0.2)[0]
 
 
 def submit(n, *args):
     return n.cli('submit', *args).stdout.split()[1]
 
 
-def test(labmesh, root):
-    net = Net(labmesh)
+def test(net):
     try:
         net.env['LABMESH_SUITES'] = suites_dir(
-            root, os.path.join(net.dir, 'suites'))
+            net.root, os.path.join(net.dir, 'suites'))
         n = net.node('lab-sel', 17201, [
             local_board('host-1', ('local', 'special')),
             local_board('host-2'), local_board('host-3')]).start()
@@ -147,4 +146,4 @@ def test(labmesh, root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)

@@ -50,7 +50,7 @@ def stop_with(proc, log, sig):
 
 
 def status(net, home):
-    return net.run('--home', home, '--json', 'debug', 'status')
+    return net.run('--home', home, '--json', 'debug', 'status').stdout
 
 
 def test(net):
@@ -61,7 +61,7 @@ def test(net):
     try:
         wait_for('default node answers', lambda: status(net, home), 10)
 
-        boards = json.loads(net.run('--home', home, '--json', 'boards'))
+        boards = json.loads(net.run('--home', home, '--json', 'boards').stdout)
         print('default lab boards: %r' % [(b['lab'], b['board'], b['arch'],
                                            b['transport'], b['boot'])
                                           for b in boards])

@@ -43,7 +43,7 @@ def test(net):
     check(seq_of(a, a.id) == TOTAL, 'A has its own %d' % N)
     check(seq_of(b, a.id) == TOTAL, 'B has all after restart')
     c.stop()
-    res = json.loads(net.run('--home', c.home, 'debug', 'check-store'))
+    res = json.loads(c.cmd('debug', 'check-store'))
     print('check-store on C:', res)
     check(res['bad_signature'] == 0 and res['bad_chain'] == 0 and
           res['bad_seq'] == 0 and res['integrity'], 'C store verifies')

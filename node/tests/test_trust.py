@@ -23,7 +23,8 @@ def test(net):
     # a node key on the trust list that no node uses: the hello client's
     hk_home = os.path.join(net.dir, 'hello-client')
     os.makedirs(hk_home, mode=0o700)
-    hk = type('Key', (), {'id': net.run('--home', hk_home, 'id').strip()})
+    hk = type('Key', (), {'id': net.run('--home', hk_home,
+                                        'id').stdout.strip()})
     t = net.node('closed', base, trust=[x, hk])
     x.seeds = [t]
     y = net.node('stranger', base + 2, seeds=[t])
