@@ -113,6 +113,25 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
  */
 int jobs_pinned_blobs(const char *home, uint8_t (**ret)[32], size_t *ret_n);
 
+/* One job of HOME/jobs.db as jobs_list_request gives it (borrowed for
+ * the call). */
+typedef struct {
+	const char *request;  /* 64 hex */
+	const char *board;
+	int state;            /* enum job_state */
+	int64_t priority, attempts, created_ms, updated_ms;
+	const char *text;     /* its latest progress line */
+} jobs_row_t;
+
+/*
+ * This lab's jobs of the requests whose id starts with hex_prefix (hex
+ * digits only), in request then board order, at most max, each handed to
+ * cb (which returns 0 to go on). Read-only, its own connection. 0,
+ * -ENOENT (no jobs.db), -EIO (unreadable or busy).
+ */
+int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
+		      int (*cb)(void *arg, const jobs_row_t *row), void *arg);
+
 /* The executor child: `labmesh exec-job` (node/jobs/exec_child.c). */
 int cmd_exec_job(int argc, char **argv);
 

@@ -5,6 +5,7 @@
  * the jobs tables) and a log blob this node holds.
  */
 #include "node/web/api_int.h"
+#include "node/jobs/jobs.h"
 #include "node/net/ctl.h"
 #include "node/results/results.h"
 #include "node/store/blob.h"
@@ -227,86 +228,66 @@ void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 /* ---- a request's jobs ---- */
 
 /*
- * This lab's jobs of a request, from HOME/jobs.db as the jobs code keeps
- * it (jobs(request_id, board, state, priority, attempts, created_ms,
- * updated_ms, text): one row per (request, board), state an enum
- * job_state). Opened read-only per call; a node without jobs.db answers
- * 404. The other labs' progress is in their records (the results matrix
- * of the request covers what finished).
+ * This lab's jobs of a request (jobs_list_request: one row per request and
+ * board); a node without jobs.db answers 404. The other labs' progress is
+ * in their records (the results matrix of the request covers what
+ * finished).
  */
-static const char s_jobs_sql[] =
-	"SELECT lower(hex(request_id)), board, state, priority, attempts,"
-	" created_ms, updated_ms, text FROM jobs"
-	" WHERE lower(hex(request_id)) LIKE ?1 || '%'"
-	" ORDER BY lower(hex(request_id)), board LIMIT ?2";
+typedef struct {
+	json_t *j;
+	size_t rows;
+} s_jobs_t;
 
-static int s_jobs_open(const char *home, sqlite3 **ret)
+static int s_job_json(void *arg, const jobs_row_t *r)
 {
-	char *path = xasprintf("%s/jobs.db", home);
-	sqlite3 *db = NULL;
-	int rc;
+	s_jobs_t *c = arg;
+	json_t *j = c->j;
 
-	rc = access(path, R_OK) == 0
-		     ? sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)
-		     : SQLITE_CANTOPEN;
-	free(path);
-	if (rc != SQLITE_OK) {
-		sqlite3_close(db);
-		return -ENOENT;
-	}
-	sqlite3_busy_timeout(db, 2000);
-	*ret = db;
-	return 0;
-}
-
-static void s_job_json(json_t *j, sqlite3_stmt *st)
-{
+	c->rows++;
 	json_obj_open(j);
-	json_key_str(j, "request", (const char *)sqlite3_column_text(st, 0));
-	json_key_str(j, "board", (const char *)sqlite3_column_text(st, 1));
-	json_key_str(j, "state", job_state_name(sqlite3_column_int(st, 2)));
-	json_key_int(j, "priority", sqlite3_column_int64(st, 3));
-	json_key_int(j, "attempts", sqlite3_column_int64(st, 4));
-	json_key_int(j, "created_ms", sqlite3_column_int64(st, 5));
-	json_key_int(j, "updated_ms", sqlite3_column_int64(st, 6));
-	json_key_str(j, "text", (const char *)sqlite3_column_text(st, 7));
+	json_key_str(j, "request", r->request);
+	json_key_str(j, "board", r->board);
+	json_key_str(j, "state", job_state_name(r->state));
+	json_key_int(j, "priority", r->priority);
+	json_key_int(j, "attempts", r->attempts);
+	json_key_int(j, "created_ms", r->created_ms);
+	json_key_int(j, "updated_ms", r->updated_ms);
+	json_key_str(j, "text", r->text);
 	json_obj_close(j);
+	return 0;
 }
 
 void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 {
 	const char *id = api_param(p, n, "id");
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db;
 	buf_t b;
 	json_t j;
+	s_jobs_t c = { &j, 0 };
+	size_t rows;
+	int rc;
 
 	if (n != 1 || !s_hex_prefix(id)) {
 		api_error(ret, 400, "give id, a request id (hex prefix)");
 		return;
 	}
-	if (s_jobs_open(a->home, &db) < 0) {
-		api_error(ret, 404, "this node keeps no jobs");
-		return;
-	}
-	if (sqlite3_prepare_v2(db, s_jobs_sql, -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		api_error(ret, 404, "this node keeps no jobs table");
-		return;
-	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, API_MAX_JOBS);
 	buf_init(&b, API_MAX_REPLY);
 	json_init(&j, &b, JSON_PRETTY);
 	json_obj_open(&j);
 	json_key_str(&j, "request", id);
 	json_key(&j, "jobs");
 	json_arr_open(&j);
-	size_t rows = 0;
-	while (sqlite3_step(st) == SQLITE_ROW && ++rows)
-		s_job_json(&j, st);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	rc = jobs_list_request(a->home, id, API_MAX_JOBS, s_job_json, &c);
+	if (rc == -ENOENT) {
+		buf_free(&b);
+		api_error(ret, 404, "this node keeps no jobs");
+		return;
+	}
+	if (rc < 0) {
+		buf_free(&b);
+		api_error(ret, 404, "this node keeps no jobs table");
+		return;
+	}
+	rows = c.rows;
 	if (rows == 0) {
 		/* Every node keeps a jobs queue; this one ran none of it. */
 		buf_free(&b);
