@@ -2,11 +2,14 @@
  * node: the lab daemon. One thread, one zloop: the CURVE ROUTER (inbox
  * from peers), one CURVE DEALER per peer (outbox to it), the ZAP handler
  * (who may connect), the control socket, and timers. Modules:
- *   node.c     setup, loop, ZAP, shutdown, own records (adverts)
- *   node_peer.c   peers: hello, descriptors, exchange, liveness, backoff,
- *                 garbage counting and bans
- *   node_repl.c   feed replication (vector, want, records, credit) and
- *                 request flooding
+ *   node_setup.c  making and destroying a node: config, keys, store,
+ *                 sockets, the jobs side's context
+ *   node.c        the loop, ZAP, dispatch, garbage and bans, timers
+ *   node_beacon.c the optional LAN hint
+ *   node_feed.c   own records (adverts, node_append_record)
+ *   node_peer.c   peers: hello, descriptors, exchange, liveness, backoff
+ *   node_repl.c   feed replication (vector, want, records, credit)
+ *   node_flood.c  request flooding
  *   node_ctl.c    control socket commands and their rendering
  */
 #ifndef LABMESH_NODE_NODE_H

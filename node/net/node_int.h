@@ -197,6 +197,10 @@ int node_publish_advert(node_t *node);
 
 /* node.c */
 void node_stop(node_t *node);
+
+/* Start the LAN beacon when the lab config asks for one (node_beacon.c):
+ * a hint only, peers found this way still need CURVE and a hello. */
+void node_beacon_start(node_t *node);
 /*
  * Send one encoded message (len bytes) to p without blocking. Frees bytes
  * (malloc'd, e.g. an encoder's output) whether or not it was sent, so
