@@ -10,32 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void suite_criteria_init(lab_criteria_t *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->max_fail = -1;
-	c->min_pass = -1;
-}
-
-void suite_criteria_clear(lab_criteria_t *c)
-{
-	if (!c)
-		return;
-	free(c->suite);
-	for (size_t i = 0; i < c->n_must_pass; i++)
-		free(c->must_pass[i]);
-	free(c->must_pass);
-	for (size_t i = 0; i < c->n_fail_ok; i++) {
-		free(c->fail_ok[i].path);
-		free(c->fail_ok[i].reason);
-	}
-	free(c->fail_ok);
-	for (size_t i = 0; i < c->n_metrics; i++)
-		free(c->metrics[i].name);
-	free(c->metrics);
-	suite_criteria_init(c);
-}
-
 const lab_criteria_t *suite_criteria_for_board(const lab_board_t *board,
 					       const char *suite)
 {
