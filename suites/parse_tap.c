@@ -409,32 +409,32 @@ static void s_add_result(struct tap *t, struct level *l, const char *name,
 	}
 }
 
-/* "ok N - desc # directive" / "not ok ..." */
-static bool s_test_line(struct tap *t, int indent, const char *p)
+/* "ok" or "not ok" and the blank after it; *pp advanced past it. */
+static bool s_test_status(const char **pp, bool *ret_ok)
 {
-	char desc[SUITE_MAX_LINE + 1], dir[SUITE_MAX_LINE + 1];
-	char name[SUITE_MAX_PATH + 1], msg[SUITE_MAX_MESSAGE + 1];
-	bool ok;
-	long num;
-	size_t d = 0;
-	struct level *l;
-	enum suite_status st;
-	const char *nstart;
-	char *dr;
+	const char *p = *pp;
 
-	if (strncmp(p, "ok", 2) == 0 && (p[2] == ' ' || p[2] == '\t' || !p[2])) {
-		ok = true;
-		p += 2;
+	if (strncmp(p, "ok", 2) == 0 &&
+	    (p[2] == ' ' || p[2] == '\t' || !p[2])) {
+		*ret_ok = true;
+		*pp = p + 2;
 	} else if (strncmp(p, "not ok", 6) == 0 &&
 		   (p[6] == ' ' || p[6] == '\t' || !p[6])) {
-		ok = false;
-		p += 6;
+		*ret_ok = false;
+		*pp = p + 6;
 	} else {
 		return false;
 	}
-	l = s_level_for(t, indent);
-	if (!l)
-		return true;
+	return true;
+}
+
+/* The test's number, or the level's next one when it has none; *pp
+ * advanced past it and past a "-" before the description. */
+static long s_test_number(const struct level *l, const char **pp)
+{
+	const char *p = *pp, *nstart;
+	long num;
+
 	while (*p == ' ' || *p == '\t')
 		p++;
 	nstart = p;
@@ -451,7 +451,16 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 		p++;
 	if (*p == '-' && (p[1] == ' ' || p[1] == '\t' || !p[1]))
 		p++;
-	/* description up to an unescaped '#' */
+	*pp = p;
+	return num;
+}
+
+/* The description up to an unescaped '#' into desc, what follows the '#'
+ * into dir; both SUITE_MAX_LINE + 1 bytes, p no longer than a line. */
+static void s_test_desc(const char *p, char *desc, char *dir)
+{
+	size_t d = 0;
+
 	dir[0] = '\0';
 	for (; *p; p++) {
 		if (*p == '\\' && (p[1] == '#' || p[1] == '\\')) {
@@ -459,21 +468,27 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 			continue;
 		}
 		if (*p == '#') {
-			snprintf(dir, sizeof(dir), "%s", p + 1);
+			snprintf(dir, SUITE_MAX_LINE + 1, "%s", p + 1);
 			break;
 		}
 		desc[d++] = *p;
 	}
 	desc[d] = '\0';
-	dr = s_trim(dir);
+}
 
+static void s_test_count(struct level *l, long num)
+{
 	l->n_tests++;
 	l->last_num = num;
 	if (l->plan >= 0 && num > l->plan)
 		l->extra++;
 	s_seen_set(l, num);
+}
 
-	st = ok ? SUITE_PASS : SUITE_FAIL;
+/* The status of an ok / not ok line under its directive (SKIP, TODO,
+ * TIMEOUT or none), and the message the directive gives it. */
+static enum suite_status s_directive(char *dr, bool ok, char *msg, size_t msgsz)
+{
 	msg[0] = '\0';
 	if (s_prefix_ci(dr, "skip")) {
 		const char *r = dr + 4;
@@ -481,59 +496,108 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 			r++;
 		while (*r == ':' || *r == ' ')
 			r++;
-		st = SUITE_SKIP;
-		snprintf(msg, sizeof(msg), "%s", r);
-	} else if (s_prefix_ci(dr, "todo")) {
-		if (ok)
-			snprintf(msg, sizeof(msg), "TODO passed: %s", s_trim(dr + 4));
-		else
-			snprintf(msg, sizeof(msg), "TODO: %s", s_trim(dr + 4));
-		st = ok ? SUITE_PASS : SUITE_SKIP;
-	} else if (s_prefix_ci(dr, "timeout")) {
-		st = ok ? SUITE_PASS : SUITE_ERROR;
-		snprintf(msg, sizeof(msg), "timeout %s", s_trim(dr + 7));
-	} else if (*dr) {
-		snprintf(msg, sizeof(msg), "%s", dr);
+		snprintf(msg, msgsz, "%s", r);
+		return SUITE_SKIP;
 	}
+	if (s_prefix_ci(dr, "todo")) {
+		if (ok)
+			snprintf(msg, msgsz, "TODO passed: %s", s_trim(dr + 4));
+		else
+			snprintf(msg, msgsz, "TODO: %s", s_trim(dr + 4));
+		return ok ? SUITE_PASS : SUITE_SKIP;
+	}
+	if (s_prefix_ci(dr, "timeout")) {
+		snprintf(msg, msgsz, "timeout %s", s_trim(dr + 7));
+		return ok ? SUITE_PASS : SUITE_ERROR;
+	}
+	if (*dr)
+		snprintf(msg, msgsz, "%s", dr);
+	return ok ? SUITE_PASS : SUITE_FAIL;
+}
+
+/* The case's name from the description: kselftest's top-level tests are
+ * "selftests: dir: name", and a test with no usable name is "testN". */
+static void s_test_name(const struct tap *t, char *desc, long num, char *name,
+			size_t namesz)
+{
+	char ksname[SUITE_MAX_PATH + 1];
+	const char *src = desc;
 
 	if (t->ksft && t->depth == 1) {
-		char ksname[SUITE_MAX_PATH + 1];
 		s_ksft_name(ksname, sizeof(ksname), s_trim(desc));
-		snprintf(desc, sizeof(desc), "%s", ksname);
+		src = ksname;
 	}
-	suite_path_sanitize(name, sizeof(name), desc, strlen(desc), SUITE_MAX_DEPTH);
+	suite_path_sanitize(name, namesz, src, strlen(src), SUITE_MAX_DEPTH);
 	if (strcmp(name, "unnamed") == 0)
-		snprintf(name, sizeof(name), "test%ld", num);
+		snprintf(name, namesz, "test%ld", num);
+}
 
-	/* kselftest: this test's nested output is its child */
-	if (t->ksft && t->depth == 1 && t->capture.len) {
-		struct plist inner = { 0 };
-		char note[SUITE_MAX_MESSAGE + 1];
-		s_ksft_inner(t, &inner, note, sizeof(note));
-		s_flush_closed(t, l);
-		l->has_closed = true;
-		l->closed = inner;
-		if (note[0] && !msg[0])
-			snprintf(msg, sizeof(msg), "%s", note);
-		buf_reset(&t->capture);
-		t->ksft_name[0] = '\0';
-	}
+/* kselftest: the nested output captured since the last test line is this
+ * test's child level; its note is the test's message when it has none. */
+static void s_ksft_attach(struct tap *t, struct level *l, char *msg,
+			  size_t msgsz)
+{
+	struct plist inner = { 0 };
+	char note[SUITE_MAX_MESSAGE + 1];
 
-	if (l->has_closed && l->closed.n) {
-		bool child_fails = s_any_failing(&l->closed);
-		l->has_closed = false;
-		s_plist_move(t, &l->res, &l->closed, name);
-		t->last_level = -1;
-		if (s_failing(st) && !child_fails)
-			s_add_result(t, l, name, st,
-				     msg[0] ? msg : "failed; no failing subtest");
-		else if (st == SUITE_SKIP)
-			s_add_result(t, l, name, st, msg);
-	} else {
+	s_ksft_inner(t, &inner, note, sizeof(note));
+	s_flush_closed(t, l);
+	l->has_closed = true;
+	l->closed = inner;
+	if (note[0] && !msg[0])
+		snprintf(msg, msgsz, "%s", note);
+	buf_reset(&t->capture);
+	t->ksft_name[0] = '\0';
+}
+
+/* The test's result. A child level that finished just before its line
+ * moves below its name; the line itself then adds a case only when it
+ * fails with no failing child, or is a skip. */
+static void s_test_result(struct tap *t, struct level *l, const char *name,
+			  enum suite_status st, const char *msg)
+{
+	bool child_fails;
+
+	if (!l->has_closed || !l->closed.n) {
 		l->has_closed = false;
 		s_plist_free(&l->closed);
 		s_add_result(t, l, name, st, msg);
+		return;
 	}
+	child_fails = s_any_failing(&l->closed);
+	l->has_closed = false;
+	s_plist_move(t, &l->res, &l->closed, name);
+	t->last_level = -1;
+	if (s_failing(st) && !child_fails)
+		s_add_result(t, l, name, st,
+			     msg[0] ? msg : "failed; no failing subtest");
+	else if (st == SUITE_SKIP)
+		s_add_result(t, l, name, st, msg);
+}
+
+/* "ok N - desc # directive" / "not ok ..." */
+static bool s_test_line(struct tap *t, int indent, const char *p)
+{
+	char desc[SUITE_MAX_LINE + 1], dir[SUITE_MAX_LINE + 1];
+	char name[SUITE_MAX_PATH + 1], msg[SUITE_MAX_MESSAGE + 1];
+	struct level *l;
+	enum suite_status st;
+	bool ok;
+	long num;
+
+	if (!s_test_status(&p, &ok))
+		return false;
+	l = s_level_for(t, indent);
+	if (!l)
+		return true;
+	num = s_test_number(l, &p);
+	s_test_desc(p, desc, dir);
+	s_test_count(l, num);
+	st = s_directive(s_trim(dir), ok, msg, sizeof(msg));
+	s_test_name(t, desc, num, name, sizeof(name));
+	if (t->ksft && t->depth == 1 && t->capture.len)
+		s_ksft_attach(t, l, msg, sizeof(msg));
+	s_test_result(t, l, name, st, msg);
 	return true;
 }
 
