@@ -235,6 +235,10 @@ bool lab_endpoint_valid(const char *s);
  */
 typedef struct yaml_val yaml_val_t;
 int lab_criteria_read(yaml_val_t *map, bool with_suite, lab_criteria_t *ret);
+/* A criteria block with nothing set (max_fail, min_pass -1). */
+void lab_criteria_init(lab_criteria_t *c);
+/* Free what a criteria block owns (not the block itself) and leave it as
+ * lab_criteria_init() does. c may be NULL. */
 void lab_criteria_free(lab_criteria_t *c);
 
 /* ---- importing other labs' board descriptions ---- */

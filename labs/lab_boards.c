@@ -27,8 +27,17 @@
 
 /* ---- freeing --------------------------------------------------------------- */
 
+void lab_criteria_init(lab_criteria_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_fail = -1;
+	c->min_pass = -1;
+}
+
 void lab_criteria_free(lab_criteria_t *c)
 {
+	if (!c)
+		return;
 	free(c->suite);
 	yaml_strlist_free(&c->must_pass, c->n_must_pass);
 	for (size_t i = 0; i < c->n_fail_ok; i++) {
@@ -39,7 +48,7 @@ void lab_criteria_free(lab_criteria_t *c)
 	for (size_t i = 0; i < c->n_metrics; i++)
 		free(c->metrics[i].name);
 	free(c->metrics);
-	memset(c, 0, sizeof(*c));
+	lab_criteria_init(c);
 }
 
 static void s_transport_free(lab_transport_t *t)
@@ -199,11 +208,12 @@ static int s_load_metrics(yaml_val_t *map, lab_criteria_t *c)
 
 int lab_criteria_read(yaml_val_t *map, bool with_suite, lab_criteria_t *ret)
 {
-	lab_criteria_t c = { .max_fail = -1, .min_pass = -1 };
+	lab_criteria_t c;
 	int r = yaml_expect(map, YAML_KIND_MAP);
 
 	if (r < 0)
 		return r;
+	lab_criteria_init(&c);
 	c.line = yaml_line(map);
 	if (with_suite)
 		r = lab_get_checked(map, "suite", YAML_REQUIRED, LAB_MAX_NAME,

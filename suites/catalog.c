@@ -455,7 +455,7 @@ int suite_def_parse(const char *name, const char *text, size_t len,
 	if (r < 0)
 		return r;
 	d = xzalloc(sizeof(*d));
-	suite_criteria_init(&d->criteria);
+	lab_criteria_init(&d->criteria);
 	d->dir = dir ? xstrdup(dir) : NULL;
 	if (!yaml_tree_root(t)) {
 		*ret_err = xasprintf("%s:1: empty suite definition", name);
@@ -538,7 +538,7 @@ void suite_def_destroy(suite_def_t **p)
 		free(d->metrics[i].unit);
 	}
 	free(d->metrics);
-	suite_criteria_clear(&d->criteria);
+	lab_criteria_free(&d->criteria);
 	free(d->dir);
 	free(d->path);
 	free(d);

@@ -10,32 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void suite_criteria_init(lab_criteria_t *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->max_fail = -1;
-	c->min_pass = -1;
-}
-
-void suite_criteria_clear(lab_criteria_t *c)
-{
-	if (!c)
-		return;
-	free(c->suite);
-	for (size_t i = 0; i < c->n_must_pass; i++)
-		free(c->must_pass[i]);
-	free(c->must_pass);
-	for (size_t i = 0; i < c->n_fail_ok; i++) {
-		free(c->fail_ok[i].path);
-		free(c->fail_ok[i].reason);
-	}
-	free(c->fail_ok);
-	for (size_t i = 0; i < c->n_metrics; i++)
-		free(c->metrics[i].name);
-	free(c->metrics);
-	suite_criteria_init(c);
-}
-
 const lab_criteria_t *suite_criteria_for_board(const lab_board_t *board,
 					       const char *suite)
 {
@@ -151,152 +125,241 @@ static bool s_check_metric(const suite_result_t *res, const lab_metric_rule_t *r
 	return false;
 }
 
-void suite_criteria_apply(suite_result_t *res, const lab_criteria_t *suite_crit,
-			  const lab_criteria_t *board_crit)
+/* One judgement: the rules merged from both blocks, what a walk over the
+ * cases counted, and the verdict's parts so far. */
+struct judge {
+	const lab_criteria_t *suite;
+	const lab_criteria_t *board;
+	int max_fail;
+	int min_pass;
+	char *const *must;
+	size_t n_must;
+	size_t n_pass, n_fail, n_skip, n_known;
+	const char *first_skip;
+	buf_t failed; /* the failing cases, named up to CRITERIA_MAX_NAMED */
+	buf_t known;  /* the accepted failures, the same */
+	buf_t why;    /* the parts of a FAIL verdict */
+};
+
+/* The board's value for a field wins over the suite's. */
+static void s_judge_init(struct judge *j, const lab_criteria_t *suite_crit,
+			 const lab_criteria_t *board_crit)
 {
-	int max_fail = 0, min_pass = -1;
-	char *const *must = NULL;
-	size_t n_must = 0;
-	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_known = 0, named = 0;
-	const char *first_skip = NULL;
-	buf_t failed, why, known;
-	char *notes;
-
-	if (res->status == SUITE_SKIP || res->status == SUITE_ERROR)
-		return;
-
-	/* the board's value for a field wins over the suite's */
+	memset(j, 0, sizeof(*j));
+	j->suite = suite_crit;
+	j->board = board_crit;
+	j->min_pass = -1;
 	if (suite_crit && suite_crit->max_fail >= 0)
-		max_fail = suite_crit->max_fail;
+		j->max_fail = suite_crit->max_fail;
 	if (board_crit && board_crit->max_fail >= 0)
-		max_fail = board_crit->max_fail;
+		j->max_fail = board_crit->max_fail;
 	if (suite_crit && suite_crit->min_pass >= 0)
-		min_pass = suite_crit->min_pass;
+		j->min_pass = suite_crit->min_pass;
 	if (board_crit && board_crit->min_pass >= 0)
-		min_pass = board_crit->min_pass;
+		j->min_pass = board_crit->min_pass;
 	if (suite_crit && suite_crit->n_must_pass) {
-		must = suite_crit->must_pass;
-		n_must = suite_crit->n_must_pass;
+		j->must = suite_crit->must_pass;
+		j->n_must = suite_crit->n_must_pass;
 	}
 	if (board_crit && (board_crit->must_pass || board_crit->n_must_pass)) {
-		must = board_crit->must_pass;
-		n_must = board_crit->n_must_pass;
+		j->must = board_crit->must_pass;
+		j->n_must = board_crit->n_must_pass;
 	}
+	buf_init(&j->failed, SUITE_MAX_REASON);
+	buf_init(&j->why, SUITE_MAX_REASON * 2);
+	buf_init(&j->known, SUITE_MAX_REASON);
+}
 
-	buf_init(&failed, SUITE_MAX_REASON);
-	buf_init(&why, SUITE_MAX_REASON * 2);
-	buf_init(&known, SUITE_MAX_REASON);
+static void s_judge_free(struct judge *j)
+{
+	buf_free(&j->failed);
+	buf_free(&j->why);
+	buf_free(&j->known);
+}
 
+/* A failing case that fail_ok accepts: marked known, its message says why. */
+static void s_accept(struct judge *j, suite_case_t *c, const lab_fail_ok_t *ok)
+{
+	char msg[SUITE_MAX_MESSAGE * 2 + 32];
+
+	snprintf(msg, sizeof(msg), "known failure: %s%s%s",
+		 ok->reason ? ok->reason : "(no reason given)",
+		 c->message ? " | " : "", c->message ? c->message : "");
+	suite_case_set_message(c, msg, strlen(msg));
+	c->known = true;
+	if (j->n_known++ < CRITERIA_MAX_NAMED)
+		buf_printf(&j->known, "%s%s (%s: %s)", j->known.len ? ", " : "",
+			   c->path, suite_status_name(c->status),
+			   ok->reason ? ok->reason : "no reason given");
+}
+
+/* Count the cases by outcome, accepting known failures on the way. */
+static void s_count_cases(struct judge *j, suite_result_t *res)
+{
 	for (size_t i = 0; i < res->n_cases; i++) {
 		suite_case_t *c = &res->cases[i];
 		const char *rel = s_rel(res, c);
 		const lab_fail_ok_t *ok;
 
 		if (c->status == SUITE_PASS) {
-			n_pass++;
+			j->n_pass++;
 			continue;
 		}
 		if (c->status == SUITE_SKIP) {
-			if (!first_skip)
-				first_skip = c->message ? c->message : c->path;
-			n_skip++;
+			if (!j->first_skip)
+				j->first_skip = c->message ? c->message : c->path;
+			j->n_skip++;
 			continue;
 		}
-		ok = s_fail_ok(board_crit, rel, res->name);
+		ok = s_fail_ok(j->board, rel, res->name);
 		if (!ok)
-			ok = s_fail_ok(suite_crit, rel, res->name);
+			ok = s_fail_ok(j->suite, rel, res->name);
 		if (ok) {
-			char msg[SUITE_MAX_MESSAGE * 2 + 32];
-			snprintf(msg, sizeof(msg), "known failure: %s%s%s",
-				 ok->reason ? ok->reason : "(no reason given)",
-				 c->message ? " | " : "", c->message ? c->message : "");
-			suite_case_set_message(c, msg, strlen(msg));
-			c->known = true;
-			if (n_known++ < CRITERIA_MAX_NAMED)
-				buf_printf(&known, "%s%s (%s: %s)", known.len ? ", " : "",
-					   c->path, suite_status_name(c->status),
-					   ok->reason ? ok->reason : "no reason given");
+			s_accept(j, c, ok);
 			continue;
 		}
-		n_fail++;
-		if (named++ < CRITERIA_MAX_NAMED)
-			buf_printf(&failed, "%s%s", failed.len ? ", " : "", c->path);
+		if (j->n_fail++ < CRITERIA_MAX_NAMED)
+			buf_printf(&j->failed, "%s%s",
+				   j->failed.len ? ", " : "", c->path);
 	}
-	if (named > CRITERIA_MAX_NAMED)
-		buf_printf(&failed, " and %zu more", named - CRITERIA_MAX_NAMED);
-	if (n_known > CRITERIA_MAX_NAMED)
-		buf_printf(&known, " and %zu more", n_known - CRITERIA_MAX_NAMED);
+	if (j->n_fail > CRITERIA_MAX_NAMED)
+		buf_printf(&j->failed, " and %zu more",
+			   j->n_fail - CRITERIA_MAX_NAMED);
+	if (j->n_known > CRITERIA_MAX_NAMED)
+		buf_printf(&j->known, " and %zu more",
+			   j->n_known - CRITERIA_MAX_NAMED);
+}
 
-	if ((size_t)max_fail < n_fail)
-		s_part(&why, "%zu case%s failed (max_fail %d): %s", n_fail,
-		       n_fail == 1 ? "" : "s", max_fail, buf_str(&failed));
-	for (size_t i = 0; i < n_must; i++) {
-		size_t seen = 0, bad = 0;
-		const char *bad_status = NULL;
-		if (!must[i])
+static void s_check_max_fail(struct judge *j)
+{
+	if ((size_t)j->max_fail < j->n_fail)
+		s_part(&j->why, "%zu case%s failed (max_fail %d): %s",
+		       j->n_fail, j->n_fail == 1 ? "" : "s", j->max_fail,
+		       buf_str(&j->failed));
+}
+
+/* Every case a must_pass rule covers passed, and it covers at least one. */
+static void s_check_must(struct judge *j, const suite_result_t *res,
+			 const char *rule)
+{
+	size_t seen = 0, bad = 0;
+	const char *bad_status = NULL;
+
+	for (size_t i = 0; i < res->n_cases; i++) {
+		const suite_case_t *c = &res->cases[i];
+
+		if (!s_covers(rule, s_rel(res, c), res->name))
 			continue;
-		for (size_t j = 0; j < res->n_cases; j++) {
-			const suite_case_t *c = &res->cases[j];
-			if (!s_covers(must[i], s_rel(res, c), res->name))
-				continue;
-			seen++;
-			if (c->status != SUITE_PASS) {
-				if (!bad++)
-					bad_status = suite_status_name(c->status);
-			}
-		}
-		if (!seen)
-			s_part(&why, "must_pass %s.%s absent", res->name, must[i]);
-		else if (bad)
-			s_part(&why, "must_pass %s.%s: %s", res->name, must[i], bad_status);
+		seen++;
+		if (c->status != SUITE_PASS && !bad++)
+			bad_status = suite_status_name(c->status);
 	}
-	if (min_pass >= 0 && n_pass + n_known < (size_t)min_pass)
-		s_part(&why, "%zu case%s passed (min_pass %d)", n_pass + n_known,
-		       n_pass + n_known == 1 ? "" : "s", min_pass);
+	if (!seen)
+		s_part(&j->why, "must_pass %s.%s absent", res->name, rule);
+	else if (bad)
+		s_part(&j->why, "must_pass %s.%s: %s", res->name, rule,
+		       bad_status);
+}
 
-	/* metric rules: the board's rules for a metric replace the suite's */
-	if (board_crit) {
-		for (size_t i = 0; i < board_crit->n_metrics; i++)
-			s_check_metric(res, &board_crit->metrics[i], &why);
+static void s_check_must_pass(struct judge *j, const suite_result_t *res)
+{
+	for (size_t i = 0; i < j->n_must; i++) {
+		if (j->must[i])
+			s_check_must(j, res, j->must[i]);
 	}
-	if (suite_crit) {
-		for (size_t i = 0; i < suite_crit->n_metrics; i++) {
-			const lab_metric_rule_t *r = &suite_crit->metrics[i];
-			if (r->name && s_has_rule_for(board_crit, r->name))
+}
+
+static void s_check_min_pass(struct judge *j)
+{
+	size_t passed = j->n_pass + j->n_known;
+
+	if (j->min_pass >= 0 && passed < (size_t)j->min_pass)
+		s_part(&j->why, "%zu case%s passed (min_pass %d)", passed,
+		       passed == 1 ? "" : "s", j->min_pass);
+}
+
+/* Metric rules: the board's rules for a metric replace the suite's. */
+static void s_check_metrics(struct judge *j, const suite_result_t *res)
+{
+	if (j->board) {
+		for (size_t i = 0; i < j->board->n_metrics; i++)
+			s_check_metric(res, &j->board->metrics[i], &j->why);
+	}
+	if (j->suite) {
+		for (size_t i = 0; i < j->suite->n_metrics; i++) {
+			const lab_metric_rule_t *r = &j->suite->metrics[i];
+
+			if (r->name && s_has_rule_for(j->board, r->name))
 				continue;
-			s_check_metric(res, r, &why);
+			s_check_metric(res, r, &j->why);
 		}
 	}
+}
 
-	notes = res->reason;
-	res->reason = NULL;
-	if (why.len) {
+static void s_set_pass(const struct judge *j, suite_result_t *res)
+{
+	res->status = SUITE_PASS;
+	if (res->n_cases && res->n_metrics)
+		suite_result_set_reason(res,
+					"PASS: %zu passed, %zu skipped, %zu metric%s",
+					j->n_pass, j->n_skip, res->n_metrics,
+					res->n_metrics == 1 ? "" : "s");
+	else if (res->n_cases)
+		suite_result_set_reason(res, "PASS: %zu passed, %zu skipped",
+					j->n_pass, j->n_skip);
+	else
+		suite_result_set_reason(res, "PASS: %zu metrics",
+					res->n_metrics);
+}
+
+/* res->status and its reason from what the checks found. */
+static void s_set_status(const struct judge *j, suite_result_t *res)
+{
+	if (j->why.len) {
 		res->status = SUITE_FAIL;
-		suite_result_set_reason(res, "FAIL: %s", buf_str(&why));
-	} else if (n_pass + n_known + n_fail == 0 && n_skip && res->n_metrics == 0) {
+		suite_result_set_reason(res, "FAIL: %s", buf_str(&j->why));
+	} else if (j->n_pass + j->n_known + j->n_fail == 0 && j->n_skip &&
+		   res->n_metrics == 0) {
 		res->status = SUITE_SKIP;
-		suite_result_set_reason(res, "all %zu cases skipped: %s", n_skip, first_skip);
+		suite_result_set_reason(res, "all %zu cases skipped: %s",
+					j->n_skip, j->first_skip);
 	} else if (res->n_cases == 0 && res->n_metrics == 0) {
 		res->status = SUITE_ERROR;
 		suite_result_set_reason(res, "no cases and no metrics to judge");
 	} else {
-		res->status = SUITE_PASS;
-		if (res->n_cases && res->n_metrics)
-			suite_result_set_reason(res, "PASS: %zu passed, %zu skipped, %zu metric%s",
-						n_pass, n_skip, res->n_metrics,
-						res->n_metrics == 1 ? "" : "s");
-		else if (res->n_cases)
-			suite_result_set_reason(res, "PASS: %zu passed, %zu skipped", n_pass, n_skip);
-		else
-			suite_result_set_reason(res, "PASS: %zu metrics", res->n_metrics);
+		s_set_pass(j, res);
 	}
-	if (n_known)
-		suite_result_add_note(res, "%zu known failure%s accepted: %s", n_known,
-				      n_known == 1 ? "" : "s", buf_str(&known));
+}
+
+/* The verdict first, then the accepted failures, then the parser's notes. */
+static void s_verdict(const struct judge *j, suite_result_t *res)
+{
+	char *notes = res->reason;
+
+	res->reason = NULL;
+	s_set_status(j, res);
+	if (j->n_known)
+		suite_result_add_note(res, "%zu known failure%s accepted: %s",
+				      j->n_known, j->n_known == 1 ? "" : "s",
+				      buf_str(&j->known));
 	if (notes && notes[0])
 		suite_result_add_note(res, "%s", notes);
 	free(notes);
-	buf_free(&failed);
-	buf_free(&why);
-	buf_free(&known);
+}
+
+void suite_criteria_apply(suite_result_t *res, const lab_criteria_t *suite_crit,
+			  const lab_criteria_t *board_crit)
+{
+	struct judge j;
+
+	if (res->status == SUITE_SKIP || res->status == SUITE_ERROR)
+		return;
+	s_judge_init(&j, suite_crit, board_crit);
+	s_count_cases(&j, res);
+	s_check_max_fail(&j);
+	s_check_must_pass(&j, res);
+	s_check_min_pass(&j);
+	s_check_metrics(&j, res);
+	s_verdict(&j, res);
+	s_judge_free(&j);
 }

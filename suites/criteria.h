@@ -32,9 +32,4 @@ void suite_criteria_apply(suite_result_t *res, const lab_criteria_t *suite_crit,
 const lab_criteria_t *suite_criteria_for_board(const lab_board_t *board,
 					       const char *suite);
 
-/* A criteria block with nothing set (max_fail, min_pass -1). */
-void suite_criteria_init(lab_criteria_t *c);
-/* Free what a criteria block owns (not the block itself). */
-void suite_criteria_clear(lab_criteria_t *c);
-
 #endif

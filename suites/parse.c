@@ -1,6 +1,6 @@
 /*
- * parse: the metric-line and exit-status parsers, and the dispatch by
- * parser name. See parse.h.
+ * parse: the metric-line and exit-status parsers, the dispatch by parser
+ * name, and the line iteration every parser shares. See parse.h.
  */
 #include "suites/parse.h"
 
@@ -62,6 +62,29 @@ int suite_parse_output(enum suite_parser parser, const char *out, size_t len,
 		return 0;
 	}
 	return -EINVAL;
+}
+
+bool suite_next_line(const char *out, size_t len, size_t *pos, char *line,
+		     size_t *ret_len)
+{
+	const char *start, *nl;
+	size_t n, copy;
+
+	if (*pos >= len)
+		return false;
+	start = out + *pos;
+	nl = memchr(start, '\n', len - *pos);
+	n = nl ? (size_t)(nl - start) : len - *pos;
+	*pos += n + (nl ? 1 : 0);
+	copy = n > SUITE_MAX_LINE ? SUITE_MAX_LINE : n;
+	for (size_t i = 0; i < copy; i++)
+		line[i] = start[i] ? start[i] : '?';
+	while (copy && line[copy - 1] == '\r')
+		copy--;
+	line[copy] = '\0';
+	if (ret_len)
+		*ret_len = copy;
+	return true;
 }
 
 /* A plain decimal number: [-+]digits[.digits][e[-+]digits], finite. */

@@ -2,13 +2,13 @@
  * parse_tap: TAP 13/14 (and KTAP) output, and kselftest output, which is TAP
  * whose tests carry their own TAP as "# "-prefixed comment lines.
  *
- * Subtests (indented streams) report their results before the parent's
- * test line names them, so each nesting level keeps its results pending
- * until its parent line arrives; they then become "parent.child" paths.
- * See parse.h for the contract.
+ * This file is the line grammar (version, plan, test lines and their
+ * directives, YAML blocks, comments, bail out, kselftest's nested output
+ * and older format) and the verdict over the whole output. The nesting
+ * levels that hold results until a parent line names them are in
+ * parse_tap_tree.c. See parse.h for the contract.
  */
-#include "suites/parse.h"
-#include "proto/buf.h"
+#include "suites/parse_tap_private.h"
 #include "proto/mem.h"
 
 #include <ctype.h>
@@ -17,249 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEEN_BITS SUITE_MAX_CASES
 #define PLAN_MAX 1000000000L
-
-struct pend {
-	char *rel;
-	enum suite_status status;
-	int64_t dur;
-	char *msg;
-};
-
-struct plist {
-	struct pend *v;
-	size_t n;
-	size_t alloc;
-};
-
-struct level {
-	int indent;
-	long plan; /* -1: none seen */
-	bool plan_skip;
-	char plan_reason[SUITE_MAX_MESSAGE + 1];
-	long last_num;
-	long n_tests;
-	long extra; /* tests numbered past the plan */
-	char name[SUITE_MAX_PATH + 1]; /* from "# Subtest: NAME" */
-	char next_name[SUITE_MAX_PATH + 1]; /* for the next child level */
-	struct plist res;
-	/* a finished child level waiting for this level's next test line */
-	bool has_closed;
-	struct plist closed;
-	char closed_name[SUITE_MAX_PATH + 1];
-	unsigned char seen[SEEN_BITS / 8 + 1];
-};
-
-struct tap {
-	suite_result_t *res; /* for the case cap and notes */
-	bool ksft;
-	struct level *lv[SUITE_MAX_TAP_DEPTH];
-	int depth;
-	bool in_yaml;
-	int yaml_indent;
-	int last_level; /* where the last result went, for YAML diagnostics */
-	size_t last_idx;
-	bool bailed;
-	char bail_reason[SUITE_MAX_MESSAGE + 1];
-	bool saw_version;
-	size_t pending; /* results held, across levels */
-	long too_deep;
-	long dup_metrics;
-	/* kselftest: the current test's nested output */
-	buf_t capture;
-	char ksft_name[SUITE_MAX_PATH + 1];
-};
-
-static void s_plist_free(struct plist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].rel);
-		free(l->v[i].msg);
-	}
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-	l->alloc = 0;
-}
-
-static struct pend *s_plist_add(struct tap *t, struct plist *l, const char *rel,
-				enum suite_status st, int64_t dur,
-				const char *msg)
-{
-	struct pend *p;
-
-	if (t->pending >= SUITE_MAX_CASES) {
-		t->res->dropped_cases++;
-		return NULL;
-	}
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? l->alloc * 2 : 16;
-		l->v = xreallocarray(l->v, l->alloc, sizeof(*l->v));
-	}
-	p = &l->v[l->n++];
-	p->rel = xstrndup(rel, SUITE_MAX_PATH);
-	p->status = st;
-	p->dur = dur;
-	p->msg = msg && msg[0] ? xstrndup(msg, SUITE_MAX_MESSAGE) : NULL;
-	t->pending++;
-	return p;
-}
-
-/* Move every result of src into dst below "prefix.". */
-static void s_plist_move(struct tap *t, struct plist *dst, struct plist *src,
-			 const char *prefix)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		char rel[SUITE_MAX_PATH + 1];
-		struct pend *p = &src->v[i];
-		snprintf(rel, sizeof(rel), "%s.%s", prefix, p->rel);
-		t->pending--; /* s_plist_add counts it again */
-		s_plist_add(t, dst, rel, p->status, p->dur, p->msg);
-	}
-	s_plist_free(src);
-}
-
-static bool s_failing(enum suite_status s)
-{
-	return s == SUITE_FAIL || s == SUITE_ERROR || s == SUITE_MISS;
-}
-
-static bool s_any_failing(const struct plist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		if (s_failing(l->v[i].status))
-			return true;
-	}
-	return false;
-}
-
-static void s_seen_set(struct level *l, long n)
-{
-	if (n >= 1 && n <= SEEN_BITS)
-		l->seen[n / 8] |= (unsigned char)(1u << (n % 8));
-}
-
-static bool s_seen(const struct level *l, long n)
-{
-	return n >= 1 && n <= SEEN_BITS && (l->seen[n / 8] & (1u << (n % 8)));
-}
-
-static struct level *s_level_new(int indent)
-{
-	struct level *l = xzalloc(sizeof(*l));
-
-	l->indent = indent;
-	l->plan = -1;
-	return l;
-}
-
-static void s_level_free(struct level **p)
-{
-	if (!*p)
-		return;
-	s_plist_free(&(*p)->res);
-	s_plist_free(&(*p)->closed);
-	free(*p);
-	*p = NULL;
-}
-
-/* A finished child that never got its parent's line: keep its results
- * under its own name and say the parent line is missing. */
-static void s_flush_closed(struct tap *t, struct level *l)
-{
-	char name[SUITE_MAX_PATH + 1];
-
-	if (!l->has_closed)
-		return;
-	l->has_closed = false;
-	if (l->closed_name[0])
-		snprintf(name, sizeof(name), "%s", l->closed_name);
-	else
-		snprintf(name, sizeof(name), "subtest%ld", l->last_num + 1);
-	s_plist_move(t, &l->res, &l->closed, name);
-	s_plist_add(t, &l->res, name, SUITE_MISS, -1,
-		    "subtest ended without its result line");
-}
-
-/* Planned tests that never reported become MISS. */
-static void s_level_finish(struct tap *t, struct level *l)
-{
-	long top;
-
-	s_flush_closed(t, l);
-	if (l->plan <= 0 || l->plan_skip)
-		return;
-	top = l->plan < SEEN_BITS ? l->plan : SEEN_BITS;
-	for (long n = 1, listed = 0; n <= l->plan; n++) {
-		char rel[48], msg[SUITE_MAX_MESSAGE + 1];
-		if (n <= top && s_seen(l, n))
-			continue;
-		if (listed++ < SUITE_MAX_MISS_CASES) {
-			snprintf(rel, sizeof(rel), "test%ld", n);
-			if (!s_plist_add(t, &l->res, rel, SUITE_MISS, -1,
-					 t->bailed ? "planned, not run: bail out"
-						   : "planned, not reported"))
-				break;
-			continue;
-		}
-		/* the rest of a (maybe absurd) plan as one case, not thousands */
-		snprintf(rel, sizeof(rel), "test%ld-%ld", n, l->plan);
-		snprintf(msg, sizeof(msg), "these planned tests not reported%s (numbers %ld to %ld)",
-			 t->bailed ? " (bail out)" : "", n, l->plan);
-		s_plist_add(t, &l->res, rel, SUITE_MISS, -1, msg);
-		break;
-	}
-}
-
-/* Close the deepest level into its parent's "closed" slot. */
-static void s_pop(struct tap *t)
-{
-	struct level *child = t->lv[t->depth - 1];
-	struct level *parent = t->lv[t->depth - 2];
-
-	s_level_finish(t, child);
-	s_flush_closed(t, parent);
-	parent->has_closed = true;
-	parent->closed = child->res;
-	child->res.v = NULL;
-	child->res.n = 0;
-	child->res.alloc = 0;
-	snprintf(parent->closed_name, sizeof(parent->closed_name), "%s", child->name);
-	s_level_free(&t->lv[t->depth - 1]);
-	t->depth--;
-	if (t->last_level >= t->depth)
-		t->last_level = -1;
-}
-
-static void s_pop_to(struct tap *t, int indent)
-{
-	while (t->depth > 1 && t->lv[t->depth - 1]->indent > indent)
-		s_pop(t);
-}
-
-/* The level a structural line at this indent belongs to (pushing one when
- * it is deeper); NULL when too deep. */
-static struct level *s_level_for(struct tap *t, int indent)
-{
-	struct level *cur;
-
-	s_pop_to(t, indent);
-	cur = t->lv[t->depth - 1];
-	if (indent <= cur->indent)
-		return cur;
-	if (t->depth == SUITE_MAX_TAP_DEPTH) {
-		t->too_deep++;
-		return NULL;
-	}
-	s_flush_closed(t, cur);
-	t->lv[t->depth++] = s_level_new(indent);
-	if (cur->next_name[0]) {
-		snprintf(t->lv[t->depth - 1]->name, sizeof(cur->name), "%s", cur->next_name);
-		cur->next_name[0] = '\0';
-	}
-	return t->lv[t->depth - 1];
-}
 
 static bool s_prefix_ci(const char *s, const char *p)
 {
@@ -312,7 +70,7 @@ static bool s_plan_line(struct tap *t, int indent, const char *p)
 		p++;
 	if (*p && *p != '#')
 		return false;
-	l = s_level_for(t, indent);
+	l = tap_level_for(t, indent);
 	if (!l)
 		return true;
 	if (l->plan >= 0) {
@@ -374,12 +132,12 @@ static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
 	inner.res = t->res;
 	inner.pending = t->pending;
 	inner.last_level = -1;
-	inner.lv[0] = s_level_new(0);
+	inner.lv[0] = tap_level_new(0);
 	inner.depth = 1;
 	s_parse_lines(&inner, (const char *)t->capture.data, t->capture.len);
 	while (inner.depth > 1)
-		s_pop(&inner);
-	s_level_finish(&inner, inner.lv[0]);
+		tap_pop(&inner);
+	tap_level_finish(&inner, inner.lv[0]);
 	*ret = inner.lv[0]->res;
 	inner.lv[0]->res.v = NULL;
 	inner.lv[0]->res.n = 0;
@@ -392,49 +150,36 @@ static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
 	else if (t->capture.truncated)
 		snprintf(ret_note, notesz, "nested output truncated");
 	t->pending = inner.pending;
-	s_level_free(&inner.lv[0]);
+	tap_level_free(&inner.lv[0]);
 	buf_free(&inner.capture);
 }
 
-static void s_add_result(struct tap *t, struct level *l, const char *name,
-			 enum suite_status st, const char *msg)
+/* "ok" or "not ok" and the blank after it; *pp advanced past it. */
+static bool s_test_status(const char **pp, bool *ret_ok)
 {
-	struct pend *p = s_plist_add(t, &l->res, name, st, -1, msg);
+	const char *p = *pp;
 
-	if (p) {
-		t->last_level = t->depth - 1;
-		t->last_idx = l->res.n - 1;
-	} else {
-		t->last_level = -1;
-	}
-}
-
-/* "ok N - desc # directive" / "not ok ..." */
-static bool s_test_line(struct tap *t, int indent, const char *p)
-{
-	char desc[SUITE_MAX_LINE + 1], dir[SUITE_MAX_LINE + 1];
-	char name[SUITE_MAX_PATH + 1], msg[SUITE_MAX_MESSAGE + 1];
-	bool ok;
-	long num;
-	size_t d = 0;
-	struct level *l;
-	enum suite_status st;
-	const char *nstart;
-	char *dr;
-
-	if (strncmp(p, "ok", 2) == 0 && (p[2] == ' ' || p[2] == '\t' || !p[2])) {
-		ok = true;
-		p += 2;
+	if (strncmp(p, "ok", 2) == 0 &&
+	    (p[2] == ' ' || p[2] == '\t' || !p[2])) {
+		*ret_ok = true;
+		*pp = p + 2;
 	} else if (strncmp(p, "not ok", 6) == 0 &&
 		   (p[6] == ' ' || p[6] == '\t' || !p[6])) {
-		ok = false;
-		p += 6;
+		*ret_ok = false;
+		*pp = p + 6;
 	} else {
 		return false;
 	}
-	l = s_level_for(t, indent);
-	if (!l)
-		return true;
+	return true;
+}
+
+/* The test's number, or the level's next one when it has none; *pp
+ * advanced past it and past a "-" before the description. */
+static long s_test_number(const struct level *l, const char **pp)
+{
+	const char *p = *pp, *nstart;
+	long num;
+
 	while (*p == ' ' || *p == '\t')
 		p++;
 	nstart = p;
@@ -451,7 +196,16 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 		p++;
 	if (*p == '-' && (p[1] == ' ' || p[1] == '\t' || !p[1]))
 		p++;
-	/* description up to an unescaped '#' */
+	*pp = p;
+	return num;
+}
+
+/* The description up to an unescaped '#' into desc, what follows the '#'
+ * into dir; both SUITE_MAX_LINE + 1 bytes, p no longer than a line. */
+static void s_test_desc(const char *p, char *desc, char *dir)
+{
+	size_t d = 0;
+
 	dir[0] = '\0';
 	for (; *p; p++) {
 		if (*p == '\\' && (p[1] == '#' || p[1] == '\\')) {
@@ -459,21 +213,27 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 			continue;
 		}
 		if (*p == '#') {
-			snprintf(dir, sizeof(dir), "%s", p + 1);
+			snprintf(dir, SUITE_MAX_LINE + 1, "%s", p + 1);
 			break;
 		}
 		desc[d++] = *p;
 	}
 	desc[d] = '\0';
-	dr = s_trim(dir);
+}
 
+static void s_test_count(struct level *l, long num)
+{
 	l->n_tests++;
 	l->last_num = num;
 	if (l->plan >= 0 && num > l->plan)
 		l->extra++;
-	s_seen_set(l, num);
+	tap_seen_set(l, num);
+}
 
-	st = ok ? SUITE_PASS : SUITE_FAIL;
+/* The status of an ok / not ok line under its directive (SKIP, TODO,
+ * TIMEOUT or none), and the message the directive gives it. */
+static enum suite_status s_directive(char *dr, bool ok, char *msg, size_t msgsz)
+{
 	msg[0] = '\0';
 	if (s_prefix_ci(dr, "skip")) {
 		const char *r = dr + 4;
@@ -481,59 +241,108 @@ static bool s_test_line(struct tap *t, int indent, const char *p)
 			r++;
 		while (*r == ':' || *r == ' ')
 			r++;
-		st = SUITE_SKIP;
-		snprintf(msg, sizeof(msg), "%s", r);
-	} else if (s_prefix_ci(dr, "todo")) {
-		if (ok)
-			snprintf(msg, sizeof(msg), "TODO passed: %s", s_trim(dr + 4));
-		else
-			snprintf(msg, sizeof(msg), "TODO: %s", s_trim(dr + 4));
-		st = ok ? SUITE_PASS : SUITE_SKIP;
-	} else if (s_prefix_ci(dr, "timeout")) {
-		st = ok ? SUITE_PASS : SUITE_ERROR;
-		snprintf(msg, sizeof(msg), "timeout %s", s_trim(dr + 7));
-	} else if (*dr) {
-		snprintf(msg, sizeof(msg), "%s", dr);
+		snprintf(msg, msgsz, "%s", r);
+		return SUITE_SKIP;
 	}
+	if (s_prefix_ci(dr, "todo")) {
+		if (ok)
+			snprintf(msg, msgsz, "TODO passed: %s", s_trim(dr + 4));
+		else
+			snprintf(msg, msgsz, "TODO: %s", s_trim(dr + 4));
+		return ok ? SUITE_PASS : SUITE_SKIP;
+	}
+	if (s_prefix_ci(dr, "timeout")) {
+		snprintf(msg, msgsz, "timeout %s", s_trim(dr + 7));
+		return ok ? SUITE_PASS : SUITE_ERROR;
+	}
+	if (*dr)
+		snprintf(msg, msgsz, "%s", dr);
+	return ok ? SUITE_PASS : SUITE_FAIL;
+}
+
+/* The case's name from the description: kselftest's top-level tests are
+ * "selftests: dir: name", and a test with no usable name is "testN". */
+static void s_test_name(const struct tap *t, char *desc, long num, char *name,
+			size_t namesz)
+{
+	char ksname[SUITE_MAX_PATH + 1];
+	const char *src = desc;
 
 	if (t->ksft && t->depth == 1) {
-		char ksname[SUITE_MAX_PATH + 1];
 		s_ksft_name(ksname, sizeof(ksname), s_trim(desc));
-		snprintf(desc, sizeof(desc), "%s", ksname);
+		src = ksname;
 	}
-	suite_path_sanitize(name, sizeof(name), desc, strlen(desc), SUITE_MAX_DEPTH);
+	suite_path_sanitize(name, namesz, src, strlen(src), SUITE_MAX_DEPTH);
 	if (strcmp(name, "unnamed") == 0)
-		snprintf(name, sizeof(name), "test%ld", num);
+		snprintf(name, namesz, "test%ld", num);
+}
 
-	/* kselftest: this test's nested output is its child */
-	if (t->ksft && t->depth == 1 && t->capture.len) {
-		struct plist inner = { 0 };
-		char note[SUITE_MAX_MESSAGE + 1];
-		s_ksft_inner(t, &inner, note, sizeof(note));
-		s_flush_closed(t, l);
-		l->has_closed = true;
-		l->closed = inner;
-		if (note[0] && !msg[0])
-			snprintf(msg, sizeof(msg), "%s", note);
-		buf_reset(&t->capture);
-		t->ksft_name[0] = '\0';
-	}
+/* kselftest: the nested output captured since the last test line is this
+ * test's child level; its note is the test's message when it has none. */
+static void s_ksft_attach(struct tap *t, struct level *l, char *msg,
+			  size_t msgsz)
+{
+	struct plist inner = { 0 };
+	char note[SUITE_MAX_MESSAGE + 1];
 
-	if (l->has_closed && l->closed.n) {
-		bool child_fails = s_any_failing(&l->closed);
+	s_ksft_inner(t, &inner, note, sizeof(note));
+	tap_flush_closed(t, l);
+	l->has_closed = true;
+	l->closed = inner;
+	if (note[0] && !msg[0])
+		snprintf(msg, msgsz, "%s", note);
+	buf_reset(&t->capture);
+	t->ksft_name[0] = '\0';
+}
+
+/* The test's result. A child level that finished just before its line
+ * moves below its name; the line itself then adds a case only when it
+ * fails with no failing child, or is a skip. */
+static void s_test_result(struct tap *t, struct level *l, const char *name,
+			  enum suite_status st, const char *msg)
+{
+	bool child_fails;
+
+	if (!l->has_closed || !l->closed.n) {
 		l->has_closed = false;
-		s_plist_move(t, &l->res, &l->closed, name);
-		t->last_level = -1;
-		if (s_failing(st) && !child_fails)
-			s_add_result(t, l, name, st,
-				     msg[0] ? msg : "failed; no failing subtest");
-		else if (st == SUITE_SKIP)
-			s_add_result(t, l, name, st, msg);
-	} else {
-		l->has_closed = false;
-		s_plist_free(&l->closed);
-		s_add_result(t, l, name, st, msg);
+		tap_plist_free(&l->closed);
+		tap_add_result(t, l, name, st, msg);
+		return;
 	}
+	child_fails = tap_any_failing(&l->closed);
+	l->has_closed = false;
+	tap_plist_move(t, &l->res, &l->closed, name);
+	t->last_level = -1;
+	if (tap_failing(st) && !child_fails)
+		tap_add_result(t, l, name, st,
+			       msg[0] ? msg : "failed; no failing subtest");
+	else if (st == SUITE_SKIP)
+		tap_add_result(t, l, name, st, msg);
+}
+
+/* "ok N - desc # directive" / "not ok ..." */
+static bool s_test_line(struct tap *t, int indent, const char *p)
+{
+	char desc[SUITE_MAX_LINE + 1], dir[SUITE_MAX_LINE + 1];
+	char name[SUITE_MAX_PATH + 1], msg[SUITE_MAX_MESSAGE + 1];
+	struct level *l;
+	enum suite_status st;
+	bool ok;
+	long num;
+
+	if (!s_test_status(&p, &ok))
+		return false;
+	l = tap_level_for(t, indent);
+	if (!l)
+		return true;
+	num = s_test_number(l, &p);
+	s_test_desc(p, desc, dir);
+	s_test_count(l, num);
+	st = s_directive(s_trim(dir), ok, msg, sizeof(msg));
+	s_test_name(t, desc, num, name, sizeof(name));
+	if (t->ksft && t->depth == 1 && t->capture.len)
+		s_ksft_attach(t, l, msg, sizeof(msg));
+	s_test_result(t, l, name, st, msg);
 	return true;
 }
 
@@ -563,9 +372,9 @@ static bool s_ksft_old_line(struct tap *t, const char *p)
 		suite_path_sanitize(name, sizeof(name), ks, strlen(ks), SUITE_MAX_DEPTH);
 		t->lv[0]->n_tests++;
 		t->lv[0]->last_num++;
-		s_seen_set(t->lv[0], t->lv[0]->last_num);
+		tap_seen_set(t->lv[0], t->lv[0]->last_num);
 		buf_reset(&t->capture);
-		s_add_result(t, t->lv[0], name, tags[i].st, NULL);
+		tap_add_result(t, t->lv[0], name, tags[i].st, NULL);
 		return true;
 	}
 	return false;
@@ -685,9 +494,9 @@ static void s_line(struct tap *t, char *line)
 			 * the child's: either names the next child level */
 			char *n = s_trim((char *)c + 8);
 			struct level *cur = t->lv[t->depth - 1];
-			struct level *l = indent > cur->indent ? s_level_for(t, indent) : NULL;
+			struct level *l = indent > cur->indent ? tap_level_for(t, indent) : NULL;
 			if (!l) {
-				s_pop_to(t, indent);
+				tap_pop_to(t, indent);
 				l = t->lv[t->depth - 1];
 				suite_path_sanitize(l->next_name, sizeof(l->next_name), n,
 						    strlen(n), SUITE_MAX_DEPTH);
@@ -702,7 +511,7 @@ static void s_line(struct tap *t, char *line)
 		if (indent == 0)
 			t->saw_version = true;
 		else
-			s_level_for(t, indent);
+			tap_level_for(t, indent);
 		return;
 	}
 	if (s_plan_line(t, indent, p))
@@ -713,29 +522,6 @@ static void s_line(struct tap *t, char *line)
 		s_ksft_old_line(t, p);
 }
 
-bool suite_next_line(const char *out, size_t len, size_t *pos, char *line,
-		     size_t *ret_len)
-{
-	const char *start, *nl;
-	size_t n, copy;
-
-	if (*pos >= len)
-		return false;
-	start = out + *pos;
-	nl = memchr(start, '\n', len - *pos);
-	n = nl ? (size_t)(nl - start) : len - *pos;
-	*pos += n + (nl ? 1 : 0);
-	copy = n > SUITE_MAX_LINE ? SUITE_MAX_LINE : n;
-	for (size_t i = 0; i < copy; i++)
-		line[i] = start[i] ? start[i] : '?';
-	while (copy && line[copy - 1] == '\r')
-		copy--;
-	line[copy] = '\0';
-	if (ret_len)
-		*ret_len = copy;
-	return true;
-}
-
 static void s_parse_lines(struct tap *t, const char *out, size_t len)
 {
 	char line[SUITE_MAX_LINE + 1];
@@ -743,15 +529,6 @@ static void s_parse_lines(struct tap *t, const char *out, size_t len)
 
 	while (!t->bailed && suite_next_line(out, len, &pos, line, NULL))
 		s_line(t, line);
-}
-
-static void s_emit(struct tap *t, struct plist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		struct pend *p = &l->v[i];
-		suite_result_add_case(t->res, p->rel, strlen(p->rel), p->status,
-				      p->dur, p->msg, p->msg ? strlen(p->msg) : 0);
-	}
 }
 
 static void s_parse(const char *out, size_t len, int exit_status,
@@ -764,11 +541,11 @@ static void s_parse(const char *out, size_t len, int exit_status,
 	t->res = res;
 	t->ksft = ksft;
 	t->last_level = -1;
-	t->lv[0] = s_level_new(0);
+	t->lv[0] = tap_level_new(0);
 	t->depth = 1;
 	s_parse_lines(t, out, len);
 	while (t->depth > 1)
-		s_pop(t);
+		tap_pop(t);
 	top = t->lv[0];
 
 	/* kselftest: a test that started and never reported */
@@ -779,15 +556,15 @@ static void s_parse(const char *out, size_t len, int exit_status,
 		suite_path_sanitize(name, sizeof(name), t->ksft_name,
 				    strlen(t->ksft_name), SUITE_MAX_DEPTH);
 		s_ksft_inner(t, &inner, note, sizeof(note));
-		s_plist_move(t, &top->res, &inner, name);
+		tap_plist_move(t, &top->res, &inner, name);
 		top->last_num++;
-		s_seen_set(top, top->last_num);
-		s_plist_add(t, &top->res, name, SUITE_ERROR, -1,
-			    "started, no result: output truncated or run timed out");
+		tap_seen_set(top, top->last_num);
+		tap_plist_add(t, &top->res, name, SUITE_ERROR, -1,
+			      "started, no result: output truncated or run timed out");
 	}
-	s_level_finish(t, top);
-	s_emit(t, &top->res);
-	failing = s_any_failing(&top->res);
+	tap_level_finish(t, top);
+	tap_emit(t, &top->res);
+	failing = tap_any_failing(&top->res);
 
 	if (top->plan_skip && top->n_tests == 0) {
 		res->status = SUITE_SKIP;
@@ -811,9 +588,9 @@ static void s_parse(const char *out, size_t len, int exit_status,
 		if (top->extra)
 			suite_result_add_note(res, "%ld tests numbered past the plan 1..%ld",
 					      top->extra, top->plan);
-		if (top->plan > SEEN_BITS)
+		if (top->plan > TAP_SEEN_BITS)
 			suite_result_add_note(res, "plan of %ld tests checked up to %d",
-					      top->plan, SEEN_BITS);
+					      top->plan, TAP_SEEN_BITS);
 		if (exit_status > 0 && !failing) {
 			res->status = SUITE_ERROR;
 			suite_result_set_reason(res, "run.sh exited with status %d and no failing case",
@@ -828,7 +605,7 @@ static void s_parse(const char *out, size_t len, int exit_status,
 	if (res->dropped_cases)
 		suite_result_add_note(res, "%zu cases past the cap of %d dropped",
 				      res->dropped_cases, SUITE_MAX_CASES);
-	s_level_free(&t->lv[0]);
+	tap_level_free(&t->lv[0]);
 	buf_free(&t->capture);
 	free(t);
 }

@@ -40,7 +40,7 @@ static void test_override(void)
 	suite_result_t *res;
 
 	/* the suite allows one failure: still FAIL with two */
-	suite_criteria_init(&suite);
+	lab_criteria_init(&suite);
 	suite.max_fail = 1;
 	res = s_fs();
 	suite_criteria_apply(res, &suite, NULL);
@@ -49,7 +49,7 @@ static void test_override(void)
 	suite_result_destroy(&res);
 
 	/* the board says max_fail 2: its value wins */
-	suite_criteria_init(&board);
+	lab_criteria_init(&board);
 	board.max_fail = 2;
 	res = s_fs();
 	suite_criteria_apply(res, &suite, &board);
@@ -123,7 +123,7 @@ static void test_metrics(void)
 	lab_criteria_t suite, board;
 	suite_result_t *res;
 
-	suite_criteria_init(&suite);
+	lab_criteria_init(&suite);
 	suite.metrics = srules;
 	suite.n_metrics = 3;
 	res = suite_result_new("membw", 1);
@@ -137,7 +137,7 @@ static void test_metrics(void)
 
 	/* the board's rule for copy replaces the suite's */
 	suite.n_metrics = 2;
-	suite_criteria_init(&board);
+	lab_criteria_init(&board);
 	board.metrics = brules;
 	board.n_metrics = 1;
 	res = suite_result_new("membw", 1);
@@ -322,7 +322,7 @@ static void test_skip(void)
 
 	/* a skipped suite stays skipped whatever the criteria */
 	lab_criteria_t c;
-	suite_criteria_init(&c);
+	lab_criteria_init(&c);
 	c.min_pass = 3;
 	res = suite_result_new("x", 1);
 	suite_parse_tap("1..0 # SKIP no network\n", 23, 0, res);
