@@ -1,360 +1,24 @@
 /*
  * lab_fuego: import a Fuego board file as a board entry of a lab file.
  *
- * A Fuego board file is shell-like but is not run: Fuego's ovgen.py reads
- * it. We read it the same way, line by line under hard limits: comments,
- * VAR="value" / VAR='value' / VAR=value assignments (with "override" or
- * "export" in front), $VAR and ${VAR} of variables set earlier in the same
- * file; inherit/include lines and function bodies are skipped with a note.
- * Nothing is ever executed.
+ * The board file is read, never run, by lab_fuego_scan.c into its
+ * variables; this file maps them to our fields and writes the entry.
  *
- * Layout: the scanner (lines, values, expansion, functions); the mapping
- * of Fuego variables to our fields with their checks; the YAML writer;
- * the entry points, which check the result with the lab loader.
+ * Layout: the mapping of Fuego variables to our fields with their checks;
+ * the YAML writer; the entry points, which check the result with the lab
+ * loader.
  */
 #include "labs/lab_private.h"
+#include "labs/lab_fuego_int.h"
 #include "proto/mem.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define FUEGO_MAX_NOTES 64
-#define FUEGO_MAX_VALUE LAB_FUEGO_MAX_LINE
-
-typedef struct {
-	char *name;
-	char *value;
-	int line;
-	bool used;
-} fvar_t;
-
-typedef struct {
-	const char *file;
-	fvar_t *vars;
-	size_t n_vars;
-	buf_t notes;   /* "# note: ..." lines */
-	size_t n_notes;
-	char *err;
-	int line;      /* the line being read */
-	int func_depth; /* > 0 or func_open: inside a function body */
-	bool func_open;
-} fuego_t;
-
-static int s_fail(fuego_t *f, int line, const char *var, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void s_note(fuego_t *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int s_fail(fuego_t *f, int line, const char *var, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (f->err)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (var)
-		f->err = xasprintf("%s:%d: %s: %s", f->file, line, var, msg);
-	else
-		f->err = xasprintf("%s:%d: %s", f->file, line, msg);
-	for (char *p = f->err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return -EINVAL;
-}
-
-/* A comment line for the output; never more than FUEGO_MAX_NOTES. */
-static void s_note(fuego_t *f, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (f->n_notes++ >= FUEGO_MAX_NOTES) {
-		if (f->n_notes == FUEGO_MAX_NOTES + 1)
-			buf_puts(&f->notes, "# note: (more notes left out)\n");
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
-	buf_printf(&f->notes, "# note: %s\n", msg);
-}
-
-/* ---- variables ----------------------------------------------------------- */
-
-static fvar_t *s_var(fuego_t *f, const char *name)
-{
-	for (size_t i = 0; i < f->n_vars; i++)
-		if (strcmp(f->vars[i].name, name) == 0)
-			return &f->vars[i];
-	return NULL;
-}
-
-static int s_set(fuego_t *f, const char *name, char *value)
-{
-	fvar_t *v = s_var(f, name);
-
-	if (v) {
-		free(v->value);
-	} else {
-		if (f->n_vars >= LAB_FUEGO_MAX_VARS) {
-			free(value);
-			return s_fail(f, f->line, NULL, "too many variables (more than %d)",
-				      LAB_FUEGO_MAX_VARS);
-		}
-		f->vars = xreallocarray(f->vars, f->n_vars + 1, sizeof(*f->vars));
-		v = &f->vars[f->n_vars++];
-		memset(v, 0, sizeof(*v));
-		v->name = xstrdup(name);
-	}
-	v->value = value;
-	v->line = f->line;
-	return 0;
-}
-
-/* The value of a variable for the mapping (marked used), or NULL when it
- * is unset or empty. */
-static const char *s_get(fuego_t *f, const char *name, int *ret_line)
-{
-	fvar_t *v = s_var(f, name);
-
-	if (!v)
-		return NULL;
-	v->used = true;
-	if (ret_line)
-		*ret_line = v->line;
-	return v->value[0] ? v->value : NULL;
-}
-
-/* ---- scanning -------------------------------------------------------------- */
-
-static bool s_name_char(char c, bool first)
-{
-	return isalpha((unsigned char)c) || c == '_' ||
-	       (!first && (isdigit((unsigned char)c) || c == '.'));
-}
-
-/* $NAME or ${NAME} at *pp (pointing at '$'): append the value of a
- * variable set earlier; anything else is kept as written, with a note. */
-static void s_expand(fuego_t *f, const char *var, const char **pp, buf_t *out)
-{
-	const char *p = *pp + 1;
-	bool brace = *p == '{';
-	char name[128];
-	size_t n = 0;
-	fvar_t *v;
-
-	if (brace)
-		p++;
-	while (s_name_char(p[n], n == 0) && p[n] != '.' && n < sizeof(name) - 1)
-		n++;
-	if (n == 0 || (brace && p[n] != '}')) {
-		s_note(f, "line %d: %s: shell expansion left as written", f->line, var);
-		buf_putc(out, '$');
-		*pp += 1;
-		return;
-	}
-	memcpy(name, p, n);
-	name[n] = '\0';
-	v = s_var(f, name);
-	if (v) {
-		buf_puts(out, v->value);
-	} else {
-		s_note(f, "line %d: %s: $%s is not set in this file, left as written",
-		       f->line, var, name);
-		buf_append(out, *pp, (size_t)(p + n + (brace ? 1 : 0) - *pp));
-	}
-	*pp = p + n + (brace ? 1 : 0);
-}
-
-/* Read a shell word at *pp into out; -EINVAL on an unterminated quote. */
-static int s_word(fuego_t *f, const char *var, const char **pp, buf_t *out)
-{
-	const char *p = *pp;
-
-	while (*p && !isspace((unsigned char)*p)) {
-		if (*p == '\'') {
-			const char *end = strchr(p + 1, '\'');
-
-			if (!end)
-				return s_fail(f, f->line, var, "unterminated quoted value");
-			buf_append(out, p + 1, (size_t)(end - p - 1));
-			p = end + 1;
-		} else if (*p == '"') {
-			p++;
-			while (*p && *p != '"') {
-				if (*p == '\\' && p[1] && strchr("\"\\$`", p[1])) {
-					buf_putc(out, p[1]);
-					p += 2;
-				} else if (*p == '$') {
-					s_expand(f, var, &p, out);
-				} else {
-					buf_putc(out, *p++);
-				}
-			}
-			if (*p != '"')
-				return s_fail(f, f->line, var, "unterminated quoted value");
-			p++;
-		} else if (*p == '\\' && p[1]) {
-			buf_putc(out, p[1]);
-			p += 2;
-		} else if (*p == '$') {
-			s_expand(f, var, &p, out);
-		} else if (*p == '#' && p == *pp) {
-			break;
-		} else {
-			buf_putc(out, *p++);
-		}
-	}
-	*pp = p;
-	return 0;
-}
-
-static int s_assign(fuego_t *f, const char *s)
-{
-	char name[128];
-	size_t n = 0;
-	buf_t val;
-	int r;
-
-	while (s_name_char(s[n], n == 0) && n < sizeof(name) - 1)
-		n++;
-	if (n == 0 || s[n] != '=') {
-		s_note(f, "line %d: not a variable assignment, ignored", f->line);
-		return 0;
-	}
-	memcpy(name, s, n);
-	name[n] = '\0';
-	s += n + 1;
-	buf_init(&val, FUEGO_MAX_VALUE);
-	r = s_word(f, name, &s, &val);
-	if (r == 0 && val.truncated)
-		r = s_fail(f, f->line, name, "value too long (more than %d bytes)",
-			   FUEGO_MAX_VALUE);
-	if (r < 0) {
-		buf_free(&val);
-		return r;
-	}
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s && *s != '#')
-		s_note(f, "line %d: %s: text after the value ignored", f->line, name);
-	/* buf_steal of a never-written buffer is not NUL-terminated */
-	buf_puts(&val, "");
-	return s_set(f, name, buf_steal(&val));
-}
-
-static void s_count_braces(fuego_t *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '{') {
-			f->func_depth++;
-			f->func_open = false;
-		} else if (*s == '}' && f->func_depth > 0) {
-			f->func_depth--;
-		}
-	}
-}
-
-/* "name() {", "function name", "override-func name() {" */
-static bool s_is_function(const char *s)
-{
-	size_t n = 0;
-
-	if (strncmp(s, "function", 8) == 0 && isspace((unsigned char)s[8]))
-		return true;
-	if (strncmp(s, "override-func", 13) == 0 && isspace((unsigned char)s[13]))
-		return true;
-	while (s_name_char(s[n], n == 0))
-		n++;
-	if (n == 0)
-		return false;
-	s += n;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s[0] == '(';
-}
-
-static bool s_keyword(const char *s, const char *kw)
-{
-	size_t n = strlen(kw);
-
-	return strncmp(s, kw, n) == 0 && (s[n] == '\0' || isspace((unsigned char)s[n]));
-}
-
-static int s_line(fuego_t *f, const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	if (f->func_depth > 0 || f->func_open) {
-		s_count_braces(f, s);
-		return 0;
-	}
-	if (!*s || *s == '#')
-		return 0;
-	if (s_keyword(s, "inherit") || s_keyword(s, "include")) {
-		s_note(f, "line %d: %.*s ignored (Fuego base classes are not needed)",
-		       f->line, (int)strcspn(s, " \t"), s);
-		return 0;
-	}
-	if (s_is_function(s)) {
-		s_note(f, "line %d: function definition skipped (board hooks are "
-			  "not imported)", f->line);
-		f->func_open = true;
-		s_count_braces(f, s);
-		return 0;
-	}
-	if (s_keyword(s, "override"))
-		s += 8;
-	else if (s_keyword(s, "export"))
-		s += 6;
-	while (isspace((unsigned char)*s))
-		s++;
-	return s_assign(f, s);
-}
-
-static int s_scan(fuego_t *f, const char *text, size_t len)
-{
-	size_t pos = 0;
-	char *line = xmalloc(LAB_FUEGO_MAX_LINE + 1);
-	int r = 0;
-
-	if (memchr(text, '\0', len))
-		r = s_fail(f, 1, NULL, "NUL byte in the file");
-	while (r == 0 && pos < len) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - text - pos) : len - pos;
-
-		f->line++;
-		if (n > LAB_FUEGO_MAX_LINE) {
-			r = s_fail(f, f->line, NULL, "line too long (more than %d bytes)",
-				   LAB_FUEGO_MAX_LINE);
-			break;
-		}
-		memcpy(line, text + pos, n);
-		if (n && line[n - 1] == '\r')
-			n--;
-		line[n] = '\0';
-		r = s_line(f, line);
-		pos = nl ? (size_t)(nl - text) + 1 : len;
-	}
-	if (r == 0 && (f->func_depth > 0 || f->func_open))
-		r = s_fail(f, f->line, NULL, "function definition not closed");
-	free(line);
-	return r;
-}
 
 /* ---- mapping ---------------------------------------------------------------- */
 
@@ -414,25 +78,25 @@ static int s_arch(fuego_t *f, const lab_fuego_opts_t *o, const char **ret)
 
 	if (o->arch) {
 		if (!lab_arch_valid(o->arch))
-			return s_fail(f, 1, "--arch", "unknown arch '%.64s'", o->arch);
+			return fuego_fail(f, 1, "--arch", "unknown arch '%.64s'", o->arch);
 		*ret = o->arch;
-		s_get(f, "ARCHITECTURE", NULL);
-		s_get(f, "TOOLCHAIN", NULL);
+		fuego_get(f, "ARCHITECTURE", NULL);
+		fuego_get(f, "TOOLCHAIN", NULL);
 		return 0;
 	}
-	v = s_get(f, "ARCHITECTURE", &line);
+	v = fuego_get(f, "ARCHITECTURE", &line);
 	if (v && (*ret = s_arch_of(v, false)))
 		return 0;
 	if (v)
-		s_note(f, "line %d: ARCHITECTURE=%.32s not known, using TOOLCHAIN",
+		fuego_note(f, "line %d: ARCHITECTURE=%.32s not known, using TOOLCHAIN",
 		       line, v);
-	v = s_get(f, "TOOLCHAIN", &line);
+	v = fuego_get(f, "TOOLCHAIN", &line);
 	if (v && (*ret = s_arch_of(v, true)))
 		return 0;
 	if (v)
-		return s_fail(f, line, "TOOLCHAIN", "cannot tell the arch of "
+		return fuego_fail(f, line, "TOOLCHAIN", "cannot tell the arch of "
 				 "toolchain '%.64s' (give --arch)", v);
-	return s_fail(f, 1, "ARCHITECTURE", "neither ARCHITECTURE nor TOOLCHAIN "
+	return fuego_fail(f, 1, "ARCHITECTURE", "neither ARCHITECTURE nor TOOLCHAIN "
 			    "is set (give --arch)");
 }
 
@@ -442,16 +106,16 @@ static int s_value(fuego_t *f, const char *var, lab_check_fn ok,
 		   const char *what, const char **ret)
 {
 	int line = 1;
-	const char *v = s_get(f, var, &line);
+	const char *v = fuego_get(f, var, &line);
 
 	if (!v)
 		return 0;
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
 		if (*p < 0x20 || *p >= 0x7f)
-			return s_fail(f, line, var, "only printable ASCII values "
+			return fuego_fail(f, line, var, "only printable ASCII values "
 					 "are imported");
 	if (ok && !ok(v))
-		return s_fail(f, line, var, "'%.64s' is not a valid %s", v, what);
+		return fuego_fail(f, line, var, "'%.64s' is not a valid %s", v, what);
 	*ret = v;
 	return 1;
 }
@@ -514,7 +178,7 @@ static int s_map_ssh(fuego_t *f, int tline, fmap_t *m)
 	int r = s_value(f, "IPADDR", lab_host_valid, "host name or address", &m->host);
 
 	if (r == 0)
-		return s_fail(f, tline, "IPADDR", "required for TRANSPORT=ssh");
+		return fuego_fail(f, tline, "IPADDR", "required for TRANSPORT=ssh");
 	if (r > 0)
 		r = s_value(f, "SSH_PORT", s_port, "port", &m->port);
 	if (r >= 0)
@@ -524,13 +188,13 @@ static int s_map_ssh(fuego_t *f, int tline, fmap_t *m)
 	if (r >= 0)
 		r = s_value(f, "PASSWORD", NULL, NULL, &m->password);
 	if (r >= 0 && m->password)
-		s_note(f, "the ssh password is kept (it goes through sshpass); "
+		fuego_note(f, "the ssh password is kept (it goes through sshpass); "
 			  "a key is better");
 	if (r >= 0 && !m->identity && !m->password)
-		s_note(f, "no SSH_KEY or PASSWORD: the node's ssh agent or default "
+		fuego_note(f, "no SSH_KEY or PASSWORD: the node's ssh agent or default "
 			  "keys are used");
 	if (r >= 0 && m->identity && m->identity[0] != '/')
-		s_note(f, "SSH_KEY is relative: it is read from the lab file's directory");
+		fuego_note(f, "SSH_KEY is relative: it is read from the lab file's directory");
 	return r < 0 ? r : 0;
 }
 
@@ -539,17 +203,17 @@ static int s_map_serial(fuego_t *f, int tline, fmap_t *m)
 	int r = s_value(f, "SERIAL", NULL, NULL, &m->serial);
 
 	if (r == 0)
-		return s_fail(f, tline, "SERIAL", "required for TRANSPORT=serial");
+		return fuego_fail(f, tline, "SERIAL", "required for TRANSPORT=serial");
 	if (r > 0)
 		r = s_value(f, "BAUD", s_baud, "baud rate", &m->baud);
 	if (r == 0)
-		s_note(f, "no BAUD: 115200 is used");
+		fuego_note(f, "no BAUD: 115200 is used");
 	if (r >= 0)
 		r = s_value(f, "LOGIN", lab_user_valid, "login name", &m->login);
 	if (r >= 0)
 		r = s_value(f, "PASSWORD", NULL, NULL, &m->password);
 	if (r >= 0 && m->password && !m->login) {
-		s_note(f, "PASSWORD without LOGIN is not imported");
+		fuego_note(f, "PASSWORD without LOGIN is not imported");
 		m->password = NULL;
 	}
 	if (r < 0)
@@ -563,10 +227,10 @@ static int s_map_serial(fuego_t *f, int tline, fmap_t *m)
 static int s_map_transport(fuego_t *f, fmap_t *m)
 {
 	int tline = 1, r = 0;
-	const char *t = s_get(f, "TRANSPORT", &tline);
+	const char *t = fuego_get(f, "TRANSPORT", &tline);
 
 	if (!t) {
-		s_note(f, "no TRANSPORT: ssh assumed, as in Fuego");
+		fuego_note(f, "no TRANSPORT: ssh assumed, as in Fuego");
 		t = "ssh";
 	}
 	if (strcmp(t, "ssh") == 0)
@@ -574,7 +238,7 @@ static int s_map_transport(fuego_t *f, fmap_t *m)
 	else if (strcmp(t, "serial") == 0)
 		r = s_map_serial(f, tline, m);
 	else if (strcmp(t, "local") != 0 && strcmp(t, "adb") != 0)
-		return s_fail(f, tline, "TRANSPORT", "'%.32s' cannot be imported "
+		return fuego_fail(f, tline, "TRANSPORT", "'%.32s' cannot be imported "
 				 "(expected ssh, serial, local or adb; describe "
 				 "ttc, ssh2serial and lava boards by hand)", t);
 	if (r < 0)
@@ -610,21 +274,21 @@ static void s_write_transport(buf_t *out, const fmap_t *m)
 static void s_note_control(fuego_t *f, const char *name)
 {
 	int line = 1;
-	const char *c = s_get(f, "BOARD_CONTROL", &line);
-	const char *target = s_get(f, "TTC_TARGET", NULL);
+	const char *c = fuego_get(f, "BOARD_CONTROL", &line);
+	const char *target = fuego_get(f, "TTC_TARGET", NULL);
 
 	if (!c)
 		return;
 	if (strcmp(c, "ttc") == 0) {
-		s_note(f, "line %d: BOARD_CONTROL=ttc is not imported; for power "
+		fuego_note(f, "line %d: BOARD_CONTROL=ttc is not imported; for power "
 			  "control add", line);
-		s_note(f, "  boot: {method: command, power_on: 'ttc %.64s on', "
+		fuego_note(f, "  boot: {method: command, power_on: 'ttc %.64s on', "
 			  "power_off: 'ttc %.64s off', power_cycle: 'ttc %.64s reboot'}",
 		       target ? target : name, target ? target : name,
 		       target ? target : name);
 		return;
 	}
-	s_note(f, "line %d: BOARD_CONTROL=%.32s is not imported; add a boot "
+	fuego_note(f, "line %d: BOARD_CONTROL=%.32s is not imported; add a boot "
 		  "{method: command} with its power commands", line, c);
 }
 
@@ -646,7 +310,7 @@ static void s_note_unused(fuego_t *f)
 			o += (size_t)snprintf(list + o, sizeof(list) - o, ", ...");
 	}
 	if (n)
-		s_note(f, "not imported (%zu): %s", n, list);
+		fuego_note(f, "not imported (%zu): %s", n, list);
 }
 
 /* ---- entry points ------------------------------------------------------------- */
@@ -671,7 +335,7 @@ static int s_build(fuego_t *f, const lab_fuego_opts_t *o, buf_t *out)
 	int r = 0;
 
 	if (!lab_name_valid(name))
-		r = s_fail(f, 1, "name", "'%.64s' is not a valid board name "
+		r = fuego_fail(f, 1, "name", "'%.64s' is not a valid board name "
 				"([A-Za-z0-9_.-]{1,64}; give --name)", name);
 	if (r == 0)
 		r = s_arch(f, o, &arch);
@@ -747,10 +411,10 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 	buf_init(&f.notes, 0);
 	buf_init(&entry, 0);
 	if (len > LAB_FUEGO_MAX_BYTES)
-		r = s_fail(&f, 1, NULL, "file too large (%zu bytes, at most %d)",
+		r = fuego_fail(&f, 1, NULL, "file too large (%zu bytes, at most %d)",
 			   len, LAB_FUEGO_MAX_BYTES);
 	else
-		r = s_scan(&f, text, len);
+		r = fuego_scan(&f, text, len);
 	if (r == 0)
 		r = s_build(&f, opts ? opts : &none, &entry);
 	if (r == 0) {

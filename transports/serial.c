@@ -2,13 +2,18 @@
  * serial: the serial console transport — a tty device (termios: baud, 8N1,
  * raw, no flow control), a pty path, a unix stream socket, raw TCP (as
  * ser2net serves it; those four are reached in serial_connect.c) or an
- * already open fd (the QEMU console).
+ * already open fd (the QEMU console). This file is the conversation with
+ * the console's shell; the ops table, opening the session on an fd and
+ * closing it, and the target's tools are in serial_ops.c, the session's
+ * state in serial_int.h.
  *
- * Layout: reading (every byte goes to the console log, then
- * through the scanner that cuts kernel records out, then to whoever waits:
- * the prompt probe or the running command's framing); writing (always
- * reading meanwhile, so neither side can block the other); login; prompt
- * synchronisation; per-command framing; the backend ops.
+ * Layout: the per-command framing (the markers in the clean bytes);
+ * reading (every byte goes to the console log, then through the scanner
+ * that cuts kernel records out, then to whoever waits: the prompt probe
+ * or the running command's framing); writing (always reading meanwhile,
+ * so neither side can block the other); prompt synchronisation; login;
+ * running a command (typed and framed, or as a script when it cannot be
+ * typed: the run op); the raw line benchmarks compare against.
  *
  * Session set-up types one line: `stty -echo -opost` (no echo, no line
  * editing in busybox, bare "\n" on output), empty prompts, fd 9 on
@@ -30,6 +35,7 @@
  * new probe.
  */
 #include "transports/serial.h"
+#include "transports/serial_int.h"
 #include "transports/proc.h"
 
 #include "proto/log.h"
@@ -55,7 +61,7 @@
 
 enum s_phase { S_START, S_BODY, S_STATUS, S_DONE };
 
-typedef struct {
+typedef struct serial_frame {
 	char start[SERIAL_MARKER_MAX]; /* "lm<nonce>\n" */
 	char end[SERIAL_MARKER_MAX];   /* "\nlm<nonce> " */
 	enum s_phase phase;
@@ -64,21 +70,6 @@ typedef struct {
 	int status;
 	bool bad; /* the end marker line did not parse */
 } s_frame_t;
-
-struct serial {
-	int fd;
-	bool own_fd;
-	transport_t *t;
-	serial_scan_t scan;
-	buf_t clean;     /* scanned bytes not yet consumed */
-	s_frame_t *frame; /* the running command, or NULL */
-	bool eof;
-	char nonce[SERIAL_NONCE_LEN + 1]; /* the session's, set by s_sync */
-	bool tools_probed;
-	bool has_base64, has_sha256, has_cksum;
-	bool no_binary; /* put by escaped bytes refused (or turned off) */
-	char rbuf[SERIAL_READ_CHUNK];
-};
 
 static long long s_now_ms(void)
 {
@@ -291,7 +282,7 @@ static int s_send(serial_t *s, const char *str, long long deadline_ms)
 
 /* Type the set-up line with a probe and wait for its marker; retried
  * every SERIAL_PROBE_MS until the deadline (the shell may not be up). */
-static int s_sync(serial_t *s, long long deadline_ms)
+int serial_sync(serial_t *s, long long deadline_ms)
 {
 	const char *wd = s->t->board->transport.workdir;
 	char *cd = NULL;
@@ -361,7 +352,7 @@ out:
 }
 
 /* Answer login: and Password: prompts when the board has a login. */
-static int s_login(serial_t *s, long long deadline_ms)
+int serial_login(serial_t *s, long long deadline_ms)
 {
 	const lab_transport_t *tr = &s->t->board->transport;
 	bool sent_user = false, nudged = false;
@@ -409,58 +400,6 @@ static int s_login(serial_t *s, long long deadline_ms)
 	return 0;
 }
 
-static int s_run_op(transport_t *t, const char *cmd, int timeout_ms,
-		    transport_output_fn *fn, void *arg, int *ret_status);
-static void s_close_op(transport_t *t);
-
-static const struct transport_ops s_ops = {
-	.name = "serial",
-	.run = s_run_op,
-	.put = serial_put,
-	.get = serial_get,
-	.close = s_close_op,
-};
-
-int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms)
-{
-	const lab_transport_t *tr = &t->board->transport;
-	long long deadline = s_now_ms() + timeout_ms;
-	serial_t *s = xzalloc(sizeof(*s));
-	int flags = fcntl(fd, F_GETFL), r;
-
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		free(s);
-		transport_set_error(t, "console fd: %s", strerror(errno));
-		return -EBADF;
-	}
-	s->fd = fd;
-	s->own_fd = own_fd;
-	s->t = t;
-	serial_scan_init(&s->scan, true);
-	buf_init(&s->clean, 0); /* bounded by s_on_clean and the framing */
-	t->priv = s;
-	t->ops = &s_ops;
-	r = 0;
-	if (tr->login && *tr->login)
-		r = s_login(s, deadline);
-	if (r == 0)
-		r = s_sync(s, deadline);
-	if (r < 0) {
-		s_close_op(t);
-		t->ops = NULL;
-		t->priv = NULL;
-	}
-	return r;
-}
-
-int serial_open_fd(transport_t *t, int fd)
-{
-	int s = t->board->transport.connect_timeout_s;
-
-	return serial_open_fd_timeout(t, fd, false,
-				      1000 * (s > 0 ? s : SERIAL_CONNECT_TIMEOUT_S));
-}
-
 /* ---- running ---- */
 
 static bool s_typeable(const char *cmd)
@@ -494,7 +433,7 @@ static int s_interrupt(serial_t *s)
 	r = s_send(s, "\033\003", deadline);
 	if (r == 0) {
 		usleep(100 * 1000);
-		r = s_sync(s, deadline);
+		r = serial_sync(s, deadline);
 	}
 	return r;
 }
@@ -719,67 +658,12 @@ out:
 	return r;
 }
 
-static int s_run_op(transport_t *t, const char *cmd, int timeout_ms,
+int serial_run(transport_t *t, const char *cmd, int timeout_ms,
 		    transport_output_fn *fn, void *arg, int *ret_status)
 {
 	if (!s_typeable(cmd) && strlen(cmd) <= SERIAL_MAX_CMD)
 		return s_run_script(t, cmd, timeout_ms, fn, arg, ret_status);
 	return serial_run_ex(t, cmd, timeout_ms, fn, arg, false, NULL, 0, ret_status);
-}
-
-static void s_collect(void *arg, enum transport_stream st, const char *data,
-		      size_t len)
-{
-	buf_append(arg, data, len);
-}
-
-int serial_tools(transport_t *t, bool *ret_base64, bool *ret_sha256,
-		 bool *ret_cksum)
-{
-	serial_t *s = s_of(t);
-	buf_t out;
-	int r, st = -1;
-
-	if (!s->tools_probed) {
-		buf_init(&out, 4096);
-		r = serial_run_ex(t,
-				  "for c in base64 sha256sum cksum; do command -v $c "
-				  ">/dev/null 2>&1 && printf '%s ' $c; done; echo",
-				  30000, s_collect, &out, false, NULL, 0, &st);
-		if (r < 0) {
-			buf_free(&out);
-			return r;
-		}
-		s->has_base64 = strstr(buf_str(&out), "base64 ") != NULL;
-		s->has_sha256 = strstr(buf_str(&out), "sha256sum ") != NULL;
-		s->has_cksum = strstr(buf_str(&out), "cksum ") != NULL;
-		s->tools_probed = true;
-		buf_free(&out);
-	}
-	*ret_base64 = s->has_base64;
-	*ret_sha256 = s->has_sha256;
-	*ret_cksum = s->has_cksum;
-	return 0;
-}
-
-bool serial_binary(transport_t *t)
-{
-	serial_t *s = s_of(t);
-
-	return !s->no_binary && !s->scan.crlf; /* stty -echo worked */
-}
-
-void serial_no_binary(transport_t *t)
-{
-	s_of(t)->no_binary = true;
-}
-
-void serial_no_base64(transport_t *t)
-{
-	serial_t *s = s_of(t);
-
-	s->tools_probed = true;
-	s->has_base64 = false;
 }
 
 int serial_raw_line(transport_t *t, const char *typed, const char *token,
@@ -797,18 +681,4 @@ int serial_raw_line(transport_t *t, const char *typed, const char *token,
 	buf_reset(&s->clean);
 	free(want);
 	return r;
-}
-
-static void s_close_op(transport_t *t)
-{
-	serial_t *s = s_of(t);
-
-	if (!s)
-		return;
-	if (s->own_fd && s->fd >= 0)
-		close(s->fd);
-	serial_scan_free(&s->scan);
-	buf_free(&s->clean);
-	free(s);
-	t->priv = NULL;
 }

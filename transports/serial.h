@@ -3,6 +3,8 @@
  *
  *   serial.c       the session on an open fd: login, prompt
  *                  synchronisation, per-command framing, run
+ *   serial_ops.c   the backend: the ops, opening the session on an fd and
+ *                  closing it, the target's tools, the put modes
  *   serial_connect.c  reaching the console: tty, pty, unix socket, TCP
  *   serial_scan.c  the console scanner: separates kernel console records
  *                  from the shell's output (pure code, fuzzed)
