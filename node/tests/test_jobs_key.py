@@ -50,12 +50,11 @@ class Watch:
 
 
 def boards(n, req):
-    st = n.status(req) or {}
+    st = n.req_status(req) or {}
     return [b for lab in st.get('labs', []) for b in lab['boards']]
 
 
-def test(labmesh, root):
-    net = Net(labmesh)
+def test(net):
     watch = None
     try:
         n = net.node('lab-key', 17231, [local_board('host-k')])
@@ -67,7 +66,7 @@ def test(labmesh, root):
         reqs = [n.cli('submit', '--suite', 'smoke').stdout.split()[1]
                 for _ in range(2)]
         for r in reqs:
-            bs = wait_for('%s final' % r[:12], lambda: (
+            bs, _ = wait_for('%s final' % r[:12], lambda: (
                 lambda bs: bs if bs and all(b['final'] for b in bs)
                 else None)(boards(n, r)), 120, 0.1)
             check(bs[0]['state'] == 'done', 'job %s: %s' % (r[:12], bs))
@@ -76,7 +75,7 @@ def test(labmesh, root):
               ' node started, while its jobs ran' % opened)
         with open(key, 'rb'):
             pass
-        seen = wait_for('the watch to see an open', watch.opens, 5, 0.05)
+        seen, _ = wait_for('the watch to see an open', watch.opens, 5, 0.05)
         check(seen >= 1, 'the inotify watch saw no open')
         print('2 jobs done, node.key opened 0 times while they ran (the'
               ' watch saw the test\'s own open)')
@@ -84,8 +83,7 @@ def test(labmesh, root):
     finally:
         if watch:
             watch.close()
-        net.close()
 
 
 if __name__ == '__main__':
-    sys.exit(main(test))
+    main(test, Net)
