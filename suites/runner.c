@@ -299,53 +299,43 @@ static int s_hash_file(crypto_generichash_state *st, const char *path)
 	return 0;
 }
 
-/*
- * Build def's binary for arch; *ret_bin is its host path (the caller's).
- * On failure *ret_log says why (compiler output included).
- */
-static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_t *o,
-		   char **ret_bin, char **ret_log, bool *ret_cached)
+/* Run `cc --version`: its output is part of the cache key. */
+static int s_compiler_version(const char *cc, buf_t *ver, char **ret_log)
 {
-	crypto_generichash_state st;
-	unsigned char h[16];
-	char hex[33], err[256];
-	char *cc = NULL, *dir = NULL, *bin = NULL, *tmp = NULL, *why = NULL;
-	buf_t log, ver;
+	char err[256];
 	proc_spec_t ps;
 	int status = -1, r;
-	struct stat sb;
 
-	*ret_bin = NULL;
-	*ret_log = NULL;
-	*ret_cached = false;
-	buf_init(&log, SUITE_MAX_BUILD_LOG);
-	cc = s_compiler(o, arch, &why);
-	if (!cc) {
-		*ret_log = why;
-		buf_free(&log);
-		return -ENOENT;
-	}
-	if (d->n_cflags + d->n_ldflags + d->n_sources + 5 > PROC_MAX_ARGS) {
-		*ret_log = xasprintf("too many compiler arguments (at most %d)", PROC_MAX_ARGS);
-		r = -E2BIG;
-		goto out;
-	}
-
-	/* the cache key: compiler identity, flags, sources */
-	crypto_generichash_init(&st, NULL, 0, sizeof(h));
-	buf_init(&ver, 4096);
 	proc_spec_init(&ps);
 	proc_arg(&ps, cc);
 	proc_arg(&ps, "--version");
 	ps.timeout_ms = 30000;
 	ps.fn = s_buf_fn;
-	ps.arg = &ver;
+	ps.arg = ver;
 	r = proc_run(&ps, &status, err, sizeof(err));
 	if (r < 0 || status != 0) {
-		*ret_log = xasprintf("compiler %s does not run: %s", cc, r < 0 ? err : buf_str(&ver));
+		*ret_log = xasprintf("compiler %s does not run: %s", cc,
+				     r < 0 ? err : buf_str(ver));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* The cache key, in hex: compiler identity, flags, sources. */
+static int s_cache_key(const suite_def_t *d, const char *cc, char ret_hex[33],
+		       char **ret_log)
+{
+	crypto_generichash_state st;
+	unsigned char h[16];
+	buf_t ver;
+	int r;
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	buf_init(&ver, 4096);
+	r = s_compiler_version(cc, &ver, ret_log);
+	if (r < 0) {
 		buf_free(&ver);
-		r = -ENOENT;
-		goto out;
+		return r;
 	}
 	crypto_generichash_update(&st, (const unsigned char *)cc, strlen(cc) + 1);
 	crypto_generichash_update(&st, ver.data, ver.len);
@@ -366,32 +356,26 @@ static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_
 		free(src);
 		if (r < 0) {
 			*ret_log = xasprintf("source %s: %s", d->sources[i], strerror(-r));
-			goto out;
+			return r;
 		}
 	}
 	crypto_generichash_final(&st, h, sizeof(h));
-	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	sodium_bin2hex(ret_hex, 33, h, sizeof(h));
+	return 0;
+}
 
-	if (o->cache_dir) {
-		dir = xasprintf("%s/%s-%s", o->cache_dir, d->name, hex);
-	} else {
-		dir = xasprintf("/tmp/labmesh-build-%s-%s-%d", d->name, hex, (int)getpid());
-	}
-	bin = xasprintf("%s/%s", dir, d->output);
-	if (o->cache_dir && stat(bin, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		*ret_cached = true;
-		*ret_bin = bin;
-		bin = NULL;
-		r = 0;
-		goto out;
-	}
-	r = s_mkdirs(dir);
-	if (r < 0) {
-		*ret_log = xasprintf("build dir %s: %s", dir, strerror(-r));
-		goto out;
-	}
-	tmp = xasprintf("%s/.%s.%d", dir, d->output, (int)getpid());
+/* Compile into a temporary beside bin, then rename it into place, so a
+ * cached binary is always a whole one. *ret_log is the compiler's log. */
+static int s_compile(const suite_def_t *d, const char *cc, const char *dir, const char *bin,
+		     char **ret_log)
+{
+	char *tmp = xasprintf("%s/.%s.%d", dir, d->output, (int)getpid());
+	char err[256];
+	proc_spec_t ps;
+	int status = -1, r;
+	buf_t log;
 
+	buf_init(&log, SUITE_MAX_BUILD_LOG);
 	proc_spec_init(&ps);
 	proc_arg(&ps, cc);
 	for (size_t i = 0; i < d->n_cflags; i++)
@@ -419,24 +403,67 @@ static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_
 		*ret_log = xasprintf("%s%s%s", buf_str(&log), r < 0 ? err : "",
 				     r < 0 ? "\n" : "");
 		r = r < 0 ? r : -EIO;
-		goto out;
-	}
-	if (rename(tmp, bin) < 0) {
+	} else if (rename(tmp, bin) < 0) {
 		r = -errno;
 		*ret_log = xasprintf("%s: %s", bin, strerror(errno));
 		unlink(tmp);
+	} else {
+		*ret_log = buf_steal(&log);
+	}
+	buf_free(&log);
+	free(tmp);
+	return r;
+}
+
+/*
+ * Build def's binary for arch; *ret_bin is its host path (the caller's).
+ * On failure *ret_log says why (compiler output included).
+ */
+static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_t *o,
+		   char **ret_bin, char **ret_log, bool *ret_cached)
+{
+	char hex[33];
+	char *cc, *dir = NULL, *bin = NULL;
+	struct stat sb;
+	int r;
+
+	*ret_bin = NULL;
+	*ret_log = NULL;
+	*ret_cached = false;
+	cc = s_compiler(o, arch, ret_log);
+	if (!cc)
+		return -ENOENT;
+	if (d->n_cflags + d->n_ldflags + d->n_sources + 5 > PROC_MAX_ARGS) {
+		*ret_log = xasprintf("too many compiler arguments (at most %d)", PROC_MAX_ARGS);
+		r = -E2BIG;
 		goto out;
 	}
-	*ret_log = buf_steal(&log);
+	r = s_cache_key(d, cc, hex, ret_log);
+	if (r < 0)
+		goto out;
+	if (o->cache_dir)
+		dir = xasprintf("%s/%s-%s", o->cache_dir, d->name, hex);
+	else
+		dir = xasprintf("/tmp/labmesh-build-%s-%s-%d", d->name, hex, (int)getpid());
+	bin = xasprintf("%s/%s", dir, d->output);
+	if (o->cache_dir && stat(bin, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		*ret_cached = true;
+	} else {
+		r = s_mkdirs(dir);
+		if (r < 0) {
+			*ret_log = xasprintf("build dir %s: %s", dir, strerror(-r));
+			goto out;
+		}
+		r = s_compile(d, cc, dir, bin, ret_log);
+		if (r < 0)
+			goto out;
+	}
 	*ret_bin = bin;
 	bin = NULL;
-	r = 0;
 out:
-	buf_free(&log);
 	free(cc);
 	free(dir);
 	free(bin);
-	free(tmp);
 	return r;
 }
 
