@@ -1,6 +1,10 @@
 /*
  * runner: needs check, host build, deploy, run, parse and criteria for one
  * suite on one board. See runner.h.
+ *
+ * suite_run reads as that list of steps, each an s_step_* function
+ * sharing one struct run; s_check_needs and s_build, above them, do the
+ * work of the needs and build steps.
  */
 #include "suites/runner.h"
 #include "suites/criteria.h"
@@ -469,15 +473,38 @@ out:
 
 /* ---- the run ---------------------------------------------------------- */
 
+/*
+ * One suite's run, shared by its steps. A step returns 0 to go on, 1 when
+ * the run ends there as res says (SKIP), or a negative code when it ends
+ * as an ERROR with res's reason.
+ */
+struct run {
+	transport_t *t;
+	const suite_def_t *d;
+	suite_run_opts_t o;
+	suite_result_t *res;
+	FILE *log;
+	int64_t start;
+	char arch[33];  /* the board's, sanitised */
+	char *bin;      /* the built binary on the host, or NULL */
+	char *rdir;     /* the directory on the board, or NULL */
+	char *qdir;     /* rdir, quoted for the shell */
+	buf_t out;      /* run.sh's stdout */
+	bool timed_out; /* run.sh was killed at the suite's timeout */
+	int status;     /* else its exit status */
+};
+
 static void s_noop_progress(void *arg, const suite_def_t *def, enum suite_phase phase,
 			    const char *line, const suite_result_t *res)
 {
 }
 
-static suite_result_t *s_finish(suite_result_t *res, const suite_def_t *d,
-				const suite_run_opts_t *o, FILE *log, int64_t start)
+static void s_finish(struct run *run)
 {
-	res->duration_ms = s_now_ms() - start;
+	suite_result_t *res = run->res;
+	FILE *log = run->log;
+
+	res->duration_ms = s_now_ms() - run->start;
 	s_log(log, "\n# result: %s (%s)\n", suite_status_name(res->status),
 	      res->reason ? res->reason : "");
 	for (size_t i = 0; i < res->n_cases; i++)
@@ -487,193 +514,236 @@ static suite_result_t *s_finish(suite_result_t *res, const suite_def_t *d,
 	for (size_t i = 0; i < res->n_metrics; i++)
 		s_log(log, "#   metric %s %.17g %s\n", res->metrics[i].name,
 		      res->metrics[i].value, res->metrics[i].unit);
-	o->progress(o->progress_arg, d, SUITE_PHASE_DONE, NULL, res);
-	return res;
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_DONE, NULL, res);
 }
 
-int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
-	      const suite_run_opts_t *opts, suite_result_t **ret_res)
+/* The run's log, when a log directory was given and can be made. */
+static void s_open_log(struct run *run)
 {
-	suite_run_opts_t o = { 0 };
-	suite_result_t *res;
-	suite_kernel_t k = { 0 };
-	struct capture cap;
-	char *reason = NULL, *bin = NULL, *blog = NULL, *rdir = NULL, *qdir = NULL;
-	char *cmd = NULL, *logpath = NULL, clean_arch[33];
-	FILE *log = NULL;
-	int64_t start = s_now_ms();
-	int r, status = -1;
-	bool cached = false;
-	buf_t out;
+	const suite_run_opts_t *o = &run->o;
+	char *logpath;
 
-	if (!t || !d || !ret_res)
-		return -EINVAL;
-	if (opts)
-		o = *opts;
-	if (!o.progress)
-		o.progress = s_noop_progress;
-	res = suite_result_new(d->name, d->version);
-	*ret_res = res;
-
-	if (o.log_dir && s_mkdirs(o.log_dir) == 0) {
-		logpath = xasprintf("%s/%s.log", o.log_dir, d->name);
-		log = fopen(logpath, "w");
-		if (log) {
-			res->log = logpath;
-			logpath = NULL;
-		}
+	if (o->log_dir && s_mkdirs(o->log_dir) == 0) {
+		logpath = xasprintf("%s/%s.log", o->log_dir, run->d->name);
+		run->log = fopen(logpath, "w");
+		if (run->log)
+			run->res->log = logpath;
+		else
+			free(logpath);
 	}
-	free(logpath);
-	s_log(log, "# labmesh: suite %s version %d on board %s\n", d->name, d->version,
-	      o.board && o.board->name ? o.board->name : "(unnamed)");
+	s_log(run->log, "# labmesh: suite %s version %d on board %s\n", run->d->name,
+	      run->d->version, o->board && o->board->name ? o->board->name : "(unnamed)");
+}
 
-	/* the board's arch, from the target itself unless given */
+/* The board's arch, from the target itself unless given. */
+static int s_step_arch(struct run *run, const char *arch)
+{
+	suite_kernel_t k = { 0 };
+	transport_t *t = run->t;
+	int r;
+
 	if (!arch) {
 		r = suite_kernel_identity(t, &k);
 		if (r < 0) {
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "cannot reach the board: %s",
+			run->res->status = SUITE_ERROR;
+			suite_result_set_reason(run->res, "cannot reach the board: %s",
 						transport_error(t)[0] ? transport_error(t) : strerror(-r));
-			goto done;
+			return r;
 		}
 		arch = k.machine;
 	}
-	suite_path_sanitize(clean_arch, sizeof(clean_arch), arch, strlen(arch), 1);
-	s_log(log, "# arch %s\n", clean_arch);
+	suite_path_sanitize(run->arch, sizeof(run->arch), arch, strlen(arch), 1);
+	suite_kernel_clear(&k);
+	s_log(run->log, "# arch %s\n", run->arch);
+	return 0;
+}
 
-	/* 1. needs */
-	o.progress(o.progress_arg, d, SUITE_PHASE_NEEDS, NULL, NULL);
-	r = s_check_needs(t, d, clean_arch, log, &reason);
+static int s_step_needs(struct run *run)
+{
+	char *reason = NULL;
+	int r;
+
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_NEEDS, NULL, NULL);
+	r = s_check_needs(run->t, run->d, run->arch, run->log, &reason);
 	if (r < 0) {
-		res->status = SUITE_ERROR;
-		suite_result_set_reason(res, "needs check failed: %s",
-					transport_error(t)[0] ? transport_error(t) : strerror(-r));
-		goto done;
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "needs check failed: %s",
+					transport_error(run->t)[0] ? transport_error(run->t)
+								   : strerror(-r));
+		return r;
 	}
-	if (reason) {
-		res->status = SUITE_SKIP;
-		suite_result_set_reason(res, "%s", reason);
-		goto done;
-	}
+	if (!reason)
+		return 0;
+	run->res->status = SUITE_SKIP;
+	suite_result_set_reason(run->res, "%s", reason);
+	free(reason);
+	return 1;
+}
 
-	/* 2. build */
-	if (d->has_build) {
-		o.progress(o.progress_arg, d, SUITE_PHASE_BUILD, NULL, NULL);
-		r = s_build(d, clean_arch, &o, &bin, &blog, &cached);
-		s_log(log, "# build%s:\n%s\n", cached ? " (cached)" : "", blog ? blog : "");
+/* The build log's first error line (file:line: error: ...), or its start. */
+static void s_first_error(const char *blog, char *first, size_t size)
+{
+	const char *e = blog ? strstr(blog, "error:") : NULL;
+	const char *nl;
+
+	if (e) {
+		while (e > blog && e[-1] != '\n')
+			e--;
+		nl = strchr(e, '\n');
+		suite_text_clean(first, size, e, nl ? (size_t)(nl - e) : strlen(e));
+	} else if (blog) {
+		suite_text_clean(first, size, blog, strlen(blog));
+	}
+}
+
+static int s_step_build(struct run *run)
+{
+	char first[SUITE_MAX_MESSAGE + 1] = "";
+	char *blog = NULL;
+	bool cached = false;
+	int r;
+
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_BUILD, NULL, NULL);
+	r = s_build(run->d, run->arch, &run->o, &run->bin, &blog, &cached);
+	s_log(run->log, "# build%s:\n%s\n", cached ? " (cached)" : "", blog ? blog : "");
+	if (r < 0) {
+		s_first_error(blog, first, sizeof(first));
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "build failed: %s%s", first,
+					run->res->log ? " (see the log)" : "");
+	}
+	free(blog);
+	return r;
+}
+
+/* A fresh directory on the board, with a tmp/ in it, into run->rdir. */
+static int s_make_dir(struct run *run)
+{
+	const suite_run_opts_t *o = &run->o;
+	const char *base = o->board && o->board->transport.workdir
+				   ? o->board->transport.workdir : "/tmp";
+	char *cmd, *qbase, *qtmpl, *tmpl;
+	int status = -1, r;
+	buf_t mk;
+
+	tmpl = xasprintf("%s/labmesh-%s.XXXXXX", base, run->d->name);
+	qtmpl = proc_shell_quote(tmpl);
+	qbase = proc_shell_quote(base);
+	free(tmpl);
+	cmd = xasprintf("mkdir -p %s 2>/dev/null; d=$(mktemp -d %s) && mkdir \"$d/tmp\" && "
+			"echo \"LMDIR:$d\"", qbase, qtmpl);
+	free(qbase);
+	free(qtmpl);
+	r = s_run_small(run->t, cmd, &mk, &status);
+	free(cmd);
+	if (r == 0 && status == 0)
+		run->rdir = suite_reply_tagged((const char *)mk.data, mk.len, "LMDIR:");
+	buf_free(&mk);
+	if (!run->rdir || run->rdir[0] != '/' || strchr(run->rdir, '\'')) {
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "cannot make a directory on the board: %s",
+					r < 0 ? transport_error(run->t) : "mktemp failed");
+		free(run->rdir);
+		run->rdir = NULL;
+		return r < 0 ? r : -EIO;
+	}
+	return 0;
+}
+
+/* run.sh, the suite's files, then the binary, into run->rdir. */
+static int s_put_files(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	size_t nput = 1 + d->n_files + (run->bin ? 1 : 0);
+	char *local, *remote;
+	int r;
+
+	for (size_t i = 0; i < nput; i++) {
+		if (i == 0) {
+			local = xasprintf("%s/run.sh", d->dir);
+			remote = xasprintf("%s/run.sh", run->rdir);
+		} else if (i <= d->n_files) {
+			local = xasprintf("%s/%s", d->dir, d->files[i - 1]);
+			remote = xasprintf("%s/%s", run->rdir, d->files[i - 1]);
+		} else {
+			local = xstrdup(run->bin);
+			remote = xasprintf("%s/%s", run->rdir, d->output);
+		}
+		r = transport_put(run->t, local, remote);
+		s_log(run->log, "# put %s -> %s: %s\n", local, remote,
+		      r < 0 ? transport_error(run->t) : "ok");
+		free(local);
+		free(remote);
 		if (r < 0) {
-			char first[SUITE_MAX_MESSAGE + 1] = "";
-			const char *e = blog ? strstr(blog, "error:") : NULL;
-			if (e) {
-				while (e > blog && e[-1] != '\n')
-					e--; /* the whole line: file:line: error: ... */
-				const char *nl = strchr(e, '\n');
-				suite_text_clean(first, sizeof(first), e,
-						 nl ? (size_t)(nl - e) : strlen(e));
-			} else if (blog) {
-				suite_text_clean(first, sizeof(first), blog, strlen(blog));
-			}
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "build failed: %s%s", first,
-						res->log ? " (see the log)" : "");
-			goto done;
+			run->res->status = SUITE_ERROR;
+			suite_result_set_reason(run->res, "cannot copy to the board: %s",
+						transport_error(run->t));
+			return r;
 		}
 	}
+	return 0;
+}
 
-	/* 3. deploy */
-	o.progress(o.progress_arg, d, SUITE_PHASE_DEPLOY, NULL, NULL);
-	{
-		const char *base = o.board && o.board->transport.workdir
-					   ? o.board->transport.workdir : "/tmp";
-		char *qbase, *qtmpl, *tmpl;
-		buf_t mk;
+static int s_step_deploy(struct run *run)
+{
+	int r;
 
-		tmpl = xasprintf("%s/labmesh-%s.XXXXXX", base, d->name);
-		qtmpl = proc_shell_quote(tmpl);
-		qbase = proc_shell_quote(base);
-		free(tmpl);
-		cmd = xasprintf("mkdir -p %s 2>/dev/null; d=$(mktemp -d %s) && mkdir \"$d/tmp\" && "
-				"echo \"LMDIR:$d\"", qbase, qtmpl);
-		free(qbase);
-		free(qtmpl);
-		r = s_run_small(t, cmd, &mk, &status);
-		free(cmd);
-		cmd = NULL;
-		if (r == 0 && status == 0)
-			rdir = suite_reply_tagged((const char *)mk.data, mk.len, "LMDIR:");
-		buf_free(&mk);
-		if (!rdir || rdir[0] != '/' || strchr(rdir, '\'')) {
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "cannot make a directory on the board: %s",
-						r < 0 ? transport_error(t) : "mktemp failed");
-			free(rdir);
-			rdir = NULL;
-			goto done;
-		}
-	}
-	qdir = proc_shell_quote(rdir);
-	{
-		size_t nput = 1 + d->n_files + (bin ? 1 : 0);
-		for (size_t i = 0; i < nput; i++) {
-			char *local, *remote;
-			if (i == 0) {
-				local = xasprintf("%s/run.sh", d->dir);
-				remote = xasprintf("%s/run.sh", rdir);
-			} else if (i <= d->n_files) {
-				local = xasprintf("%s/%s", d->dir, d->files[i - 1]);
-				remote = xasprintf("%s/%s", rdir, d->files[i - 1]);
-			} else {
-				local = xstrdup(bin);
-				remote = xasprintf("%s/%s", rdir, d->output);
-			}
-			r = transport_put(t, local, remote);
-			s_log(log, "# put %s -> %s: %s\n", local, remote,
-			      r < 0 ? transport_error(t) : "ok");
-			free(local);
-			free(remote);
-			if (r < 0) {
-				res->status = SUITE_ERROR;
-				suite_result_set_reason(res, "cannot copy to the board: %s",
-							transport_error(t));
-				goto cleanup;
-			}
-		}
-	}
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_DEPLOY, NULL, NULL);
+	r = s_make_dir(run);
+	if (r < 0)
+		return r;
+	run->qdir = proc_shell_quote(run->rdir);
+	return s_put_files(run);
+}
 
-	/* 4. run */
-	o.progress(o.progress_arg, d, SUITE_PHASE_RUN, NULL, NULL);
+/* Run run.sh; a timeout still goes on to be parsed and judged. */
+static int s_step_run(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	struct capture cap;
+	char *cmd;
+	int r;
+
+	run->o.progress(run->o.progress_arg, d, SUITE_PHASE_RUN, NULL, NULL);
 	cmd = xasprintf("cd %s && LABMESH_DIR=%s LABMESH_TMP=%s/tmp LABMESH_SUITE=%s "
 			"LABMESH_ARCH=%s sh ./run.sh </dev/null",
-			qdir, qdir, qdir, d->name, clean_arch);
-	s_log(log, "# run (timeout %d s): %s\n", d->timeout_s, cmd);
+			run->qdir, run->qdir, run->qdir, d->name, run->arch);
+	s_log(run->log, "# run (timeout %d s): %s\n", d->timeout_s, cmd);
 	memset(&cap, 0, sizeof(cap));
 	buf_init(&cap.out, SUITE_MAX_OUTPUT);
-	cap.log = log;
+	cap.log = run->log;
 	cap.def = d;
-	cap.opts = &o;
+	cap.opts = &run->o;
 	cap.progress = true;
-	r = transport_run(t, cmd, d->timeout_s * 1000, s_capture_fn, &cap, &status);
+	r = transport_run(run->t, cmd, d->timeout_s * 1000, s_capture_fn, &cap, &run->status);
+	free(cmd);
 	if (cap.line_len)
 		s_line_done(&cap);
-	out = cap.out;
+	run->out = cap.out;
 	if (r < 0 && r != -ETIMEDOUT) {
-		res->status = SUITE_ERROR;
-		suite_result_set_reason(res, "run failed: %s", transport_error(t));
-		buf_free(&out);
-		goto cleanup;
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "run failed: %s", transport_error(run->t));
+		return r;
 	}
-	s_log(log, "\n# %s\n", r == -ETIMEDOUT ? "timed out" : "exited");
+	run->timed_out = r == -ETIMEDOUT;
+	s_log(run->log, "\n# %s\n", run->timed_out ? "timed out" : "exited");
 	if (r == 0)
-		s_log(log, "# exit status %d\n", status);
+		s_log(run->log, "# exit status %d\n", run->status);
+	return 0;
+}
 
-	/* 5. parse and judge */
-	suite_parse_output(d->parser, (const char *)out.data, out.len,
-			   r == -ETIMEDOUT ? -1 : status, res);
-	if (out.truncated)
+static void s_step_judge(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	suite_result_t *res = run->res;
+
+	suite_parse_output(d->parser, (const char *)run->out.data, run->out.len,
+			   run->timed_out ? -1 : run->status, res);
+	if (run->out.truncated)
 		suite_result_add_note(res, "output cut at %d bytes", SUITE_MAX_OUTPUT);
-	buf_free(&out);
+	buf_free(&run->out);
 	suite_result_declare_metrics(res, d->metrics, d->n_metrics);
-	if (r == -ETIMEDOUT && res->status != SUITE_SKIP) {
+	if (run->timed_out && res->status != SUITE_SKIP) {
 		char *notes = res->reason;
 		res->reason = NULL;
 		res->status = SUITE_ERROR;
@@ -682,31 +752,70 @@ int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
 			suite_result_add_note(res, "%s", notes);
 		free(notes);
 	}
-	suite_criteria_apply(res, &d->criteria, suite_criteria_for_board(o.board, d->name));
+	suite_criteria_apply(res, &d->criteria,
+			     suite_criteria_for_board(run->o.board, d->name));
+}
 
-cleanup:
+static void s_remove_dir(struct run *run)
+{
+	char *cmd = xasprintf("rm -rf %s", run->qdir);
+	int status = -1;
+
+	if (transport_run(run->t, cmd, SUITE_SETUP_TIMEOUT_MS, NULL, NULL, &status) < 0)
+		s_log(run->log, "# cleanup of %s failed: %s\n", run->rdir,
+		      transport_error(run->t));
 	free(cmd);
-	cmd = xasprintf("rm -rf %s", qdir);
-	if (transport_run(t, cmd, SUITE_SETUP_TIMEOUT_MS, NULL, NULL, &status) < 0)
-		s_log(log, "# cleanup of %s failed: %s\n", rdir, transport_error(t));
-done:
-	s_finish(res, d, &o, log, start);
-	if (log)
-		fclose(log);
-	suite_kernel_clear(&k);
-	free(reason);
-	if (bin && !o.cache_dir) {
-		char *slash = strrchr(bin, '/');
-		unlink(bin);
+}
+
+/* Log the result, report it done, and release what the steps left. */
+static void s_end(struct run *run)
+{
+	s_finish(run);
+	if (run->log)
+		fclose(run->log);
+	if (run->bin && !run->o.cache_dir) {
+		char *slash = strrchr(run->bin, '/');
+		unlink(run->bin);
 		if (slash) {
 			*slash = '\0';
-			rmdir(bin);
+			rmdir(run->bin);
 		}
 	}
-	free(bin);
-	free(blog);
-	free(rdir);
-	free(qdir);
-	free(cmd);
+	buf_free(&run->out);
+	free(run->bin);
+	free(run->rdir);
+	free(run->qdir);
+}
+
+int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
+	      const suite_run_opts_t *opts, suite_result_t **ret_res)
+{
+	struct run run = { .t = t, .d = d, .start = s_now_ms() };
+	int rc;
+
+	if (!t || !d || !ret_res)
+		return -EINVAL;
+	if (opts)
+		run.o = *opts;
+	if (!run.o.progress)
+		run.o.progress = s_noop_progress;
+	run.res = suite_result_new(d->name, d->version);
+	*ret_res = run.res;
+	s_open_log(&run);
+
+	rc = s_step_arch(&run, arch);
+	if (rc == 0)
+		rc = s_step_needs(&run);
+	if (rc == 0 && d->has_build)
+		rc = s_step_build(&run);
+	if (rc == 0)
+		rc = s_step_deploy(&run);
+	if (rc == 0)
+		rc = s_step_run(&run);
+	if (rc == 0)
+		s_step_judge(&run);
+	if (run.rdir)
+		s_remove_dir(&run);
+	s_end(&run);
 	return 0;
 }
