@@ -1,5 +1,8 @@
 /*
  * cli: `labmesh suites` and `labmesh run`. See cli.h.
+ *
+ * cmd_run reads as its steps, options, load, paths, board, suites and
+ * output, each an s_run_* function sharing one struct run.
  */
 #include "suites/cli.h"
 #include "suites/catalog.h"
@@ -417,161 +420,235 @@ static void s_run_usage(void)
 	       "failed its criteria or could not run, 2 on a usage or config error.\n");
 }
 
-int cmd_run(int argc, char **argv)
+/* What `labmesh run` was asked. */
+struct run_opts {
+	const char *board, *suites, *config, *dir, *logs, *home;
+	bool json;
+};
+
+/* One `labmesh run`, shared by its steps. */
+struct run {
+	lab_config_t *cfg;
+	const lab_board_t *board;
+	catalog_t *cat;
+	const suite_def_t **pick;
+	size_t n_pick;
+	char *home, *logdir, *cache;
+	board_t *b;
+	suite_kernel_t kern;
+	suite_result_t **results;
+	bool failed; /* a suite failed or could not run */
+};
+
+/* Returns 0, 1 after the usage (--help), or -EINVAL after a message. */
+static int s_run_opts(int argc, char **argv, struct run_opts *ro)
 {
-	const char *board_name = NULL, *suites = NULL, *config = NULL, *dir = NULL;
-	const char *logs = NULL, *home_opt = NULL;
-	bool json = false;
 	struct opt opts[] = {
-		{ "--board", true, &board_name, NULL },
-		{ "--suite", true, &suites, NULL },
-		{ "--config", true, &config, NULL },
-		{ "--suites", true, &dir, NULL },
-		{ "--json", false, NULL, &json },
-		{ "--logs", true, &logs, NULL },
-		{ "--home", true, &home_opt, NULL },
+		{ "--board", true, &ro->board, NULL },
+		{ "--suite", true, &ro->suites, NULL },
+		{ "--config", true, &ro->config, NULL },
+		{ "--suites", true, &ro->dir, NULL },
+		{ "--json", false, NULL, &ro->json },
+		{ "--logs", true, &ro->logs, NULL },
+		{ "--home", true, &ro->home, NULL },
 		{ NULL, false, NULL, NULL },
 	};
-	lab_config_t *cfg = NULL;
-	const lab_board_t *board;
-	catalog_t *cat = NULL;
-	const suite_def_t **pick = NULL;
-	suite_result_t **results = NULL;
-	size_t n_pick = 0;
-	board_t *b = NULL;
-	suite_kernel_t kern = { 0 };
-	char *home = NULL, *logdir = NULL, *cache = NULL, *err = NULL;
-	int r, rc = 2;
-	bool failed = false;
+	int r = s_parse_opts("run", argc, argv, opts);
 
-	r = s_parse_opts("run", argc, argv, opts);
-	if (r == 1) {
+	if (r == 1)
 		s_run_usage();
-		return 0;
-	}
-	if (r < 0)
-		return 2;
-	if (!board_name || !suites) {
+	if (r != 0)
+		return r;
+	if (!ro->board || !ro->suites) {
 		fprintf(stderr, "labmesh run: --board and --suite are required (see --help)\n");
-		return 2;
+		return -EINVAL;
 	}
-	if (config) {
-		if (lab_config_load(config, &cfg, &err) < 0) {
-			fprintf(stderr, "labmesh run: %s\n", err ? err : config);
+	return 0;
+}
+
+/* The lab config, its board, the catalog and the suites picked from it. */
+static int s_run_load(struct run *run, const struct run_opts *ro)
+{
+	lab_config_t *cfg;
+	char *err = NULL;
+
+	if (ro->config) {
+		if (lab_config_load(ro->config, &run->cfg, &err) < 0) {
+			fprintf(stderr, "labmesh run: %s\n", err ? err : ro->config);
 			free(err);
-			return 2;
+			return -EINVAL;
 		}
 	} else {
-		cfg = lab_config_default();
+		run->cfg = lab_config_default();
 	}
-	board = lab_config_board(cfg, board_name);
-	if (!board) {
-		fprintf(stderr, "labmesh run: no board '%s' in %s (boards:", board_name,
+	cfg = run->cfg;
+	run->board = lab_config_board(cfg, ro->board);
+	if (!run->board) {
+		fprintf(stderr, "labmesh run: no board '%s' in %s (boards:", ro->board,
 			cfg->path ? cfg->path : "the lab");
 		for (size_t i = 0; i < cfg->n_boards; i++)
 			fprintf(stderr, " %s", cfg->boards[i].name);
 		fprintf(stderr, ")\n");
-		goto out;
+		return -ENOENT;
 	}
-	cat = s_catalog("run", dir);
-	if (!cat || s_pick(cat, suites, &pick, &n_pick) < 0)
-		goto out;
+	run->cat = s_catalog("run", ro->dir);
+	if (!run->cat)
+		return -ENOENT;
+	return s_pick(run->cat, ro->suites, &run->pick, &run->n_pick);
+}
 
-	home = s_home(home_opt);
-	cache = xasprintf("%s/work/suite-cache", home);
-	if (logs) {
-		logdir = xstrdup(logs);
-	} else {
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-		logdir = xasprintf("%s/work/runs/%s-%s-%d", home, board->name, stamp, (int)getpid());
+/* The state home, its build cache, and where this run's logs go. */
+static void s_run_paths(struct run *run, const struct run_opts *ro)
+{
+	char stamp[32];
+	time_t now;
+	struct tm tm;
+
+	run->home = s_home(ro->home);
+	run->cache = xasprintf("%s/work/suite-cache", run->home);
+	if (ro->logs) {
+		run->logdir = xstrdup(ro->logs);
+		return;
 	}
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	run->logdir = xasprintf("%s/work/runs/%s-%s-%d", run->home, run->board->name, stamp,
+				(int)getpid());
+}
+
+/* Open the board and ask which kernel it runs. */
+static int s_run_board(struct run *run)
+{
+	const lab_board_t *board = run->board;
+	char *err = NULL;
+	int r;
 
 	fprintf(stderr, "board %s: opening (%s transport, boot %s)…\n", board->name,
 		lab_transport_name(board->transport.type), lab_boot_name(board->boot.method));
-	r = board_open(board, NULL, NULL, &b, &err);
+	r = board_open(board, NULL, NULL, &run->b, &err);
 	if (r < 0) {
-		fprintf(stderr, "labmesh run: board %s: %s\n", board->name, err ? err : strerror(-r));
+		fprintf(stderr, "labmesh run: board %s: %s\n", board->name,
+			err ? err : strerror(-r));
 		free(err);
-		rc = 1;
-		goto out;
+		return r;
 	}
-	r = suite_kernel_identity(board_transport(b), &kern);
+	r = suite_kernel_identity(board_transport(run->b), &run->kern);
 	if (r < 0) {
 		fprintf(stderr, "labmesh run: board %s does not answer: %s\n", board->name,
-			transport_error(board_transport(b)));
-		rc = 1;
-		goto out;
+			transport_error(board_transport(run->b)));
+		return r;
 	}
-	fprintf(stderr, "board %s: Linux %s %s\n", board->name, kern.release, kern.machine);
+	fprintf(stderr, "board %s: Linux %s %s\n", board->name, run->kern.release,
+		run->kern.machine);
+	return 0;
+}
 
-	results = xcalloc(n_pick, sizeof(*results));
-	for (size_t i = 0; i < n_pick; i++) {
-		struct progress p = { .i = i + 1, .n = n_pick };
+static void s_run_suites(struct run *run)
+{
+	run->results = xcalloc(run->n_pick, sizeof(*run->results));
+	for (size_t i = 0; i < run->n_pick; i++) {
+		struct progress p = { .i = i + 1, .n = run->n_pick };
 		suite_run_opts_t ro = {
-			.lab = cfg, .board = board, .cache_dir = cache, .log_dir = logdir,
-			.progress = s_progress, .progress_arg = &p,
+			.lab = run->cfg, .board = run->board, .cache_dir = run->cache,
+			.log_dir = run->logdir, .progress = s_progress, .progress_arg = &p,
 		};
-		suite_run(board_transport(b), pick[i], kern.machine, &ro, &results[i]);
-		if (results[i]->status == SUITE_FAIL || results[i]->status == SUITE_ERROR)
-			failed = true;
+		suite_run(board_transport(run->b), run->pick[i], run->kern.machine, &ro,
+			  &run->results[i]);
+		if (run->results[i]->status == SUITE_FAIL ||
+		    run->results[i]->status == SUITE_ERROR)
+			run->failed = true;
 	}
+}
 
-	if (json) {
-		buf_t out;
-		json_t j;
-		buf_init(&out, 0);
-		json_init(&j, &out, JSON_PRETTY);
-		json_obj_open(&j);
-		json_key_str(&j, "lab", cfg->name);
-		json_key_str(&j, "board", board->name);
-		json_key(&j, "kernel");
-		json_obj_open(&j);
-		json_key_str(&j, "release", kern.release);
-		json_key_str(&j, "machine", kern.machine);
-		json_key_str(&j, "version", kern.version);
-		json_obj_close(&j);
-		json_key_str(&j, "logs", logdir);
-		json_key_str(&j, "status", failed ? "FAIL" : "PASS");
-		json_key(&j, "suites");
-		json_arr_open(&j);
-		for (size_t i = 0; i < n_pick; i++)
-			s_json_result(&j, results[i]);
-		json_arr_close(&j);
-		json_obj_close(&j);
-		if (json_finish(&j) < 0 || s_print_json(&out) < 0)
-			failed = true;
-		buf_free(&out);
+static int s_run_json(const struct run *run)
+{
+	buf_t out;
+	json_t j;
+	int r;
+
+	buf_init(&out, 0);
+	json_init(&j, &out, JSON_PRETTY);
+	json_obj_open(&j);
+	json_key_str(&j, "lab", run->cfg->name);
+	json_key_str(&j, "board", run->board->name);
+	json_key(&j, "kernel");
+	json_obj_open(&j);
+	json_key_str(&j, "release", run->kern.release);
+	json_key_str(&j, "machine", run->kern.machine);
+	json_key_str(&j, "version", run->kern.version);
+	json_obj_close(&j);
+	json_key_str(&j, "logs", run->logdir);
+	json_key_str(&j, "status", run->failed ? "FAIL" : "PASS");
+	json_key(&j, "suites");
+	json_arr_open(&j);
+	for (size_t i = 0; i < run->n_pick; i++)
+		s_json_result(&j, run->results[i]);
+	json_arr_close(&j);
+	json_obj_close(&j);
+	r = json_finish(&j);
+	if (r == 0)
+		r = s_print_json(&out);
+	buf_free(&out);
+	return r;
+}
+
+static void s_run_text(const struct run *run)
+{
+	printf("board %s of lab %s: Linux %s %s\n", run->board->name, run->cfg->name,
+	       run->kern.release, run->kern.machine);
+	for (size_t i = 0; i < run->n_pick; i++)
+		s_print_result(run->results[i]);
+	printf("\n");
+	for (size_t i = 0; i < run->n_pick; i++)
+		printf("%-5s %s: %s\n", suite_status_name(run->results[i]->status),
+		       run->results[i]->name, s_reason(run->results[i]));
+	printf("logs: %s\n", run->logdir);
+	fflush(stdout);
+}
+
+static void s_run_free(struct run *run)
+{
+	if (run->results) {
+		for (size_t i = 0; i < run->n_pick; i++)
+			suite_result_destroy(&run->results[i]);
+		free(run->results);
+	}
+	suite_kernel_clear(&run->kern);
+	board_close(&run->b);
+	free(run->pick);
+	catalog_destroy(&run->cat);
+	lab_config_destroy(&run->cfg);
+	free(run->home);
+	free(run->logdir);
+	free(run->cache);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts ro = { 0 };
+	struct run run = { 0 };
+	int r, rc = 2;
+
+	r = s_run_opts(argc, argv, &ro);
+	if (r != 0)
+		return r == 1 ? 0 : 2;
+	if (s_run_load(&run, &ro) < 0)
+		goto out;
+	s_run_paths(&run, &ro);
+	rc = 1; /* past the config, a board that fails is no usage error */
+	if (s_run_board(&run) < 0)
+		goto out;
+	s_run_suites(&run);
+	if (ro.json) {
+		if (s_run_json(&run) < 0)
+			run.failed = true;
 	} else {
-		printf("board %s of lab %s: Linux %s %s\n", board->name, cfg->name, kern.release,
-		       kern.machine);
-		for (size_t i = 0; i < n_pick; i++)
-			s_print_result(results[i]);
-		printf("\n");
-		for (size_t i = 0; i < n_pick; i++)
-			printf("%-5s %s: %s\n", suite_status_name(results[i]->status),
-			       results[i]->name, s_reason(results[i]));
-		printf("logs: %s\n", logdir);
-		fflush(stdout);
+		s_run_text(&run);
 	}
-	fprintf(stderr, "logs kept in %s\n", logdir);
-	rc = failed ? 1 : 0;
+	fprintf(stderr, "logs kept in %s\n", run.logdir);
+	rc = run.failed ? 1 : 0;
 out:
-	if (results) {
-		for (size_t i = 0; i < n_pick; i++)
-			suite_result_destroy(&results[i]);
-		free(results);
-	}
-	suite_kernel_clear(&kern);
-	board_close(&b);
-	free(pick);
-	catalog_destroy(&cat);
-	lab_config_destroy(&cfg);
-	free(home);
-	free(logdir);
-	free(cache);
+	s_run_free(&run);
 	return rc;
 }

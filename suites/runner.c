@@ -1,6 +1,10 @@
 /*
  * runner: needs check, host build, deploy, run, parse and criteria for one
  * suite on one board. See runner.h.
+ *
+ * suite_run reads as that list of steps, each an s_step_* function
+ * sharing one struct run; s_check_needs and s_build, above them, do the
+ * work of the needs and build steps.
  */
 #include "suites/runner.h"
 #include "suites/criteria.h"
@@ -299,53 +303,43 @@ static int s_hash_file(crypto_generichash_state *st, const char *path)
 	return 0;
 }
 
-/*
- * Build def's binary for arch; *ret_bin is its host path (the caller's).
- * On failure *ret_log says why (compiler output included).
- */
-static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_t *o,
-		   char **ret_bin, char **ret_log, bool *ret_cached)
+/* Run `cc --version`: its output is part of the cache key. */
+static int s_compiler_version(const char *cc, buf_t *ver, char **ret_log)
 {
-	crypto_generichash_state st;
-	unsigned char h[16];
-	char hex[33], err[256];
-	char *cc = NULL, *dir = NULL, *bin = NULL, *tmp = NULL, *why = NULL;
-	buf_t log, ver;
+	char err[256];
 	proc_spec_t ps;
 	int status = -1, r;
-	struct stat sb;
 
-	*ret_bin = NULL;
-	*ret_log = NULL;
-	*ret_cached = false;
-	buf_init(&log, SUITE_MAX_BUILD_LOG);
-	cc = s_compiler(o, arch, &why);
-	if (!cc) {
-		*ret_log = why;
-		buf_free(&log);
-		return -ENOENT;
-	}
-	if (d->n_cflags + d->n_ldflags + d->n_sources + 5 > PROC_MAX_ARGS) {
-		*ret_log = xasprintf("too many compiler arguments (at most %d)", PROC_MAX_ARGS);
-		r = -E2BIG;
-		goto out;
-	}
-
-	/* the cache key: compiler identity, flags, sources */
-	crypto_generichash_init(&st, NULL, 0, sizeof(h));
-	buf_init(&ver, 4096);
 	proc_spec_init(&ps);
 	proc_arg(&ps, cc);
 	proc_arg(&ps, "--version");
 	ps.timeout_ms = 30000;
 	ps.fn = s_buf_fn;
-	ps.arg = &ver;
+	ps.arg = ver;
 	r = proc_run(&ps, &status, err, sizeof(err));
 	if (r < 0 || status != 0) {
-		*ret_log = xasprintf("compiler %s does not run: %s", cc, r < 0 ? err : buf_str(&ver));
+		*ret_log = xasprintf("compiler %s does not run: %s", cc,
+				     r < 0 ? err : buf_str(ver));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* The cache key, in hex: compiler identity, flags, sources. */
+static int s_cache_key(const suite_def_t *d, const char *cc, char ret_hex[33],
+		       char **ret_log)
+{
+	crypto_generichash_state st;
+	unsigned char h[16];
+	buf_t ver;
+	int r;
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	buf_init(&ver, 4096);
+	r = s_compiler_version(cc, &ver, ret_log);
+	if (r < 0) {
 		buf_free(&ver);
-		r = -ENOENT;
-		goto out;
+		return r;
 	}
 	crypto_generichash_update(&st, (const unsigned char *)cc, strlen(cc) + 1);
 	crypto_generichash_update(&st, ver.data, ver.len);
@@ -366,32 +360,26 @@ static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_
 		free(src);
 		if (r < 0) {
 			*ret_log = xasprintf("source %s: %s", d->sources[i], strerror(-r));
-			goto out;
+			return r;
 		}
 	}
 	crypto_generichash_final(&st, h, sizeof(h));
-	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	sodium_bin2hex(ret_hex, 33, h, sizeof(h));
+	return 0;
+}
 
-	if (o->cache_dir) {
-		dir = xasprintf("%s/%s-%s", o->cache_dir, d->name, hex);
-	} else {
-		dir = xasprintf("/tmp/labmesh-build-%s-%s-%d", d->name, hex, (int)getpid());
-	}
-	bin = xasprintf("%s/%s", dir, d->output);
-	if (o->cache_dir && stat(bin, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		*ret_cached = true;
-		*ret_bin = bin;
-		bin = NULL;
-		r = 0;
-		goto out;
-	}
-	r = s_mkdirs(dir);
-	if (r < 0) {
-		*ret_log = xasprintf("build dir %s: %s", dir, strerror(-r));
-		goto out;
-	}
-	tmp = xasprintf("%s/.%s.%d", dir, d->output, (int)getpid());
+/* Compile into a temporary beside bin, then rename it into place, so a
+ * cached binary is always a whole one. *ret_log is the compiler's log. */
+static int s_compile(const suite_def_t *d, const char *cc, const char *dir, const char *bin,
+		     char **ret_log)
+{
+	char *tmp = xasprintf("%s/.%s.%d", dir, d->output, (int)getpid());
+	char err[256];
+	proc_spec_t ps;
+	int status = -1, r;
+	buf_t log;
 
+	buf_init(&log, SUITE_MAX_BUILD_LOG);
 	proc_spec_init(&ps);
 	proc_arg(&ps, cc);
 	for (size_t i = 0; i < d->n_cflags; i++)
@@ -419,38 +407,104 @@ static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_
 		*ret_log = xasprintf("%s%s%s", buf_str(&log), r < 0 ? err : "",
 				     r < 0 ? "\n" : "");
 		r = r < 0 ? r : -EIO;
-		goto out;
-	}
-	if (rename(tmp, bin) < 0) {
+	} else if (rename(tmp, bin) < 0) {
 		r = -errno;
 		*ret_log = xasprintf("%s: %s", bin, strerror(errno));
 		unlink(tmp);
-		goto out;
+	} else {
+		*ret_log = buf_steal(&log);
 	}
-	*ret_log = buf_steal(&log);
-	*ret_bin = bin;
-	bin = NULL;
-	r = 0;
-out:
 	buf_free(&log);
-	free(cc);
-	free(dir);
-	free(bin);
 	free(tmp);
 	return r;
 }
 
+/*
+ * Build def's binary for arch; *ret_bin is its host path (the caller's).
+ * On failure *ret_log says why (compiler output included).
+ */
+static int s_build(const suite_def_t *d, const char *arch, const suite_run_opts_t *o,
+		   char **ret_bin, char **ret_log, bool *ret_cached)
+{
+	char hex[33];
+	char *cc, *dir = NULL, *bin = NULL;
+	struct stat sb;
+	int r;
+
+	*ret_bin = NULL;
+	*ret_log = NULL;
+	*ret_cached = false;
+	cc = s_compiler(o, arch, ret_log);
+	if (!cc)
+		return -ENOENT;
+	if (d->n_cflags + d->n_ldflags + d->n_sources + 5 > PROC_MAX_ARGS) {
+		*ret_log = xasprintf("too many compiler arguments (at most %d)", PROC_MAX_ARGS);
+		r = -E2BIG;
+		goto out;
+	}
+	r = s_cache_key(d, cc, hex, ret_log);
+	if (r < 0)
+		goto out;
+	if (o->cache_dir)
+		dir = xasprintf("%s/%s-%s", o->cache_dir, d->name, hex);
+	else
+		dir = xasprintf("/tmp/labmesh-build-%s-%s-%d", d->name, hex, (int)getpid());
+	bin = xasprintf("%s/%s", dir, d->output);
+	if (o->cache_dir && stat(bin, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		*ret_cached = true;
+	} else {
+		r = s_mkdirs(dir);
+		if (r < 0) {
+			*ret_log = xasprintf("build dir %s: %s", dir, strerror(-r));
+			goto out;
+		}
+		r = s_compile(d, cc, dir, bin, ret_log);
+		if (r < 0)
+			goto out;
+	}
+	*ret_bin = bin;
+	bin = NULL;
+out:
+	free(cc);
+	free(dir);
+	free(bin);
+	return r;
+}
+
 /* ---- the run ---------------------------------------------------------- */
+
+/*
+ * One suite's run, shared by its steps. A step returns 0 to go on, 1 when
+ * the run ends there as res says (SKIP), or a negative code when it ends
+ * as an ERROR with res's reason.
+ */
+struct run {
+	transport_t *t;
+	const suite_def_t *d;
+	suite_run_opts_t o;
+	suite_result_t *res;
+	FILE *log;
+	int64_t start;
+	char arch[33];  /* the board's, sanitised */
+	char *bin;      /* the built binary on the host, or NULL */
+	char *rdir;     /* the directory on the board, or NULL */
+	char *qdir;     /* rdir, quoted for the shell */
+	buf_t out;      /* run.sh's stdout */
+	bool timed_out; /* run.sh was killed at the suite's timeout */
+	int status;     /* else its exit status */
+};
 
 static void s_noop_progress(void *arg, const suite_def_t *def, enum suite_phase phase,
 			    const char *line, const suite_result_t *res)
 {
 }
 
-static suite_result_t *s_finish(suite_result_t *res, const suite_def_t *d,
-				const suite_run_opts_t *o, FILE *log, int64_t start)
+static void s_finish(struct run *run)
 {
-	res->duration_ms = s_now_ms() - start;
+	suite_result_t *res = run->res;
+	FILE *log = run->log;
+
+	res->duration_ms = s_now_ms() - run->start;
 	s_log(log, "\n# result: %s (%s)\n", suite_status_name(res->status),
 	      res->reason ? res->reason : "");
 	for (size_t i = 0; i < res->n_cases; i++)
@@ -460,193 +514,236 @@ static suite_result_t *s_finish(suite_result_t *res, const suite_def_t *d,
 	for (size_t i = 0; i < res->n_metrics; i++)
 		s_log(log, "#   metric %s %.17g %s\n", res->metrics[i].name,
 		      res->metrics[i].value, res->metrics[i].unit);
-	o->progress(o->progress_arg, d, SUITE_PHASE_DONE, NULL, res);
-	return res;
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_DONE, NULL, res);
 }
 
-int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
-	      const suite_run_opts_t *opts, suite_result_t **ret_res)
+/* The run's log, when a log directory was given and can be made. */
+static void s_open_log(struct run *run)
 {
-	suite_run_opts_t o = { 0 };
-	suite_result_t *res;
-	suite_kernel_t k = { 0 };
-	struct capture cap;
-	char *reason = NULL, *bin = NULL, *blog = NULL, *rdir = NULL, *qdir = NULL;
-	char *cmd = NULL, *logpath = NULL, clean_arch[33];
-	FILE *log = NULL;
-	int64_t start = s_now_ms();
-	int r, status = -1;
-	bool cached = false;
-	buf_t out;
+	const suite_run_opts_t *o = &run->o;
+	char *logpath;
 
-	if (!t || !d || !ret_res)
-		return -EINVAL;
-	if (opts)
-		o = *opts;
-	if (!o.progress)
-		o.progress = s_noop_progress;
-	res = suite_result_new(d->name, d->version);
-	*ret_res = res;
-
-	if (o.log_dir && s_mkdirs(o.log_dir) == 0) {
-		logpath = xasprintf("%s/%s.log", o.log_dir, d->name);
-		log = fopen(logpath, "w");
-		if (log) {
-			res->log = logpath;
-			logpath = NULL;
-		}
+	if (o->log_dir && s_mkdirs(o->log_dir) == 0) {
+		logpath = xasprintf("%s/%s.log", o->log_dir, run->d->name);
+		run->log = fopen(logpath, "w");
+		if (run->log)
+			run->res->log = logpath;
+		else
+			free(logpath);
 	}
-	free(logpath);
-	s_log(log, "# labmesh: suite %s version %d on board %s\n", d->name, d->version,
-	      o.board && o.board->name ? o.board->name : "(unnamed)");
+	s_log(run->log, "# labmesh: suite %s version %d on board %s\n", run->d->name,
+	      run->d->version, o->board && o->board->name ? o->board->name : "(unnamed)");
+}
 
-	/* the board's arch, from the target itself unless given */
+/* The board's arch, from the target itself unless given. */
+static int s_step_arch(struct run *run, const char *arch)
+{
+	suite_kernel_t k = { 0 };
+	transport_t *t = run->t;
+	int r;
+
 	if (!arch) {
 		r = suite_kernel_identity(t, &k);
 		if (r < 0) {
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "cannot reach the board: %s",
+			run->res->status = SUITE_ERROR;
+			suite_result_set_reason(run->res, "cannot reach the board: %s",
 						transport_error(t)[0] ? transport_error(t) : strerror(-r));
-			goto done;
+			return r;
 		}
 		arch = k.machine;
 	}
-	suite_path_sanitize(clean_arch, sizeof(clean_arch), arch, strlen(arch), 1);
-	s_log(log, "# arch %s\n", clean_arch);
+	suite_path_sanitize(run->arch, sizeof(run->arch), arch, strlen(arch), 1);
+	suite_kernel_clear(&k);
+	s_log(run->log, "# arch %s\n", run->arch);
+	return 0;
+}
 
-	/* 1. needs */
-	o.progress(o.progress_arg, d, SUITE_PHASE_NEEDS, NULL, NULL);
-	r = s_check_needs(t, d, clean_arch, log, &reason);
+static int s_step_needs(struct run *run)
+{
+	char *reason = NULL;
+	int r;
+
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_NEEDS, NULL, NULL);
+	r = s_check_needs(run->t, run->d, run->arch, run->log, &reason);
 	if (r < 0) {
-		res->status = SUITE_ERROR;
-		suite_result_set_reason(res, "needs check failed: %s",
-					transport_error(t)[0] ? transport_error(t) : strerror(-r));
-		goto done;
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "needs check failed: %s",
+					transport_error(run->t)[0] ? transport_error(run->t)
+								   : strerror(-r));
+		return r;
 	}
-	if (reason) {
-		res->status = SUITE_SKIP;
-		suite_result_set_reason(res, "%s", reason);
-		goto done;
-	}
+	if (!reason)
+		return 0;
+	run->res->status = SUITE_SKIP;
+	suite_result_set_reason(run->res, "%s", reason);
+	free(reason);
+	return 1;
+}
 
-	/* 2. build */
-	if (d->has_build) {
-		o.progress(o.progress_arg, d, SUITE_PHASE_BUILD, NULL, NULL);
-		r = s_build(d, clean_arch, &o, &bin, &blog, &cached);
-		s_log(log, "# build%s:\n%s\n", cached ? " (cached)" : "", blog ? blog : "");
+/* The build log's first error line (file:line: error: ...), or its start. */
+static void s_first_error(const char *blog, char *first, size_t size)
+{
+	const char *e = blog ? strstr(blog, "error:") : NULL;
+	const char *nl;
+
+	if (e) {
+		while (e > blog && e[-1] != '\n')
+			e--;
+		nl = strchr(e, '\n');
+		suite_text_clean(first, size, e, nl ? (size_t)(nl - e) : strlen(e));
+	} else if (blog) {
+		suite_text_clean(first, size, blog, strlen(blog));
+	}
+}
+
+static int s_step_build(struct run *run)
+{
+	char first[SUITE_MAX_MESSAGE + 1] = "";
+	char *blog = NULL;
+	bool cached = false;
+	int r;
+
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_BUILD, NULL, NULL);
+	r = s_build(run->d, run->arch, &run->o, &run->bin, &blog, &cached);
+	s_log(run->log, "# build%s:\n%s\n", cached ? " (cached)" : "", blog ? blog : "");
+	if (r < 0) {
+		s_first_error(blog, first, sizeof(first));
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "build failed: %s%s", first,
+					run->res->log ? " (see the log)" : "");
+	}
+	free(blog);
+	return r;
+}
+
+/* A fresh directory on the board, with a tmp/ in it, into run->rdir. */
+static int s_make_dir(struct run *run)
+{
+	const suite_run_opts_t *o = &run->o;
+	const char *base = o->board && o->board->transport.workdir
+				   ? o->board->transport.workdir : "/tmp";
+	char *cmd, *qbase, *qtmpl, *tmpl;
+	int status = -1, r;
+	buf_t mk;
+
+	tmpl = xasprintf("%s/labmesh-%s.XXXXXX", base, run->d->name);
+	qtmpl = proc_shell_quote(tmpl);
+	qbase = proc_shell_quote(base);
+	free(tmpl);
+	cmd = xasprintf("mkdir -p %s 2>/dev/null; d=$(mktemp -d %s) && mkdir \"$d/tmp\" && "
+			"echo \"LMDIR:$d\"", qbase, qtmpl);
+	free(qbase);
+	free(qtmpl);
+	r = s_run_small(run->t, cmd, &mk, &status);
+	free(cmd);
+	if (r == 0 && status == 0)
+		run->rdir = suite_reply_tagged((const char *)mk.data, mk.len, "LMDIR:");
+	buf_free(&mk);
+	if (!run->rdir || run->rdir[0] != '/' || strchr(run->rdir, '\'')) {
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "cannot make a directory on the board: %s",
+					r < 0 ? transport_error(run->t) : "mktemp failed");
+		free(run->rdir);
+		run->rdir = NULL;
+		return r < 0 ? r : -EIO;
+	}
+	return 0;
+}
+
+/* run.sh, the suite's files, then the binary, into run->rdir. */
+static int s_put_files(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	size_t nput = 1 + d->n_files + (run->bin ? 1 : 0);
+	char *local, *remote;
+	int r;
+
+	for (size_t i = 0; i < nput; i++) {
+		if (i == 0) {
+			local = xasprintf("%s/run.sh", d->dir);
+			remote = xasprintf("%s/run.sh", run->rdir);
+		} else if (i <= d->n_files) {
+			local = xasprintf("%s/%s", d->dir, d->files[i - 1]);
+			remote = xasprintf("%s/%s", run->rdir, d->files[i - 1]);
+		} else {
+			local = xstrdup(run->bin);
+			remote = xasprintf("%s/%s", run->rdir, d->output);
+		}
+		r = transport_put(run->t, local, remote);
+		s_log(run->log, "# put %s -> %s: %s\n", local, remote,
+		      r < 0 ? transport_error(run->t) : "ok");
+		free(local);
+		free(remote);
 		if (r < 0) {
-			char first[SUITE_MAX_MESSAGE + 1] = "";
-			const char *e = blog ? strstr(blog, "error:") : NULL;
-			if (e) {
-				while (e > blog && e[-1] != '\n')
-					e--; /* the whole line: file:line: error: ... */
-				const char *nl = strchr(e, '\n');
-				suite_text_clean(first, sizeof(first), e,
-						 nl ? (size_t)(nl - e) : strlen(e));
-			} else if (blog) {
-				suite_text_clean(first, sizeof(first), blog, strlen(blog));
-			}
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "build failed: %s%s", first,
-						res->log ? " (see the log)" : "");
-			goto done;
+			run->res->status = SUITE_ERROR;
+			suite_result_set_reason(run->res, "cannot copy to the board: %s",
+						transport_error(run->t));
+			return r;
 		}
 	}
+	return 0;
+}
 
-	/* 3. deploy */
-	o.progress(o.progress_arg, d, SUITE_PHASE_DEPLOY, NULL, NULL);
-	{
-		const char *base = o.board && o.board->transport.workdir
-					   ? o.board->transport.workdir : "/tmp";
-		char *qbase, *qtmpl, *tmpl;
-		buf_t mk;
+static int s_step_deploy(struct run *run)
+{
+	int r;
 
-		tmpl = xasprintf("%s/labmesh-%s.XXXXXX", base, d->name);
-		qtmpl = proc_shell_quote(tmpl);
-		qbase = proc_shell_quote(base);
-		free(tmpl);
-		cmd = xasprintf("mkdir -p %s 2>/dev/null; d=$(mktemp -d %s) && mkdir \"$d/tmp\" && "
-				"echo \"LMDIR:$d\"", qbase, qtmpl);
-		free(qbase);
-		free(qtmpl);
-		r = s_run_small(t, cmd, &mk, &status);
-		free(cmd);
-		cmd = NULL;
-		if (r == 0 && status == 0)
-			rdir = suite_reply_tagged((const char *)mk.data, mk.len, "LMDIR:");
-		buf_free(&mk);
-		if (!rdir || rdir[0] != '/' || strchr(rdir, '\'')) {
-			res->status = SUITE_ERROR;
-			suite_result_set_reason(res, "cannot make a directory on the board: %s",
-						r < 0 ? transport_error(t) : "mktemp failed");
-			free(rdir);
-			rdir = NULL;
-			goto done;
-		}
-	}
-	qdir = proc_shell_quote(rdir);
-	{
-		size_t nput = 1 + d->n_files + (bin ? 1 : 0);
-		for (size_t i = 0; i < nput; i++) {
-			char *local, *remote;
-			if (i == 0) {
-				local = xasprintf("%s/run.sh", d->dir);
-				remote = xasprintf("%s/run.sh", rdir);
-			} else if (i <= d->n_files) {
-				local = xasprintf("%s/%s", d->dir, d->files[i - 1]);
-				remote = xasprintf("%s/%s", rdir, d->files[i - 1]);
-			} else {
-				local = xstrdup(bin);
-				remote = xasprintf("%s/%s", rdir, d->output);
-			}
-			r = transport_put(t, local, remote);
-			s_log(log, "# put %s -> %s: %s\n", local, remote,
-			      r < 0 ? transport_error(t) : "ok");
-			free(local);
-			free(remote);
-			if (r < 0) {
-				res->status = SUITE_ERROR;
-				suite_result_set_reason(res, "cannot copy to the board: %s",
-							transport_error(t));
-				goto cleanup;
-			}
-		}
-	}
+	run->o.progress(run->o.progress_arg, run->d, SUITE_PHASE_DEPLOY, NULL, NULL);
+	r = s_make_dir(run);
+	if (r < 0)
+		return r;
+	run->qdir = proc_shell_quote(run->rdir);
+	return s_put_files(run);
+}
 
-	/* 4. run */
-	o.progress(o.progress_arg, d, SUITE_PHASE_RUN, NULL, NULL);
+/* Run run.sh; a timeout still goes on to be parsed and judged. */
+static int s_step_run(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	struct capture cap;
+	char *cmd;
+	int r;
+
+	run->o.progress(run->o.progress_arg, d, SUITE_PHASE_RUN, NULL, NULL);
 	cmd = xasprintf("cd %s && LABMESH_DIR=%s LABMESH_TMP=%s/tmp LABMESH_SUITE=%s "
 			"LABMESH_ARCH=%s sh ./run.sh </dev/null",
-			qdir, qdir, qdir, d->name, clean_arch);
-	s_log(log, "# run (timeout %d s): %s\n", d->timeout_s, cmd);
+			run->qdir, run->qdir, run->qdir, d->name, run->arch);
+	s_log(run->log, "# run (timeout %d s): %s\n", d->timeout_s, cmd);
 	memset(&cap, 0, sizeof(cap));
 	buf_init(&cap.out, SUITE_MAX_OUTPUT);
-	cap.log = log;
+	cap.log = run->log;
 	cap.def = d;
-	cap.opts = &o;
+	cap.opts = &run->o;
 	cap.progress = true;
-	r = transport_run(t, cmd, d->timeout_s * 1000, s_capture_fn, &cap, &status);
+	r = transport_run(run->t, cmd, d->timeout_s * 1000, s_capture_fn, &cap, &run->status);
+	free(cmd);
 	if (cap.line_len)
 		s_line_done(&cap);
-	out = cap.out;
+	run->out = cap.out;
 	if (r < 0 && r != -ETIMEDOUT) {
-		res->status = SUITE_ERROR;
-		suite_result_set_reason(res, "run failed: %s", transport_error(t));
-		buf_free(&out);
-		goto cleanup;
+		run->res->status = SUITE_ERROR;
+		suite_result_set_reason(run->res, "run failed: %s", transport_error(run->t));
+		return r;
 	}
-	s_log(log, "\n# %s\n", r == -ETIMEDOUT ? "timed out" : "exited");
+	run->timed_out = r == -ETIMEDOUT;
+	s_log(run->log, "\n# %s\n", run->timed_out ? "timed out" : "exited");
 	if (r == 0)
-		s_log(log, "# exit status %d\n", status);
+		s_log(run->log, "# exit status %d\n", run->status);
+	return 0;
+}
 
-	/* 5. parse and judge */
-	suite_parse_output(d->parser, (const char *)out.data, out.len,
-			   r == -ETIMEDOUT ? -1 : status, res);
-	if (out.truncated)
+static void s_step_judge(struct run *run)
+{
+	const suite_def_t *d = run->d;
+	suite_result_t *res = run->res;
+
+	suite_parse_output(d->parser, (const char *)run->out.data, run->out.len,
+			   run->timed_out ? -1 : run->status, res);
+	if (run->out.truncated)
 		suite_result_add_note(res, "output cut at %d bytes", SUITE_MAX_OUTPUT);
-	buf_free(&out);
+	buf_free(&run->out);
 	suite_result_declare_metrics(res, d->metrics, d->n_metrics);
-	if (r == -ETIMEDOUT && res->status != SUITE_SKIP) {
+	if (run->timed_out && res->status != SUITE_SKIP) {
 		char *notes = res->reason;
 		res->reason = NULL;
 		res->status = SUITE_ERROR;
@@ -655,31 +752,70 @@ int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
 			suite_result_add_note(res, "%s", notes);
 		free(notes);
 	}
-	suite_criteria_apply(res, &d->criteria, suite_criteria_for_board(o.board, d->name));
+	suite_criteria_apply(res, &d->criteria,
+			     suite_criteria_for_board(run->o.board, d->name));
+}
 
-cleanup:
+static void s_remove_dir(struct run *run)
+{
+	char *cmd = xasprintf("rm -rf %s", run->qdir);
+	int status = -1;
+
+	if (transport_run(run->t, cmd, SUITE_SETUP_TIMEOUT_MS, NULL, NULL, &status) < 0)
+		s_log(run->log, "# cleanup of %s failed: %s\n", run->rdir,
+		      transport_error(run->t));
 	free(cmd);
-	cmd = xasprintf("rm -rf %s", qdir);
-	if (transport_run(t, cmd, SUITE_SETUP_TIMEOUT_MS, NULL, NULL, &status) < 0)
-		s_log(log, "# cleanup of %s failed: %s\n", rdir, transport_error(t));
-done:
-	s_finish(res, d, &o, log, start);
-	if (log)
-		fclose(log);
-	suite_kernel_clear(&k);
-	free(reason);
-	if (bin && !o.cache_dir) {
-		char *slash = strrchr(bin, '/');
-		unlink(bin);
+}
+
+/* Log the result, report it done, and release what the steps left. */
+static void s_end(struct run *run)
+{
+	s_finish(run);
+	if (run->log)
+		fclose(run->log);
+	if (run->bin && !run->o.cache_dir) {
+		char *slash = strrchr(run->bin, '/');
+		unlink(run->bin);
 		if (slash) {
 			*slash = '\0';
-			rmdir(bin);
+			rmdir(run->bin);
 		}
 	}
-	free(bin);
-	free(blog);
-	free(rdir);
-	free(qdir);
-	free(cmd);
+	buf_free(&run->out);
+	free(run->bin);
+	free(run->rdir);
+	free(run->qdir);
+}
+
+int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
+	      const suite_run_opts_t *opts, suite_result_t **ret_res)
+{
+	struct run run = { .t = t, .d = d, .start = s_now_ms() };
+	int rc;
+
+	if (!t || !d || !ret_res)
+		return -EINVAL;
+	if (opts)
+		run.o = *opts;
+	if (!run.o.progress)
+		run.o.progress = s_noop_progress;
+	run.res = suite_result_new(d->name, d->version);
+	*ret_res = run.res;
+	s_open_log(&run);
+
+	rc = s_step_arch(&run, arch);
+	if (rc == 0)
+		rc = s_step_needs(&run);
+	if (rc == 0 && d->has_build)
+		rc = s_step_build(&run);
+	if (rc == 0)
+		rc = s_step_deploy(&run);
+	if (rc == 0)
+		rc = s_step_run(&run);
+	if (rc == 0)
+		s_step_judge(&run);
+	if (run.rdir)
+		s_remove_dir(&run);
+	s_end(&run);
 	return 0;
 }
