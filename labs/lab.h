@@ -274,6 +274,34 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 			  const lab_fuego_opts_t *opts, buf_t *out_yaml,
 			  char **ret_err);
 
+/* Options of the LAVA and labgrid importers; any field may be NULL. */
+typedef struct {
+	const char *name;     /* LAVA: the board's name (default: the file's);
+			       * labgrid: only this target */
+	const char *arch;     /* the arch when the file does not tell */
+	const char *type;     /* LAVA: the device type, when the file lacks it */
+	const char *exporter; /* labgrid: the exporter configuration file */
+} lab_import_opts_t;
+
+#define LAB_IMPORT_MAX_BYTES (1024 * 1024) /* a larger LAVA/labgrid file is refused */
+
+/*
+ * Turn a rendered LAVA device configuration (the YAML the dispatcher
+ * reads) into one board entry, appended to out_yaml like the Fuego
+ * importer's: comments for every field not mapped, then "  - name: ...".
+ * The serial console (commands.connect / connections: telnet, nc, socat
+ * to a console server, a tty), power (commands.power_on, power_off,
+ * hard_reset), the boot (qemu; a tftp deploy; ssh) and the device type as
+ * a tag. The entry is checked with the lab loader. Returns 0, or a
+ * negative errno code and *ret_err (one line, the caller frees) when
+ * nothing usable remains.
+ */
+int lab_import_lava_text(const char *file, const char *text, size_t len,
+			 const lab_import_opts_t *opts, buf_t *out_yaml,
+			 char **ret_err);
+int lab_import_lava_file(const char *path, const lab_import_opts_t *opts,
+			 buf_t *out_yaml, char **ret_err);
+
 /*
  * A size in bytes: "1048576", "512K", "100M", "10G", "1T" (binary units,
  * optionally followed by "iB" or "B"). 0, or -EINVAL for anything else

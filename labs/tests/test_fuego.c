@@ -408,7 +408,7 @@ static void test_cli(void)
 	snprintf(path, sizeof(path), "%s/bbb.board", s_dir);
 	CHECK(cmd_import(2, (char *[]){ "import", "--help", NULL }) == 0);
 	CHECK(cmd_import(1, (char *[]){ "import", NULL }) == 2);
-	CHECK(cmd_import(3, (char *[]){ "import", "lava", "x", NULL }) == 2);
+	CHECK(cmd_import(3, (char *[]){ "import", "bogus", "x", NULL }) == 2);
 	CHECK(cmd_import(2, (char *[]){ "import", "fuego", NULL }) == 2);
 	CHECK(cmd_import(4, (char *[]){ "import", "fuego", path, "--name", NULL }) == 2);
 	CHECK(cmd_import(4, (char *[]){ "import", "fuego", path, "--bogus", NULL }) == 2);
