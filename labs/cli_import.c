@@ -1,5 +1,5 @@
 /*
- * cli_import: `labmesh import fuego|lava FILE` — print lab file
+ * cli_import: `labmesh import fuego|lava|labgrid FILE` — print lab file
  * board entries made from another lab system's description of its
  * boards. See labs/cli.h.
  */
@@ -17,6 +17,8 @@ static void s_usage(FILE *f)
 	fprintf(f,
 		"usage: labmesh import fuego FILE.board [--name NAME] [--arch ARCH]\n"
 		"       labmesh import lava DEVICE.yaml [--name NAME] [--arch ARCH] [--type TYPE]\n"
+		"       labmesh import labgrid ENV.yaml [--exporter EXPORTER.yaml] [--name TARGET]\n"
+		"                      [--arch ARCH]\n"
 		"Convert another lab system's board description into board entries for\n"
 		"a lab file and print them (YAML) on stdout, ready to paste under\n"
 		"\"boards:\". Every field that could not be mapped is named in a comment;\n"
@@ -29,12 +31,15 @@ static void s_usage(FILE *f)
 		"  lava     a rendered LAVA device configuration: the console of\n"
 		"           commands.connect (telnet to ser2net, a tty), power_on, power_off,\n"
 		"           hard_reset, the qemu, tftp and ssh methods, the device type as a tag\n"
+		"  labgrid  a labgrid environment: each target's serial port, NetworkService,\n"
+		"           power port or ExternalPowerDriver and QEMUDriver\n"
 		"\n"
 		"Options:\n"
 		"  --name NAME      the board's name (fuego: default the file name without\n"
-		"                   .board; lava: the file name)\n"
+		"                   .board; lava: the file name; labgrid: only this target)\n"
 		"  --arch ARCH      the board's arch when the file does not tell\n"
 		"  --type TYPE      lava: the device type, when the file does not name it\n"
+		"  --exporter FILE  labgrid: the exporter configuration serving the places\n"
 		"  --help           this text\n");
 }
 
@@ -72,7 +77,9 @@ static int s_import(const char *format, const char *file, const lab_import_opts_
 
 	if (strcmp(format, "fuego") == 0)
 		return lab_import_fuego_file(file, &fo, out, err);
-	return lab_import_lava_file(file, o, out, err);
+	if (strcmp(format, "lava") == 0)
+		return lab_import_lava_file(file, o, out, err);
+	return lab_import_labgrid_file(file, o, out, err);
 }
 
 int cmd_import(int argc, char **argv)
@@ -96,6 +103,8 @@ int cmd_import(int argc, char **argv)
 			o.arch = v;
 		} else if ((v = s_opt(argc, argv, &i, "--type", &missing))) {
 			o.type = v;
+		} else if ((v = s_opt(argc, argv, &i, "--exporter", &missing))) {
+			o.exporter = v;
 		} else if ((v = s_opt(argc, argv, &i, "--home", &missing))) {
 			continue;
 		} else if (missing) {
@@ -111,14 +120,17 @@ int cmd_import(int argc, char **argv)
 		}
 	}
 	if (npos == 0)
-		return s_usage_error("%s", "what to import? (labmesh import fuego|lava FILE)");
-	if (strcmp(pos[0], "fuego") != 0 && strcmp(pos[0], "lava") != 0)
-		return s_usage_error("unknown format '%s' (expected fuego or lava)",
+		return s_usage_error("%s", "what to import? (labmesh import fuego|lava|labgrid FILE)");
+	if (strcmp(pos[0], "fuego") != 0 && strcmp(pos[0], "lava") != 0 &&
+	    strcmp(pos[0], "labgrid") != 0)
+		return s_usage_error("unknown format '%s' (expected fuego, lava or labgrid)",
 				     pos[0]);
 	if (npos < 2)
 		return s_usage_error("%s needs a file", pos[0]);
 	if (o.type && strcmp(pos[0], "lava") != 0)
 		return s_usage_error("%s", "--type is for lava");
+	if (o.exporter && strcmp(pos[0], "labgrid") != 0)
+		return s_usage_error("%s", "--exporter is for labgrid");
 	buf_init(&out, 0);
 	if (s_import(pos[0], pos[1], &o, &out, &err) < 0) {
 		fprintf(stderr, "labmesh import: %s\n", err);

@@ -303,6 +303,25 @@ int lab_import_lava_file(const char *path, const lab_import_opts_t *opts,
 			 buf_t *out_yaml, char **ret_err);
 
 /*
+ * Turn a labgrid environment configuration (targets with resources and
+ * drivers), and optionally its exporter configuration (where
+ * RemotePlace resources are served), into board entries, one per target
+ * with a usable transport or QEMU boot: RawSerialPort, USBSerialPort and
+ * NetworkSerialPort become serial transports, NetworkService an ssh one,
+ * NetworkPowerPort / ExternalPowerDriver / ManualPowerPort the power
+ * commands of a command boot, QEMUDriver a qemu boot. Comments name
+ * every resource, driver and field not mapped. Each entry is checked
+ * with the lab loader. exp_text may be NULL. Returns 0, or a negative
+ * errno code and *ret_err when no target is usable.
+ */
+int lab_import_labgrid_text(const char *file, const char *text, size_t len,
+			    const char *exp_file, const char *exp_text,
+			    size_t exp_len, const lab_import_opts_t *opts,
+			    buf_t *out_yaml, char **ret_err);
+int lab_import_labgrid_file(const char *path, const lab_import_opts_t *opts,
+			    buf_t *out_yaml, char **ret_err);
+
+/*
  * A size in bytes: "1048576", "512K", "100M", "10G", "1T" (binary units,
  * optionally followed by "iB" or "B"). 0, or -EINVAL for anything else
  * or a size over 2^64-1.
