@@ -97,6 +97,26 @@ const char *istr(yaml_val_t *v, const char *path)
 	return yaml_str(v);
 }
 
+size_t ipairs(const yaml_val_t *map)
+{
+	return map && yaml_kind(map) == YAML_KIND_MAP ? yaml_len(map) : 0;
+}
+
+size_t iitems(const yaml_val_t *seq)
+{
+	return seq && yaml_kind(seq) == YAML_KIND_SEQ ? yaml_len(seq) : 0;
+}
+
+int iline(const yaml_val_t *v)
+{
+	return v ? yaml_line(v) : 0;
+}
+
+int ikind(const yaml_val_t *v)
+{
+	return v ? (int)yaml_kind(v) : 0;
+}
+
 bool iprintable(const char *s, size_t max)
 {
 	size_t n = strlen(s);

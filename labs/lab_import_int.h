@@ -39,6 +39,12 @@ void ifield(buf_t *out, int indent, const char *key, const char *v);
 yaml_val_t *iat(yaml_val_t *v, const char *path);
 /* The text of a scalar at path, NULL when absent, null, or not a scalar. */
 const char *istr(yaml_val_t *v, const char *path);
+/* NULL-safe looks: a mapping's pairs, a sequence's items (0 for
+ * anything else), a node's line (0 for NULL), a node's kind (0 for NULL). */
+size_t ipairs(const yaml_val_t *map);
+size_t iitems(const yaml_val_t *seq);
+int iline(const yaml_val_t *v);
+int ikind(const yaml_val_t *v);
 /* true when s is printable ASCII, 1..max bytes. */
 bool iprintable(const char *s, size_t max);
 

@@ -84,22 +84,22 @@ static void s_each(lgt_t *t, yaml_val_t *v, lg_fn fn, bool skip_plain)
 {
 	if (!v)
 		return;
-	if (yaml_kind(v) == YAML_KIND_SEQ) {
-		for (size_t i = 0; i < yaml_len(v); i++)
+	if (ikind(v) == YAML_KIND_SEQ) {
+		for (size_t i = 0; i < iitems(v); i++)
 			s_each(t, yaml_item(v, i), fn, skip_plain);
 		return;
 	}
-	if (yaml_kind(v) != YAML_KIND_MAP)
+	if (ikind(v) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(v); i++) {
+	for (size_t i = 0; i < ipairs(v); i++) {
 		const char *k = yaml_str(yaml_pair_key(v, i));
 		yaml_val_t *a = yaml_pair_value(v, i);
 		const char *cls = istr(a, "cls");
 
 		if (cls)
-			fn(t, cls, a, yaml_line(yaml_pair_key(v, i)));
-		else if (!skip_plain || (a && yaml_kind(a) == YAML_KIND_MAP))
-			fn(t, k, a, yaml_line(yaml_pair_key(v, i)));
+			fn(t, cls, a, iline(yaml_pair_key(v, i)));
+		else if (!skip_plain || (a && ikind(a) == YAML_KIND_MAP))
+			fn(t, k, a, iline(yaml_pair_key(v, i)));
 	}
 }
 
@@ -143,16 +143,16 @@ static long s_speed(lgt_t *t, yaml_val_t *a, int line)
 static void s_note_fields(lgt_t *t, const char *cls, yaml_val_t *a,
 			  const char *const *known)
 {
-	if (!a || yaml_kind(a) != YAML_KIND_MAP)
+	if (!a || ikind(a) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(a); i++) {
+	for (size_t i = 0; i < ipairs(a); i++) {
 		const char *k = yaml_str(yaml_pair_key(a, i));
 		bool ok = strcmp(k, "name") == 0 || strcmp(k, "cls") == 0;
 
 		for (size_t j = 0; known[j] && !ok; j++)
 			ok = strcmp(known[j], k) == 0;
 		if (!ok)
-			inote(t->notes, yaml_line(yaml_pair_key(a, i)), "%s.%.64s: not mapped",
+			inote(t->notes, iline(yaml_pair_key(a, i)), "%s.%.64s: not mapped",
 			      cls, k);
 	}
 }
@@ -333,14 +333,16 @@ static void s_add_args(lgt_t *t, const char *s)
 /* A memory size as QEMU's -m takes it ("512M", "1G", "256") in MiB. */
 static long s_mib(const char *s)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	size_t digits = strspn(s, "0123456789");
+	const char *end = s + digits;
+	long v;
 
-	if (end == s || v <= 0)
+	if (digits == 0 || digits > 7)
 		return 0;
-	if (*end == 'G' || *end == 'g')
+	v = strtol(s, NULL, 10);
+	if ((*end == 'G' || *end == 'g') && !end[1])
 		v *= 1024;
-	else if (*end && *end != 'M' && *end != 'm')
+	else if (*end && ((*end != 'M' && *end != 'm') || end[1]))
 		return 0;
 	return v >= 16 && v <= 1048576 ? v : 0;
 }
@@ -447,11 +449,11 @@ static void s_place(lgt_t *t, int line)
 			     : "give --exporter EXPORTER.yaml to map its resources");
 		return;
 	}
-	for (size_t i = 0; i < yaml_len(g); i++) {
+	for (size_t i = 0; i < ipairs(g); i++) {
 		const char *k = yaml_str(yaml_pair_key(g, i));
 		yaml_val_t *a = yaml_pair_value(g, i);
 		const char *cls = istr(a, "cls") ? istr(a, "cls") : k;
-		int l = yaml_line(yaml_pair_key(g, i));
+		int l = iline(yaml_pair_key(g, i));
 
 		if (strcmp(cls, "RawSerialPort") == 0 || strcmp(cls, "USBSerialPort") == 0)
 			inote(t->notes, 0, "exporter line %d: exported %s: labgrid-exporter "
@@ -483,11 +485,11 @@ static int s_target(lgt_t *t, const lab_import_opts_t *o, yaml_val_t *tv, int li
 	s_each(t, iat(tv, "drivers"), s_driver, false);
 	if (t->place)
 		s_place(t, line);
-	for (size_t i = 0; tv && yaml_kind(tv) == YAML_KIND_MAP && i < yaml_len(tv); i++) {
+	for (size_t i = 0; tv && ikind(tv) == YAML_KIND_MAP && i < ipairs(tv); i++) {
 		const char *k = yaml_str(yaml_pair_key(tv, i));
 
 		if (strcmp(k, "resources") != 0 && strcmp(k, "drivers") != 0)
-			inote(t->notes, yaml_line(yaml_pair_key(tv, i)), "targets.%.64s.%.64s: "
+			inote(t->notes, iline(yaml_pair_key(tv, i)), "targets.%.64s.%.64s: "
 			      "not mapped", t->name, k);
 	}
 	if (strcmp(t->method, "qemu") == 0) {
@@ -603,25 +605,25 @@ static int s_targets(lgctx_t *c, yaml_val_t *env, yaml_val_t *exp,
 	size_t done = 0, seen = 0;
 	int r = 0;
 
-	if (!targets || yaml_kind(targets) != YAML_KIND_MAP || yaml_len(targets) == 0)
+	if (!targets || ikind(targets) != YAML_KIND_MAP || yaml_len(targets) == 0)
 		return s_fail(c, "%s", "no targets: (not a labgrid environment)");
 	if (yaml_len(targets) > LG_MAX_TARGETS)
 		return s_fail(c, "more than %d targets", LG_MAX_TARGETS);
 	inotes_init(&top);
 	buf_printf(out, "# Imported from the labgrid environment %s.\n"
 			"# Paste under \"boards:\" in a lab file.\n", c->file);
-	for (size_t i = 0; i < yaml_len(env); i++) {
+	for (size_t i = 0; i < ipairs(env); i++) {
 		const char *k = yaml_str(yaml_pair_key(env, i));
 
 		if (strcmp(k, "targets") != 0 && strcmp(k, "tools") != 0 &&
 		    strcmp(k, "images") != 0)
-			inote(&top, yaml_line(yaml_pair_key(env, i)), "%.64s: not mapped", k);
+			inote(&top, iline(yaml_pair_key(env, i)), "%.64s: not mapped", k);
 	}
 	buf_append(out, top.notes.data ? top.notes.data : (const uint8_t *)"",
 		   top.notes.len);
-	for (size_t i = 0; i < yaml_len(targets); i++) {
+	for (size_t i = 0; i < ipairs(targets); i++) {
 		const char *tname = yaml_str(yaml_pair_key(targets, i));
-		int line = yaml_line(yaml_pair_key(targets, i));
+		int line = iline(yaml_pair_key(targets, i));
 		inotes_t notes;
 		lgt_t t;
 		int tr;
@@ -688,7 +690,7 @@ int lab_import_labgrid_text(const char *file, const char *text, size_t len,
 				    NULL, &exp, ret_err);
 	if (r < 0)
 		goto out;
-	if (!yaml_tree_root(env) || yaml_kind(yaml_tree_root(env)) != YAML_KIND_MAP)
+	if (!yaml_tree_root(env) || ikind(yaml_tree_root(env)) != YAML_KIND_MAP)
 		r = s_fail(&c, "%s", "not a labgrid environment (expected a mapping)");
 	else
 		r = s_targets(&c, yaml_tree_root(env), exp ? yaml_tree_root(exp) : NULL,

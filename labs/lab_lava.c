@@ -133,7 +133,7 @@ static bool s_socat_addr(lava_t *l, const char *w)
 /* Read a console command: 1 mapped, 0 not. */
 static int s_console(lava_t *l, yaml_val_t *v)
 {
-	const char *cmd = yaml_kind(v) == YAML_KIND_SCALAR ? yaml_str(v) : NULL;
+	const char *cmd = ikind(v) == YAML_KIND_SCALAR ? yaml_str(v) : NULL;
 	char *buf = NULL, *w[IMPORT_MAX_WORDS];
 	const char *tool;
 	size_t n;
@@ -164,7 +164,7 @@ static int s_console(lava_t *l, yaml_val_t *v)
 		for (size_t i = 1; i < n && !ok; i++)
 			ok = s_socat_addr(l, w[i]);
 	} else if (strcmp(tool, "conmux-console") == 0) {
-		inote(&l->notes, yaml_line(v), "commands.connect: conmux (%.64s) has no "
+		inote(&l->notes, iline(v), "commands.connect: conmux (%.64s) has no "
 		      "labmesh transport: serve the console with ser2net and use "
 		      "transport {type: serial, tcp: HOST:PORT}", n > 1 ? w[n - 1] : "?");
 		goto out;
@@ -186,7 +186,7 @@ static int s_console(lava_t *l, yaml_val_t *v)
 		ok = l->device != NULL;
 	}
 	if (!ok)
-		inote(&l->notes, yaml_line(v), "console command '%.200s' is not one we "
+		inote(&l->notes, iline(v), "console command '%.200s' is not one we "
 		      "can read (telnet/nc/socat to HOST PORT, or a /dev tty)", cmd);
 out:
 	free(buf);
@@ -200,24 +200,24 @@ static void s_connections(lava_t *l, yaml_val_t *c)
 {
 	yaml_val_t *pick = NULL;
 
-	if (yaml_kind(c) != YAML_KIND_MAP)
+	if (ikind(c) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(c); i++) {
+	for (size_t i = 0; i < ipairs(c); i++) {
 		yaml_val_t *v = yaml_pair_value(c, i), *tags = iat(v, "tags");
 
 		if (!pick)
 			pick = v;
-		if (tags && yaml_kind(tags) == YAML_KIND_SEQ)
-			for (size_t k = 0; k < yaml_len(tags); k++)
+		if (tags && ikind(tags) == YAML_KIND_SEQ)
+			for (size_t k = 0; k < iitems(tags); k++)
 				if (yaml_str(yaml_item(tags, k)) &&
 				    strcmp(yaml_str(yaml_item(tags, k)), "primary") == 0)
 					pick = v;
 	}
-	for (size_t i = 0; i < yaml_len(c); i++) {
+	for (size_t i = 0; i < ipairs(c); i++) {
 		yaml_val_t *v = yaml_pair_value(c, i);
 
 		if (v != pick)
-			inote(&l->notes, yaml_line(v), "commands.connections.%.64s: a second "
+			inote(&l->notes, iline(v), "commands.connections.%.64s: a second "
 			      "console is not mapped (one console a board)",
 			      yaml_str(yaml_pair_key(c, i)));
 	}
@@ -229,12 +229,12 @@ static void s_connections(lava_t *l, yaml_val_t *c)
 
 static const char *s_command(lava_t *l, yaml_val_t *v, const char *key)
 {
-	const char *s = yaml_kind(v) == YAML_KIND_SCALAR ? yaml_str(v) : NULL;
+	const char *s = ikind(v) == YAML_KIND_SCALAR ? yaml_str(v) : NULL;
 
 	if (!s || yaml_is_null(v))
 		return NULL;
 	if (!iprintable(s, LAVA_MAX_COMMAND)) {
-		inote(&l->notes, yaml_line(v), "commands.%s: not printable ASCII, not "
+		inote(&l->notes, iline(v), "commands.%s: not printable ASCII, not "
 		      "imported", key);
 		return NULL;
 	}
@@ -243,9 +243,9 @@ static const char *s_command(lava_t *l, yaml_val_t *v, const char *key)
 
 static void s_commands(lava_t *l, yaml_val_t *c)
 {
-	if (!c || yaml_kind(c) != YAML_KIND_MAP)
+	if (!c || ikind(c) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(c); i++) {
+	for (size_t i = 0; i < ipairs(c); i++) {
 		const char *k = yaml_str(yaml_pair_key(c, i));
 		yaml_val_t *v = yaml_pair_value(c, i);
 
@@ -260,7 +260,7 @@ static void s_commands(lava_t *l, yaml_val_t *c)
 		else if (strcmp(k, "hard_reset") == 0)
 			l->power_cycle = s_command(l, v, k);
 		else
-			inote(&l->notes, yaml_line(v), "commands.%.64s: not mapped (labmesh "
+			inote(&l->notes, iline(v), "commands.%.64s: not mapped (labmesh "
 			      "has power_on, power_off and power_cycle only)", k);
 	}
 }
@@ -273,11 +273,22 @@ static void s_add_arg(lava_t *l, const char *a)
 		l->args[l->n_args++] = xstrdup(a);
 }
 
+/* A plain decimal in [lo, hi] ("1024", not "1024M" or "1e3"). */
+static bool s_number(const char *s, long lo, long hi)
+{
+	long v;
+
+	if (!s[0] || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+		return false;
+	v = strtol(s, NULL, 10);
+	return v >= lo && v <= hi;
+}
+
 /* LAVA's qemu options are strings of one or more words ("-m 1024",
  * "-net nic,model=virtio -net user"). */
 static void s_qemu_options(lava_t *l, yaml_val_t *opts)
 {
-	for (size_t i = 0; opts && i < yaml_len(opts); i++) {
+	for (size_t i = 0; opts && i < iitems(opts); i++) {
 		yaml_val_t *o = yaml_item(opts, i);
 		const char *s = yaml_str(o);
 		char *buf, *w[IMPORT_MAX_WORDS];
@@ -289,16 +300,15 @@ static void s_qemu_options(lava_t *l, yaml_val_t *opts)
 		for (size_t k = 0; k < n; k++) {
 			const char *val = k + 1 < n ? w[k + 1] : NULL;
 
-			if (strcmp(w[k], "-m") == 0 && val && strtol(val, NULL, 10) >= 16) {
+			if (strcmp(w[k], "-m") == 0 && val && s_number(val, 16, 1048576)) {
 				l->memory = strtol(val, NULL, 10);
 				k++;
-			} else if (strcmp(w[k], "-smp") == 0 && val &&
-				   strtol(val, NULL, 10) >= 1) {
+			} else if (strcmp(w[k], "-smp") == 0 && val && s_number(val, 1, 512)) {
 				l->cpus = strtol(val, NULL, 10);
 				k++;
 			} else if (strcmp(w[k], "-cpu") == 0 && val) {
 				if (strcmp(val, "host") == 0)
-					inote(&l->notes, yaml_line(o), "qemu -cpu host needs "
+					inote(&l->notes, iline(o), "qemu -cpu host needs "
 					      "KVM: not carried (labmesh runs TCG unless "
 					      "told; add cpu: host and args: [-enable-kvm] "
 					      "where KVM works)");
@@ -315,14 +325,14 @@ static void s_qemu_options(lava_t *l, yaml_val_t *opts)
 			} else if (strcmp(w[k], "-enable-kvm") == 0 ||
 				   (strcmp(w[k], "-accel") == 0 && val &&
 				    strncmp(val, "kvm", 3) == 0)) {
-				inote(&l->notes, yaml_line(o), "qemu %s: not carried (TCG "
+				inote(&l->notes, iline(o), "qemu %s: not carried (TCG "
 				      "unless told: add it to args where KVM works)", w[k]);
 				k += strcmp(w[k], "-accel") == 0;
 			} else if (strcmp(w[k], "-nographic") == 0 ||
 				   (strcmp(w[k], "-monitor") == 0 && val) ||
 				   (strcmp(w[k], "-serial") == 0 && val) ||
 				   (strcmp(w[k], "-display") == 0 && val)) {
-				inote(&l->notes, yaml_line(o), "qemu %s: not carried (labmesh "
+				inote(&l->notes, iline(o), "qemu %s: not carried (labmesh "
 				      "owns the console and the monitor)", w[k]);
 				k += strcmp(w[k], "-nographic") != 0;
 			} else {
@@ -347,7 +357,7 @@ static void s_qemu(lava_t *l, yaml_val_t *m)
 	}
 	s_qemu_options(l, iat(p, "options"));
 	if (iat(p, "boot_options") || iat(p, "append"))
-		inote(&l->notes, yaml_line(m), "qemu boot_options/append: LAVA's job "
+		inote(&l->notes, iline(m), "qemu boot_options/append: LAVA's job "
 		      "fills them; labmesh's kernel command line comes from the board's "
 		      "append or the request");
 	inote(&l->notes, 0, "kernel, initrd: a LAVA job brings them; set "
@@ -358,9 +368,9 @@ static void s_boot_methods(lava_t *l, yaml_val_t *m)
 {
 	yaml_val_t *qemu = NULL;
 
-	if (!m || yaml_kind(m) != YAML_KIND_MAP)
+	if (!m || ikind(m) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(m); i++) {
+	for (size_t i = 0; i < ipairs(m); i++) {
 		const char *k = yaml_str(yaml_pair_key(m, i));
 
 		if (strcmp(k, "qemu") == 0)
@@ -368,19 +378,19 @@ static void s_boot_methods(lava_t *l, yaml_val_t *m)
 	}
 	if (qemu) {
 		s_qemu(l, qemu);
-		for (size_t i = 0; i < yaml_len(m); i++) {
+		for (size_t i = 0; i < ipairs(m); i++) {
 			const char *k = yaml_str(yaml_pair_key(m, i));
 
 			if (strcmp(k, "qemu") != 0)
-				inote(&l->notes, yaml_line(yaml_pair_key(m, i)),
+				inote(&l->notes, iline(yaml_pair_key(m, i)),
 				      "actions.boot.methods.%.64s: not mapped (the board "
 				      "boots with qemu)", k);
 		}
 		return;
 	}
-	for (size_t i = 0; i < yaml_len(m); i++) {
+	for (size_t i = 0; i < ipairs(m); i++) {
 		const char *k = yaml_str(yaml_pair_key(m, i));
-		int line = yaml_line(yaml_pair_key(m, i));
+		int line = iline(yaml_pair_key(m, i));
 
 		if (strcmp(k, "minimal") == 0 || strcmp(k, "ssh") == 0)
 			continue; /* power on and wait; the transport: what we do */
@@ -404,34 +414,34 @@ static void s_ssh(lava_t *l, yaml_val_t *s)
 	if (!host || !*host)
 		return;
 	if (!lab_host_valid(host)) {
-		inote(&l->notes, yaml_line(s), "actions.deploy.methods.ssh.host '%.64s' "
+		inote(&l->notes, iline(s), "actions.deploy.methods.ssh.host '%.64s' "
 		      "is not a host name or address", host);
 		return;
 	}
 	l->ssh_host = host;
 	if (port && !s_port_ok(port, &l->ssh_port))
-		inote(&l->notes, yaml_line(s), "ssh port '%.16s' is not a port: 22 used",
+		inote(&l->notes, iline(s), "ssh port '%.16s' is not a port: 22 used",
 		      port);
 	if (user && lab_user_valid(user))
 		l->ssh_user = user;
 	if (id && iprintable(id, 4096) && id[0] == '/')
 		l->ssh_identity = id;
 	else if (id)
-		inote(&l->notes, yaml_line(s), "ssh identity_file %.128s is relative to "
+		inote(&l->notes, iline(s), "ssh identity_file %.128s is relative to "
 		      "LAVA's dispatcher: not imported", id);
 	if (iat(s, "options"))
-		inote(&l->notes, yaml_line(iat(s, "options")), "ssh options: not carried "
+		inote(&l->notes, iline(iat(s, "options")), "ssh options: not carried "
 		      "(labmesh pins host keys and sets its own)");
 }
 
 static void s_deploy_methods(lava_t *l, yaml_val_t *m)
 {
-	if (!m || yaml_kind(m) != YAML_KIND_MAP)
+	if (!m || ikind(m) != YAML_KIND_MAP)
 		return;
-	for (size_t i = 0; i < yaml_len(m); i++) {
+	for (size_t i = 0; i < ipairs(m); i++) {
 		const char *k = yaml_str(yaml_pair_key(m, i));
 		yaml_val_t *v = yaml_pair_value(m, i);
-		int line = yaml_line(yaml_pair_key(m, i));
+		int line = iline(yaml_pair_key(m, i));
 
 		if (strcmp(k, "ssh") == 0) {
 			s_ssh(l, v);
@@ -470,9 +480,9 @@ static const char *const s_unmapped[][2] = {
 
 static void s_note_rest(lava_t *l)
 {
-	for (size_t i = 0; i < yaml_len(l->root); i++) {
+	for (size_t i = 0; i < ipairs(l->root); i++) {
 		const char *k = yaml_str(yaml_pair_key(l->root, i));
-		int line = yaml_line(yaml_pair_key(l->root, i));
+		int line = iline(yaml_pair_key(l->root, i));
 		const char *why = "no labmesh equivalent";
 
 		if (strcmp(k, "commands") == 0 || strcmp(k, "actions") == 0 ||
@@ -601,11 +611,11 @@ static int s_map(lava_t *l, const lab_import_opts_t *o)
 	if (iat(l->root, "actions")) {
 		yaml_val_t *a = iat(l->root, "actions");
 
-		for (size_t i = 0; i < yaml_len(a); i++) {
+		for (size_t i = 0; i < ipairs(a); i++) {
 			const char *k = yaml_str(yaml_pair_key(a, i));
 
 			if (strcmp(k, "deploy") != 0 && strcmp(k, "boot") != 0)
-				inote(&l->notes, yaml_line(yaml_pair_key(a, i)),
+				inote(&l->notes, iline(yaml_pair_key(a, i)),
 				      "actions.%.64s: no labmesh equivalent", k);
 		}
 	}
@@ -648,7 +658,7 @@ int lab_import_lava_text(const char *file, const char *text, size_t len,
 		goto out;
 	l.root = yaml_tree_root(t);
 	l.name = opts->name ? xstrdup(opts->name) : iname_of_file(l.file);
-	if (!l.root || yaml_kind(l.root) != YAML_KIND_MAP)
+	if (!l.root || ikind(l.root) != YAML_KIND_MAP)
 		r = s_fail(&l, "%s", "not a LAVA device configuration (expected a "
 			   "mapping)");
 	else
