@@ -54,7 +54,7 @@ typedef struct {
 	/* boot */
 	const char *method;
 	const char *qemu, *machine, *cpu, *kernel, *initrd, *rootfs, *append;
-	long memory;
+	long memory, cpus;
 	char *args[LG_MAX_ARGS];
 	size_t n_args;
 	char *power[3]; /* on, off, cycle */
@@ -325,8 +325,16 @@ static void s_add_args(lgt_t *t, const char *s)
 	char *buf, *w[IMPORT_MAX_WORDS];
 	size_t n = iwords(s, &buf, w);
 
-	for (size_t i = 0; i < n && t->n_args < LG_MAX_ARGS; i++)
+	for (size_t i = 0; i < n && t->n_args < LG_MAX_ARGS; i++) {
+		if (strcmp(w[i], "-smp") == 0 && i + 1 < n &&
+		    strspn(w[i + 1], "0123456789") == strlen(w[i + 1]) &&
+		    strlen(w[i + 1]) <= 3 && strtol(w[i + 1], NULL, 10) >= 1 &&
+		    strtol(w[i + 1], NULL, 10) <= 512) {
+			t->cpus = strtol(w[++i], NULL, 10);
+			continue;
+		}
 		t->args[t->n_args++] = xstrdup(w[i]);
+	}
 	free(buf);
 }
 
@@ -553,6 +561,8 @@ static void s_write(const lgt_t *t, buf_t *out)
 		ifield(out, 6, "cpu", t->cpu);
 		if (t->memory)
 			buf_printf(out, "      memory: %ld\n", t->memory);
+		if (t->cpus)
+			buf_printf(out, "      cpus: %ld\n", t->cpus);
 		ifield(out, 6, "kernel", t->kernel);
 		ifield(out, 6, "initrd", t->initrd);
 		ifield(out, 6, "rootfs", t->rootfs);

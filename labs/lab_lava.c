@@ -653,6 +653,13 @@ int lab_import_lava_text(const char *file, const char *text, size_t len,
 	l.file = file ? file : "(device)";
 	inotes_init(&l.notes);
 	buf_init(&entry, 0);
+	if (text && memmem(text, len, "{% extends", 10)) {
+		*ret_err = xasprintf("%s: a device dictionary (jinja2), not a rendered "
+				     "device configuration: render it first (scripts/lava-devices, "
+				     "or lava-server manage device-dictionary --review)", l.file);
+		r = -EINVAL;
+		goto out;
+	}
 	r = yaml_tree_parse(l.file, text ? text : "", text ? len : 0, NULL, &t, ret_err);
 	if (r < 0)
 		goto out;

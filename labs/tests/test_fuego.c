@@ -415,6 +415,19 @@ static void test_cli(void)
 	CHECK(cmd_import(3, (char *[]){ "import", "fuego", "/nonexistent.board", NULL }) == 1);
 	CHECK(cmd_import(5, (char *[]){ "import", "fuego", path, "--name=cli-bbb",
 					"--arch=armv7l", NULL }) == 0);
+	/* the other formats and their own options */
+	snprintf(path, sizeof(path), "%s/../lava/qemu01.yaml", s_dir);
+	CHECK(cmd_import(4, (char *[]){ "import", "lava", path, "--type=qemu", NULL }) == 0);
+	CHECK(cmd_import(4, (char *[]){ "import", "lava", path, "--exporter=x", NULL }) == 2);
+	CHECK(cmd_import(2, (char *[]){ "import", "lava", NULL }) == 2);
+	snprintf(path, sizeof(path), "%s/../labgrid/qemu.yaml", s_dir);
+	CHECK(cmd_import(3, (char *[]){ "import", "labgrid", path, NULL }) == 0);
+	CHECK(cmd_import(4, (char *[]){ "import", "labgrid", path, "--type=x", NULL }) == 2);
+	CHECK(cmd_import(5, (char *[]){ "import", "labgrid", path, "--exporter",
+					"/nonexistent.yaml", NULL }) == 1);
+	/* nothing usable: exit 1 */
+	snprintf(path, sizeof(path), "%s/../labgrid/serial-power.yaml", s_dir);
+	CHECK(cmd_import(3, (char *[]){ "import", "labgrid", path, NULL }) == 1);
 }
 
 int main(int argc, char **argv)

@@ -123,7 +123,9 @@ static void test_fixtures(void)
 		CHECK_STR(b->boot.kernel, "/srv/images/arm64/Image");
 		CHECK_STR(b->boot.initrd, "/srv/images/arm64/initrd.img");
 		CHECK_STR(b->boot.append, "console=ttyAMA0 panic=-1");
-		CHECK(b->boot.n_qemu_args == 3);
+		CHECK(b->boot.cpus == 2); /* -smp 2 of extra_args */
+		CHECK(b->boot.n_qemu_args == 1);
+		CHECK_STR(b->boot.n_qemu_args ? b->boot.qemu_args[0] : NULL, "-no-reboot");
 	}
 	lab_config_destroy(&cfg);
 

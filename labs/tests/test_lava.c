@@ -215,6 +215,9 @@ static void test_consoles(void)
 	s_err(__LINE__, "commands:\n  connect: ssh console-server\n",
 	      "nothing usable");
 	s_err(__LINE__, "- a\n- b\n", "dev.yaml: not a LAVA device configuration");
+	s_err(__LINE__, "{% extends 'qemu.jinja2' %}\n{% set arch = 'amd64' %}\n",
+	      "dev.yaml: a device dictionary (jinja2), not a rendered device configuration");
+	s_err(__LINE__, "actions: [1, 2]\ncommands: 3\n", "nothing usable");
 	s_err(__LINE__, "a: [\n", "dev.yaml:");
 	s_err(__LINE__, "commands: {connect: telnet h 1}\n",
 	      "dev.yaml: cannot tell the device's arch (give --arch)");
