@@ -49,7 +49,7 @@ typedef struct {
 	char *tcp, *device;
 	long baud;
 	const char *login, *password;
-	const char *ssh_host, *ssh_user, *ssh_password;
+	const char *ssh_host, *ssh_user, *ssh_password, *ssh_identity;
 	long ssh_port;
 	/* boot */
 	const char *method;
@@ -407,7 +407,11 @@ static void s_qemu(lgt_t *t, yaml_val_t *a, int line)
 static void s_driver(lgt_t *t, const char *cls, yaml_val_t *a, int line)
 {
 	if (strcmp(cls, "ExternalPowerDriver") == 0) {
+		static const char *const known[] = { "cmd_on", "cmd_off", "cmd_cycle",
+						     "delay", NULL };
 		const char *on = s_attr(a, "cmd_on"), *off = s_attr(a, "cmd_off");
+
+		s_note_fields(t, cls, a, known);
 
 		if (on && off)
 			s_set_power(t, on, off, s_attr(a, "cmd_cycle"));
@@ -420,7 +424,11 @@ static void s_driver(lgt_t *t, const char *cls, yaml_val_t *a, int line)
 	} else if (strcmp(cls, "QEMUDriver") == 0) {
 		s_qemu(t, a, line);
 	} else if (strcmp(cls, "ShellDriver") == 0) {
+		static const char *const known[] = { "username", "password", "prompt",
+						     "login_prompt", NULL };
 		const char *u = s_attr(a, "username"), *p = s_attr(a, "password");
+
+		s_note_fields(t, cls, a, known);
 
 		if (u && lab_user_valid(u)) {
 			t->login = u;
@@ -432,7 +440,17 @@ static void s_driver(lgt_t *t, const char *cls, yaml_val_t *a, int line)
 	} else if (strcmp(cls, "ManualPowerDriver") == 0) {
 		inote(t->notes, line, "ManualPowerDriver: a person switches this board; "
 		      "it is imported without power control");
-	} else if (strcmp(cls, "SerialDriver") == 0 || strcmp(cls, "SSHDriver") == 0 ||
+	} else if (strcmp(cls, "SSHDriver") == 0) {
+		static const char *const known[] = { "keyfile", NULL };
+		const char *k = s_attr(a, "keyfile");
+
+		s_note_fields(t, cls, a, known);
+		if (k && k[0] == '/')
+			t->ssh_identity = k;
+		else if (k)
+			inote(t->notes, line, "SSHDriver keyfile %.128s is relative to "
+			      "labgrid's working directory: not imported", k);
+	} else if (strcmp(cls, "SerialDriver") == 0 ||
 		   strcmp(cls, "NetworkPowerDriver") == 0 ||
 		   strcmp(cls, "PDUDaemonDriver") == 0) {
 		/* the resource carries what labmesh needs */
@@ -549,6 +567,7 @@ static void s_write(const lgt_t *t, buf_t *out)
 		if (t->ssh_port && t->ssh_port != 22)
 			buf_printf(out, "      port: %ld\n", t->ssh_port);
 		ifield(out, 6, "user", t->ssh_user);
+		ifield(out, 6, "identity", t->ssh_identity);
 		ifield(out, 6, "password", t->ssh_password && *t->ssh_password
 						   ? t->ssh_password : NULL);
 	} else {

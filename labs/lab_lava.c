@@ -411,8 +411,11 @@ static void s_ssh(lava_t *l, yaml_val_t *s)
 	const char *host = istr(s, "host"), *user = istr(s, "user");
 	const char *id = istr(s, "identity_file"), *port = istr(s, "port");
 
-	if (!host || !*host)
+	if (!host || !*host) {
+		inote(&l->notes, iline(s), "actions.deploy.methods.ssh: no host (a "
+		      "secondary connection LAVA fills in per job): not mapped");
 		return;
+	}
 	if (!lab_host_valid(host)) {
 		inote(&l->notes, iline(s), "actions.deploy.methods.ssh.host '%.64s' "
 		      "is not a host name or address", host);
@@ -614,9 +617,25 @@ static int s_map(lava_t *l, const lab_import_opts_t *o)
 		for (size_t i = 0; i < ipairs(a); i++) {
 			const char *k = yaml_str(yaml_pair_key(a, i));
 
-			if (strcmp(k, "deploy") != 0 && strcmp(k, "boot") != 0)
+			yaml_val_t *v = yaml_pair_value(a, i);
+
+			if (strcmp(k, "deploy") != 0 && strcmp(k, "boot") != 0) {
 				inote(&l->notes, iline(yaml_pair_key(a, i)),
 				      "actions.%.64s: no labmesh equivalent", k);
+				continue;
+			}
+			for (size_t j = 0; j < ipairs(v); j++) {
+				const char *sub = yaml_str(yaml_pair_key(v, j));
+
+				if (strcmp(sub, "methods") != 0 &&
+				    !(strcmp(sub, "parameters") == 0 &&
+				      istr(v, "parameters.mkimage_arch")))
+					inote(&l->notes, iline(yaml_pair_key(v, j)),
+					      "actions.%s.%.64s: not mapped (%s)", k, sub,
+					      strcmp(sub, "connections") == 0
+						      ? "LAVA's connection kinds per action"
+						      : "LAVA's per-job settings");
+			}
 		}
 	}
 	s_note_rest(l);

@@ -107,6 +107,7 @@ static void test_fixtures(void)
 		CHECK_STR(b->transport.host, "192.0.2.44");
 		CHECK(b->transport.port == 2222);
 		CHECK_STR(b->transport.user, "root");
+		CHECK_STR(b->transport.identity, "/home/lab/.ssh/id_ed25519");
 	}
 	lab_config_destroy(&cfg);
 
