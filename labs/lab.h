@@ -260,9 +260,14 @@ typedef struct {
  * each thing that was not), then "  - name: ..." ready to go under
  * "boards:". Read: TRANSPORT (ssh, serial, local, adb), IPADDR, SSH_PORT,
  * LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD, BOARD_TESTDIR, MACHINE,
- * ARCHITECTURE / TOOLCHAIN (mapped to our arch names); BOARD_CONTROL is
- * noted with the commands to add. The entry is checked with the lab
- * loader before it is returned. Returns 0, or a negative errno code and
+ * ARCHITECTURE / TOOLCHAIN (one arch per board, the kernel's: every
+ * 32-bit ARM name is arm, arm64 aarch64, ia32/x86 i686), BOARD_CONTROL
+ * (ttc, ebf, lc: a command boot with their power commands); $FUEGO_RW,
+ * $FUEGO_RO, $FUEGO_CORE, $BOARD and $NODE_NAME take the values Fuego's
+ * container gives them; IO_TIME_SERIAL, ORCHESTRATOR and placeholders
+ * such as IPADDR="dut_ipaddr" are reported; every variable not imported
+ * is listed. The entry is checked with the lab loader before it is
+ * returned. Returns 0, or a negative errno code and
  * *ret_err, one line "FILE:LINE: VAR: what is wrong" (caller frees).
  */
 int lab_import_fuego(const char *path, buf_t *out_yaml, char **ret_err);

@@ -443,21 +443,25 @@ static void s_note_orchestrator(fuego_t *f)
 	static const char *const vars[] = { "ORCHESTRATOR", "TARGET_SETUP_LINK",
 					    "TARGET_TEARDOWN_LINK", "LAB_SERVER",
 					    "LAB_BOARD_NAME" };
-	int line = 1;
-	const char *o = fuego_get(f, "ORCHESTRATOR", &line);
+	const char *o = fuego_get(f, "ORCHESTRATOR", NULL);
+	char list[1024];
+	size_t n = 0;
 
+	list[0] = '\0';
 	for (size_t i = 0; i < N_OF(vars); i++) {
 		int l = 1;
 		const char *v = fuego_get(f, vars[i], &l);
 
-		if (v)
-			fuego_note(f, "line %d: %s=%.128s not imported: %s", l, vars[i], v,
-				   o && strcmp(o, "lava") == 0
-					   ? "LAVA boots this board for Fuego; import its "
-					     "device with `labmesh import lava DEVICE.yaml`"
-					   : "the board is set up by another system "
-					     "before each test");
+		if (v && n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s=%.64s (line %d)",
+					      n ? ", " : "", vars[i], v, l);
 	}
+	if (list[0])
+		fuego_note(f, "%s not imported: %s", list,
+			   o && strcmp(o, "lava") == 0
+				   ? "LAVA boots this board for Fuego; import its device "
+				     "with `labmesh import lava DEVICE.yaml`"
+				   : "the board is set up by another system before each test");
 }
 
 static void s_note_defaults(fuego_t *f)

@@ -51,7 +51,7 @@ int fuego_fail(fuego_t *f, int line, const char *var, const char *fmt, ...)
 /* A comment line for the output; never more than FUEGO_MAX_NOTES. */
 void fuego_note(fuego_t *f, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[1024];
 	va_list ap;
 
 	if (f->n_notes++ >= FUEGO_MAX_NOTES) {

@@ -202,8 +202,13 @@ static void test_set(void)
 	/* ORCHESTRATOR=lava is reported, not dropped */
 	lab_config_destroy(&(lab_config_t *){ s_import_file("renesas-ulcb-lava.board",
 							     NULL, &out) });
-	CHECK(strstr(buf_str(&out), "# note: line 7: ORCHESTRATOR=lava not imported: "
-		     "LAVA boots this board for Fuego"));
+	CHECK(strstr(buf_str(&out), "# note: ORCHESTRATOR=lava (line 7), "
+		     "TARGET_SETUP_LINK=fuego-lava-target-setup (line 10), "
+		     "TARGET_TEARDOWN_LINK=fuego-lava-target-teardown (line 11), "
+		     "LAB_SERVER=lava.lab.example.org (line 8), "
+		     "LAB_BOARD_NAME=r8a7795-h3ulcb-01 (line 9) not imported: "
+		     "LAVA boots this board for Fuego; import its device with "
+		     "`labmesh import lava DEVICE.yaml`\n"));
 	buf_free(&out);
 }
 
