@@ -160,6 +160,10 @@ static int s_console(lava_t *l, yaml_val_t *v)
 			args[k++] = w[i];
 		}
 		ok = k == 2 && s_set_tcp(l, args[0], args[1]);
+		if (ok && strcmp(tool, "telnet") == 0)
+			inote(&l->notes, iline(v), "console %.64s:%.16s: the serial transport "
+			      "speaks raw TCP: the console server's port must be raw "
+			      "(ser2net: a raw accepter, not telnet)", args[0], args[1]);
 	} else if (strcmp(tool, "socat") == 0) {
 		for (size_t i = 1; i < n && !ok; i++)
 			ok = s_socat_addr(l, w[i]);
@@ -450,13 +454,15 @@ static void s_deploy_methods(lava_t *l, yaml_val_t *m)
 			s_ssh(l, v);
 		} else if (strcmp(k, "tftp") == 0) {
 			l->deploy = xstrdup(
+				"[ -z \"$LABMESH_KERNEL\" ] || { "
 				"dir=/srv/tftp/labmesh/\"$LABMESH_BOARD\" && mkdir -p \"$dir\" && "
 				"install -m 0644 \"$LABMESH_KERNEL\" \"$dir/kernel\" && "
 				"{ [ -z \"$LABMESH_INITRD\" ] || "
-				"install -m 0644 \"$LABMESH_INITRD\" \"$dir/initrd\"; }");
+				"install -m 0644 \"$LABMESH_INITRD\" \"$dir/initrd\"; }; }");
 			inote(&l->notes, line, "actions.deploy.methods.tftp: a deploy command "
-			      "copies the kernel and initrd to /srv/tftp/labmesh/BOARD/ "
-			      "(LAVA's TFTP root)");
+			      "copies the request's kernel and initrd to "
+			      "/srv/tftp/labmesh/BOARD/ (LAVA's TFTP root); with no kernel "
+			      "the board boots what it has");
 		} else if (strcmp(k, "image") != 0 || !iat(l->root, "actions.boot.methods.qemu")) {
 			inote(&l->notes, line, "actions.deploy.methods.%.64s: no labmesh "
 			      "equivalent", k);

@@ -3,7 +3,8 @@
 # lava-server device-type templates (scripts/lava-devices) are the ones
 # committed in labs/tests/lava/, import with `labmesh import lava`, and
 # the qemu one boots the QEMU x86_64 test board (scripts/mkboard) and
-# passes smoke under `labmesh run`.
+# passes smoke under `labmesh run`; a console-server device with power
+# commands drives the same board over a raw TCP console.
 # When the lava-server package cannot be had, the rendering check is left
 # out; when QEMU or the board cannot be had, the boot is; either makes the
 # test exit 77 (skipped) after the rest has passed.
@@ -13,7 +14,11 @@ exe=$1
 root=$2
 here=$root/labs/tests
 work=$(mktemp -d "${TMPDIR:-/tmp}/labmesh-import-lava.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+	[ -f "$work/qemu.pid" ] && pkill -F "$work/qemu.pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
 fails=0
 skip=
 
@@ -110,6 +115,50 @@ sys.exit(0 if s["name"] == "smoke" and s["status"] == "PASS" else 1)' "$work/run
 		fails=$((fails + 1))
 	fi
 fi
+# 4. a board behind a console server with power commands: a LAVA device
+# dictionary of the beaglebone-black type whose console is a raw TCP port
+# (as ser2net serves a UART) and whose power commands start and stop the
+# QEMU board, rendered by lava-server's templates, drives the board
+# through the imported entry
+if [ -n "$qskip" ] || [ $rc -ne 0 ]; then
+	echo "# the console-server device is not driven: ${qskip:-no lava-server templates}"
+else
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	on="qemu-system-x86_64 -machine $MACHINE -cpu $CPU -m 512 -kernel $KERNEL -initrd $INITRD"
+	on="$on -append 'console=ttyS0 panic=-1 quiet' -display none -monitor none -nic none"
+	on="$on -no-reboot -serial tcp:127.0.0.1:$port,server=on,wait=off -daemonize -pidfile $work/qemu.pid"
+	mkdir -p "$work/dict"
+	cat >"$work/dict/bbb-local.jinja2" <<DICT
+{% extends 'beaglebone-black.jinja2' %}
+{% set connection_command = 'telnet 127.0.0.1 $port' %}
+{% set power_on_command = "$on" %}
+{% set power_off_command = 'pkill -F $work/qemu.pid' %}
+DICT
+	if "$root/scripts/lava-devices" "$work/rendered" "$work/dict/bbb-local.jinja2" 2>"$work/render2.err" &&
+		{
+			echo "lab: {name: lava-import}"
+			echo "boards:"
+			"$exe" import lava "$work/rendered/bbb-local.yaml" --arch x86_64 --type beaglebone-black
+		} >"$work/lab2.yaml" 2>"$work/import2.err" &&
+		"$exe" run --home "$work/home" --suites "$root/suites" --config "$work/lab2.yaml" \
+			--board bbb-local --suite smoke --json >"$work/run2.json" 2>"$work/run2.err" &&
+		python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["suites"][0]
+sys.exit(0 if s["name"] == "smoke" and s["status"] == "PASS" else 1)' "$work/run2.json"; then
+		echo "ok - the LAVA console-server device with power commands drives the QEMU board: smoke PASS"
+	else
+		echo "not ok - the LAVA console-server device under labmesh run"
+		cat "$work/render2.err" "$work/import2.err" "$work/lab2.yaml" 2>/dev/null
+		tail -n 40 "$work/run2.err" 2>/dev/null
+		fails=$((fails + 1))
+	fi
+	if [ -f "$work/qemu.pid" ] && kill -0 "$(cat "$work/qemu.pid")" 2>/dev/null; then
+		echo "not ok - power_off left QEMU running"
+		pkill -F "$work/qemu.pid"
+		fails=$((fails + 1))
+	fi
+fi
+
 [ $fails -eq 0 ] || exit 1
 if [ -n "$skip" ]; then
 	echo "SKIP: $skip"
