@@ -298,6 +298,9 @@ static void s_resource(lgt_t *t, const char *cls, yaml_val_t *a, int line)
 		      "drives it from Python; give the board power_on/power_off commands "
 		      "for it (pdudaemon has a driver for most models)",
 		      model ? model : "?", host ? host : "?", index ? index : "?");
+	} else if (strcmp(cls, "ManualPowerPort") == 0) {
+		inote(t->notes, line, "ManualPowerPort: a person switches this board; "
+		      "it is imported without power control");
 	} else if (strcmp(cls, "RemotePlace") == 0) {
 		const char *n = s_attr(a, "name");
 

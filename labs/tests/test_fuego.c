@@ -167,6 +167,12 @@ static void test_set(void)
 		  "ebf porter-1 power on", "IO_TIME_SERIAL=0.15" },
 		{ "renesas-salvator-x.board", "aarch64", "ssh", "salvator-x.lab",
 		  LAB_BOOT_COMMAND, "lc salvator-x-1 power on", NULL },
+		{ "renesas-koelsch.board", "arm", "serial", NULL, LAB_BOOT_COMMAND,
+		  "ttc koelsch on", "IO_TIME_SERIAL=0.1" },
+		{ "raspberrypi4-64.board", "aarch64", "ssh", "rpi4.lab", LAB_BOOT_NONE, NULL,
+		  "SSH_KEY /fuego-ro/boards/rpi4_id_ed25519 is a path inside Fuego's" },
+		{ "bbb-ebf.board", "arm", "ssh", "10.0.3.12", LAB_BOOT_COMMAND,
+		  "ebf bbb-07 power on", NULL },
 		{ "renesas-ulcb-lava.board", "aarch64", "ssh", "dut-ipaddr.invalid",
 		  LAB_BOOT_NONE, NULL,
 		  "# note: line 12: placeholder: IPADDR=dut_ipaddr is filled in at run "
