@@ -1,5 +1,5 @@
 /*
- * lab_import: helpers the LAVA and labgrid importers share (see
+ * lab_import: what the LAVA and labgrid importers share (see
  * labs/lab_import_int.h): notes, the YAML writer, tree look-ups, command
  * words, arch names, and the check that the result loads.
  */
