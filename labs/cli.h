@@ -12,8 +12,12 @@
 
 /*
  * labmesh import fuego FILE.board [--name NAME] [--arch ARCH]
- * Prints a board entry for a lab file, converted from a Fuego board file.
- * --home DIR is accepted (and unused) like every command's.
+ * labmesh import lava DEVICE.yaml [--name NAME] [--arch ARCH] [--type TYPE]
+ * labmesh import labgrid ENV.yaml [--exporter FILE] [--name TARGET] [--arch ARCH]
+ * Prints board entries for a lab file, converted from a Fuego board file,
+ * a rendered LAVA device configuration or a labgrid environment; exit 1
+ * only when nothing usable remains. --home DIR is accepted (and unused)
+ * like every command's.
  */
 int cmd_import(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /*
- * cli_import: `labmesh import fuego FILE.board` — print a lab file board
- * entry made from a Fuego board file. See labs/cli.h.
+ * cli_import: `labmesh import fuego|lava|labgrid FILE` — print lab file
+ * board entries made from another lab system's description of its
+ * boards. See labs/cli.h.
  */
 #include "labs/cli.h"
 #include "labs/lab.h"
@@ -15,18 +16,31 @@ static void s_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labmesh import fuego FILE.board [--name NAME] [--arch ARCH]\n"
-		"Convert a Fuego board file (fuego-ro/boards/NAME.board) into a board\n"
-		"entry for a lab file and print it (YAML) on stdout, ready to paste\n"
-		"under \"boards:\". Read: TRANSPORT (ssh, serial, local, adb), IPADDR,\n"
-		"SSH_PORT, LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD, BOARD_TESTDIR,\n"
-		"MACHINE, ARCHITECTURE or TOOLCHAIN. Whatever is not imported\n"
-		"(BOARD_CONTROL, functions, per-test variables) is listed in comments.\n"
-		"Nothing in the file is executed.\n"
+		"       labmesh import lava DEVICE.yaml [--name NAME] [--arch ARCH] [--type TYPE]\n"
+		"       labmesh import labgrid ENV.yaml [--exporter EXPORTER.yaml] [--name TARGET]\n"
+		"                      [--arch ARCH]\n"
+		"Convert another lab system's board description into board entries for\n"
+		"a lab file and print them (YAML) on stdout, ready to paste under\n"
+		"\"boards:\". Every field that could not be mapped is named in a comment;\n"
+		"the exit status is non-zero only when nothing usable remains. Nothing in\n"
+		"the files is executed.\n"
+		"  fuego    a Fuego board file (fuego-ro/boards/NAME.board): TRANSPORT,\n"
+		"           IPADDR, SSH_PORT, LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD,\n"
+		"           BOARD_TESTDIR, MACHINE, ARCHITECTURE or TOOLCHAIN, BOARD_CONTROL\n"
+		"           (ttc, ebf, lc power); $FUEGO_RW, $FUEGO_RO, $BOARD as Fuego sets them\n"
+		"  lava     a rendered LAVA device configuration: the console of\n"
+		"           commands.connect (telnet to ser2net, a tty), power_on, power_off,\n"
+		"           hard_reset, the qemu, tftp and ssh methods, the device type as a tag\n"
+		"  labgrid  a labgrid environment: each target's serial port, NetworkService,\n"
+		"           power port or ExternalPowerDriver and QEMUDriver\n"
 		"\n"
 		"Options:\n"
-		"  --name NAME  the board's name (default: the file name without .board)\n"
-		"  --arch ARCH  the board's arch when ARCHITECTURE/TOOLCHAIN do not tell\n"
-		"  --help       this text\n");
+		"  --name NAME      the board's name (fuego: default the file name without\n"
+		"                   .board; lava: the file name; labgrid: only this target)\n"
+		"  --arch ARCH      the board's arch when the file does not tell\n"
+		"  --type TYPE      lava: the device type, when the file does not name it\n"
+		"  --exporter FILE  labgrid: the exporter configuration serving the places\n"
+		"  --help           this text\n");
 }
 
 static int s_usage_error(const char *fmt, const char *arg)
@@ -56,9 +70,21 @@ static const char *s_opt(int argc, char **argv, int *i, const char *opt,
 	return argv[++*i];
 }
 
+static int s_import(const char *format, const char *file, const lab_import_opts_t *o,
+		    buf_t *out, char **err)
+{
+	lab_fuego_opts_t fo = { .name = o->name, .arch = o->arch };
+
+	if (strcmp(format, "fuego") == 0)
+		return lab_import_fuego_file(file, &fo, out, err);
+	if (strcmp(format, "lava") == 0)
+		return lab_import_lava_file(file, o, out, err);
+	return lab_import_labgrid_file(file, o, out, err);
+}
+
 int cmd_import(int argc, char **argv)
 {
-	lab_fuego_opts_t o = { 0 };
+	lab_import_opts_t o = { 0 };
 	const char *pos[2] = { NULL, NULL };
 	int npos = 0;
 	buf_t out;
@@ -75,13 +101,16 @@ int cmd_import(int argc, char **argv)
 			o.name = v;
 		} else if ((v = s_opt(argc, argv, &i, "--arch", &missing))) {
 			o.arch = v;
+		} else if ((v = s_opt(argc, argv, &i, "--type", &missing))) {
+			o.type = v;
+		} else if ((v = s_opt(argc, argv, &i, "--exporter", &missing))) {
+			o.exporter = v;
 		} else if ((v = s_opt(argc, argv, &i, "--home", &missing))) {
 			continue;
 		} else if (missing) {
 			return s_usage_error("%s needs a value", argv[i]);
 		} else if (strcmp(argv[i], "--json") == 0) {
-			return s_usage_error("%s: the output is a YAML board entry",
-					     argv[i]);
+			return s_usage_error("%s: the output is YAML board entries", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return s_usage_error("unknown option '%s'", argv[i]);
 		} else if (npos < 2) {
@@ -91,13 +120,19 @@ int cmd_import(int argc, char **argv)
 		}
 	}
 	if (npos == 0)
-		return s_usage_error("%s", "what to import? (labmesh import fuego FILE.board)");
-	if (strcmp(pos[0], "fuego") != 0)
-		return s_usage_error("unknown format '%s' (expected fuego)", pos[0]);
+		return s_usage_error("%s", "what to import? (labmesh import fuego|lava|labgrid FILE)");
+	if (strcmp(pos[0], "fuego") != 0 && strcmp(pos[0], "lava") != 0 &&
+	    strcmp(pos[0], "labgrid") != 0)
+		return s_usage_error("unknown format '%s' (expected fuego, lava or labgrid)",
+				     pos[0]);
 	if (npos < 2)
-		return s_usage_error("%s", "fuego needs a board file");
+		return s_usage_error("%s needs a file", pos[0]);
+	if (o.type && strcmp(pos[0], "lava") != 0)
+		return s_usage_error("%s", "--type is for lava");
+	if (o.exporter && strcmp(pos[0], "labgrid") != 0)
+		return s_usage_error("%s", "--exporter is for labgrid");
 	buf_init(&out, 0);
-	if (lab_import_fuego_file(pos[1], &o, &out, &err) < 0) {
+	if (s_import(pos[0], pos[1], &o, &out, &err) < 0) {
 		fprintf(stderr, "labmesh import: %s\n", err);
 		free(err);
 		buf_free(&out);

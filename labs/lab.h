@@ -260,9 +260,14 @@ typedef struct {
  * each thing that was not), then "  - name: ..." ready to go under
  * "boards:". Read: TRANSPORT (ssh, serial, local, adb), IPADDR, SSH_PORT,
  * LOGIN, PASSWORD, SSH_KEY, SERIAL, BAUD, BOARD_TESTDIR, MACHINE,
- * ARCHITECTURE / TOOLCHAIN (mapped to our arch names); BOARD_CONTROL is
- * noted with the commands to add. The entry is checked with the lab
- * loader before it is returned. Returns 0, or a negative errno code and
+ * ARCHITECTURE / TOOLCHAIN (one arch per board, the kernel's: every
+ * 32-bit ARM name is arm, arm64 aarch64, ia32/x86 i686), BOARD_CONTROL
+ * (ttc, ebf, lc: a command boot with their power commands); $FUEGO_RW,
+ * $FUEGO_RO, $FUEGO_CORE, $BOARD and $NODE_NAME take the values Fuego's
+ * container gives them; IO_TIME_SERIAL, ORCHESTRATOR and placeholders
+ * such as IPADDR="dut_ipaddr" are reported; every variable not imported
+ * is listed. The entry is checked with the lab loader before it is
+ * returned. Returns 0, or a negative errno code and
  * *ret_err, one line "FILE:LINE: VAR: what is wrong" (caller frees).
  */
 int lab_import_fuego(const char *path, buf_t *out_yaml, char **ret_err);
@@ -273,6 +278,53 @@ int lab_import_fuego_file(const char *path, const lab_fuego_opts_t *opts,
 int lab_import_fuego_text(const char *file, const char *text, size_t len,
 			  const lab_fuego_opts_t *opts, buf_t *out_yaml,
 			  char **ret_err);
+
+/* Options of the LAVA and labgrid importers; any field may be NULL. */
+typedef struct {
+	const char *name;     /* LAVA: the board's name (default: the file's);
+			       * labgrid: only this target */
+	const char *arch;     /* the arch when the file does not tell */
+	const char *type;     /* LAVA: the device type, when the file lacks it */
+	const char *exporter; /* labgrid: the exporter configuration file */
+} lab_import_opts_t;
+
+#define LAB_IMPORT_MAX_BYTES (1024 * 1024) /* a larger LAVA/labgrid file is refused */
+
+/*
+ * Turn a rendered LAVA device configuration (the YAML the dispatcher
+ * reads) into one board entry, appended to out_yaml like the Fuego
+ * importer's: comments for every field not mapped, then "  - name: ...".
+ * The serial console (commands.connect / connections: telnet, nc, socat
+ * to a console server, a tty), power (commands.power_on, power_off,
+ * hard_reset), the boot (qemu; a tftp deploy; ssh) and the device type as
+ * a tag. The entry is checked with the lab loader. Returns 0, or a
+ * negative errno code and *ret_err (one line, the caller frees) when
+ * nothing usable remains.
+ */
+int lab_import_lava_text(const char *file, const char *text, size_t len,
+			 const lab_import_opts_t *opts, buf_t *out_yaml,
+			 char **ret_err);
+int lab_import_lava_file(const char *path, const lab_import_opts_t *opts,
+			 buf_t *out_yaml, char **ret_err);
+
+/*
+ * Turn a labgrid environment configuration (targets with resources and
+ * drivers), and optionally its exporter configuration (where
+ * RemotePlace resources are served), into board entries, one per target
+ * with a usable transport or QEMU boot: RawSerialPort, USBSerialPort and
+ * NetworkSerialPort become serial transports, NetworkService an ssh one,
+ * NetworkPowerPort / ExternalPowerDriver / ManualPowerPort the power
+ * commands of a command boot, QEMUDriver a qemu boot. Comments name
+ * every resource, driver and field not mapped. Each entry is checked
+ * with the lab loader. exp_text may be NULL. Returns 0, or a negative
+ * errno code and *ret_err when no target is usable.
+ */
+int lab_import_labgrid_text(const char *file, const char *text, size_t len,
+			    const char *exp_file, const char *exp_text,
+			    size_t exp_len, const lab_import_opts_t *opts,
+			    buf_t *out_yaml, char **ret_err);
+int lab_import_labgrid_file(const char *path, const lab_import_opts_t *opts,
+			    buf_t *out_yaml, char **ret_err);
 
 /*
  * A size in bytes: "1048576", "512K", "100M", "10G", "1T" (binary units,

@@ -22,80 +22,124 @@
 
 /* ---- mapping ---------------------------------------------------------------- */
 
+/*
+ * One canonical arch per board, in our (uname -m) spelling, whichever of
+ * ARCHITECTURE or TOOLCHAIN says it: the kernel's architecture, not the
+ * userland's ABI. So every 32-bit ARM name (arm, armel, armhf, armv5tel,
+ * armv7l, armv7hf...) is "arm", every 64-bit ARM name (arm64, aarch64) is
+ * "aarch64", every 32-bit x86 name (ia32, x86, i386...i686) is "i686" and
+ * x86-64 under any name is "x86_64". The toolchain name itself goes into
+ * the tags ("toolchain:debian-armhf"), which keeps the ABI visible.
+ */
 static const char *const s_arch_map[][2] = {
-	{ "arm", "arm" },         { "arm64", "aarch64" },  { "aarch64", "aarch64" },
-	{ "x86_64", "x86_64" },   { "amd64", "x86_64" },   { "x86", "i686" },
-	{ "i386", "i686" },       { "i686", "i686" },      { "powerpc", "ppc" },
-	{ "powerpc64", "ppc64" }, { "ppc64el", "ppc64le" }, { "riscv", "riscv64" },
+	{ "x86_64", "x86_64" },   { "amd64", "x86_64" },    { "x86-64", "x86_64" },
+	{ "x64", "x86_64" },      { "ia32", "i686" },       { "x86", "i686" },
+	{ "x86_32", "i686" },     { "i386", "i686" },       { "i486", "i686" },
+	{ "i586", "i686" },       { "i686", "i686" },       { "arm", "arm" },
+	{ "armel", "arm" },       { "armhf", "arm" },       { "armv4t", "arm" },
+	{ "armv5", "arm" },       { "armv5te", "arm" },     { "armv5tel", "arm" },
+	{ "armv6", "arm" },       { "armv6l", "arm" },      { "armv7", "arm" },
+	{ "armv7a", "arm" },      { "armv7l", "arm" },      { "armv7hf", "arm" },
+	{ "armv7hl", "arm" },     { "arm64", "aarch64" },   { "aarch64", "aarch64" },
+	{ "armv8", "aarch64" },   { "powerpc", "ppc" },     { "ppc", "ppc" },
+	{ "powerpc64", "ppc64" }, { "ppc64", "ppc64" },     { "ppc64el", "ppc64le" },
+	{ "ppc64le", "ppc64le" }, { "powerpc64le", "ppc64le" },
+	{ "riscv", "riscv64" },   { "riscv64", "riscv64" }, { "riscv32", "riscv32" },
+	{ "mips", "mips" },       { "mipsel", "mipsel" },   { "mips64", "mips64" },
+	{ "mips64el", "mips64el" }, { "s390x", "s390x" },   { "sh4", "sh4" },
+	{ "m68k", "m68k" },       { "sparc64", "sparc64" }, { "loongarch64", "loongarch64" },
 };
 
+/* Toolchains named after a board or a Yocto machine rather than an arch
+ * (Fuego's fuego-ro/toolchains/NAME-tools.sh). */
 static const char *const s_toolchain_map[][2] = {
-	{ "debian-armhf", "armv7l" },   { "debian-armel", "armv5tel" },
-	{ "debian-arm64", "aarch64" },  { "debian-amd64", "x86_64" },
-	{ "debian-i386", "i686" },      { "debian-ppc64el", "ppc64le" },
-	{ "debian-riscv64", "riscv64" }, { "debian-s390x", "s390x" },
-	{ "debian-mipsel", "mipsel" },  { "poky-qemuarm", "arm" },
-	{ "poky-qemuarm64", "aarch64" }, { "poky-qemux86-64", "x86_64" },
-	{ "lager", "armv7l" },           { "x86", "i686" },
+	{ "lager", "arm" },          { "porter", "arm" },       { "koelsch", "arm" },
+	{ "qemuarm", "arm" },        { "qemuarmv5", "arm" },    { "qemuarm64", "aarch64" },
+	{ "qemux86", "i686" },       { "qemux86-64", "x86_64" }, { "bbb", "arm" },
+	{ "beaglebone", "arm" },     { "raspberrypi", "arm" },  { "raspberrypi3", "arm" },
+	{ "minnow", "x86_64" },      { "salvator-x", "aarch64" }, { "ulcb", "aarch64" },
 };
 
-static const char *s_lookup(const char *const (*map)[2], size_t n, const char *s)
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *s_lookup(const char *const (*map)[2], size_t n, const char *s,
+			    size_t len)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(map[i][0], s) == 0)
+		if (strlen(map[i][0]) == len && strncmp(map[i][0], s, len) == 0)
 			return map[i][1];
-	return lab_arch_valid(s) ? s : NULL;
+	return NULL;
 }
 
-/* Our arch for a Fuego ARCHITECTURE or TOOLCHAIN value, or NULL. */
-static const char *s_arch_of(const char *v, bool toolchain)
+/* Our arch for a Fuego ARCHITECTURE value, or NULL. */
+static const char *s_arch_of(const char *v)
 {
-	const char *a;
+	return s_lookup(s_arch_map, N_OF(s_arch_map), v, strlen(v));
+}
 
-	if (toolchain)
-		a = s_lookup(s_toolchain_map,
-			     sizeof(s_toolchain_map) / sizeof(s_toolchain_map[0]), v);
-	else
-		a = s_lookup(s_arch_map, sizeof(s_arch_map) / sizeof(s_arch_map[0]), v);
-	if (a || !toolchain)
+/* Our arch for a TOOLCHAIN name, or NULL: the name itself, without a
+ * "debian-", "poky-" or "yocto-" prefix; a board-named toolchain; else the
+ * first '-'-separated word that names an arch ("aarch64-linux-gnu",
+ * "my-armhf-sdk"). */
+static const char *s_toolchain_arch(const char *v)
+{
+	static const char *const prefixes[] = { "debian-", "poky-", "yocto-", "agl-" };
+	const char *a, *p;
+
+	if ((a = s_arch_of(v)))
 		return a;
-	/* toolchain names usually carry the arch: "aarch64-linux", "my-armhf" */
-	if (strstr(v, "aarch64") || strstr(v, "arm64"))
-		return "aarch64";
-	if (strstr(v, "x86_64") || strstr(v, "amd64"))
-		return "x86_64";
-	if (strstr(v, "armhf") || strstr(v, "armv7"))
-		return "armv7l";
-	if (strstr(v, "riscv64"))
-		return "riscv64";
+	for (size_t i = 0; i < N_OF(prefixes); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (strncmp(v, prefixes[i], n) == 0) {
+			v += n;
+			break;
+		}
+	}
+	if ((a = s_arch_of(v)) ||
+	    (a = s_lookup(s_toolchain_map, N_OF(s_toolchain_map), v, strlen(v))))
+		return a;
+	for (p = v; *p; p += strcspn(p, "-"), p += *p == '-') {
+		size_t n = strcspn(p, "-");
+
+		if (n && (a = s_lookup(s_arch_map, N_OF(s_arch_map), p, n)))
+			return a;
+		if (!p[n])
+			break;
+	}
 	return NULL;
 }
 
 static int s_arch(fuego_t *f, const lab_fuego_opts_t *o, const char **ret)
 {
-	int line = 1;
-	const char *v;
+	int aline = 1, tline = 1;
+	const char *av = fuego_get(f, "ARCHITECTURE", &aline);
+	const char *tv = fuego_get(f, "TOOLCHAIN", &tline);
+	const char *a = av ? s_arch_of(av) : NULL;
+	const char *t = tv ? s_toolchain_arch(tv) : NULL;
 
 	if (o->arch) {
 		if (!lab_arch_valid(o->arch))
 			return fuego_fail(f, 1, "--arch", "unknown arch '%.64s'", o->arch);
 		*ret = o->arch;
-		fuego_get(f, "ARCHITECTURE", NULL);
-		fuego_get(f, "TOOLCHAIN", NULL);
 		return 0;
 	}
-	v = fuego_get(f, "ARCHITECTURE", &line);
-	if (v && (*ret = s_arch_of(v, false)))
+	if (av && !a)
+		fuego_note(f, "line %d: ARCHITECTURE=%.32s is not an arch we know%s",
+			   aline, av, t ? ", the one of TOOLCHAIN is used" : "");
+	if (a && t && strcmp(a, t) != 0)
+		fuego_note(f, "line %d: TOOLCHAIN=%.64s is for %s, ARCHITECTURE says %s: "
+			   "%s is used", tline, tv, t, a, a);
+	if (a || t) {
+		*ret = a ? a : t;
 		return 0;
-	if (v)
-		fuego_note(f, "line %d: ARCHITECTURE=%.32s not known, using TOOLCHAIN",
-		       line, v);
-	v = fuego_get(f, "TOOLCHAIN", &line);
-	if (v && (*ret = s_arch_of(v, true)))
-		return 0;
-	if (v)
-		return fuego_fail(f, line, "TOOLCHAIN", "cannot tell the arch of "
-				 "toolchain '%.64s' (give --arch)", v);
+	}
+	if (tv)
+		return fuego_fail(f, tline, "TOOLCHAIN", "cannot tell the arch of "
+				 "toolchain '%.64s' (give --arch)", tv);
+	if (av)
+		return fuego_fail(f, aline, "ARCHITECTURE", "unknown arch '%.64s' "
+				  "(give --arch)", av);
 	return fuego_fail(f, 1, "ARCHITECTURE", "neither ARCHITECTURE nor TOOLCHAIN "
 			    "is set (give --arch)");
 }
@@ -170,15 +214,55 @@ typedef struct {
 	const char *host, *port, *user, *identity, *password;
 	const char *serial, *baud, *login;
 	const char *workdir;
-	char *device; /* SERIAL made into a path */
+	char *device;   /* SERIAL made into a path */
+	char *host_own; /* a placeholder's stand-in host */
+	char *power[3]; /* power_on, power_off, power_cycle from BOARD_CONTROL */
 } fmap_t;
 
-static int s_map_ssh(fuego_t *f, int tline, fmap_t *m)
+/* A value Fuego leaves for another tool to fill in at run time, as its
+ * LAVA set-up hook does with IPADDR="dut_ipaddr": lower-case words joined
+ * by '_', or <...>, @...@, %...%. */
+static bool s_placeholder(const char *v)
 {
+	size_t n = strlen(v);
+
+	if (n >= 3 && ((v[0] == '<' && v[n - 1] == '>') ||
+		       (v[0] == '@' && v[n - 1] == '@') ||
+		       (v[0] == '%' && v[n - 1] == '%')))
+		return true;
+	return strchr(v, '_') && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+static int s_map_host(fuego_t *f, int tline, fmap_t *m)
+{
+	int line = 1;
+	const char *v = fuego_get(f, "IPADDR", &line);
+	const char *filler = fuego_get(f, "TARGET_SETUP_LINK", NULL);
+
+	if (v && s_placeholder(v) && !lab_host_valid(v)) {
+		m->host_own = xasprintf("%s.invalid", v);
+		for (char *p = m->host_own; *p; p++)
+			if (*p == '_' || *p == '<' || *p == '>' || *p == '@' || *p == '%')
+				*p = '-';
+		m->host = m->host_own + strspn(m->host_own, "-");
+		fuego_note(f, "line %d: placeholder: IPADDR=%.64s is filled in at run "
+			   "time by %.64s%s; host: is set to %s (never resolves): put the "
+			   "board's address there", line, v,
+			   filler ? filler : "another tool",
+			   filler ? " (TARGET_SETUP_LINK)" : "", m->host);
+		return 1;
+	}
 	int r = s_value(f, "IPADDR", lab_host_valid, "host name or address", &m->host);
 
 	if (r == 0)
 		return fuego_fail(f, tline, "IPADDR", "required for TRANSPORT=ssh");
+	return r;
+}
+
+static int s_map_ssh(fuego_t *f, int tline, fmap_t *m)
+{
+	int r = s_map_host(f, tline, m);
+
 	if (r > 0)
 		r = s_value(f, "SSH_PORT", s_port, "port", &m->port);
 	if (r >= 0)
@@ -195,7 +279,24 @@ static int s_map_ssh(fuego_t *f, int tline, fmap_t *m)
 			  "keys are used");
 	if (r >= 0 && m->identity && m->identity[0] != '/')
 		fuego_note(f, "SSH_KEY is relative: it is read from the lab file's directory");
+	if (r >= 0 && m->identity && strncmp(m->identity, "/fuego-", 7) == 0)
+		fuego_note(f, "SSH_KEY %.128s is a path inside Fuego's container: copy "
+			   "the key where the node can read it", m->identity);
 	return r < 0 ? r : 0;
+}
+
+/* IO_TIME_SERIAL is how long serio waits for an echo; our serial
+ * transport waits for its own markers instead, so the pacing needs no
+ * field: say so, with the value, rather than drop it. */
+static void s_note_pacing(fuego_t *f)
+{
+	int line = 1;
+	const char *v = fuego_get(f, "IO_TIME_SERIAL", &line);
+
+	if (v)
+		fuego_note(f, "line %d: serial pacing IO_TIME_SERIAL=%.32s: not needed, "
+			   "the serial transport waits for its own end-of-command "
+			   "markers rather than a fixed time", line, v);
 }
 
 static int s_map_serial(fuego_t *f, int tline, fmap_t *m)
@@ -218,10 +319,32 @@ static int s_map_serial(fuego_t *f, int tline, fmap_t *m)
 	}
 	if (r < 0)
 		return r;
+	s_note_pacing(f);
 	/* Fuego writes the device without /dev/ ("ttyACM0") */
 	m->device = m->serial[0] == '/' ? xstrdup(m->serial)
 					: xasprintf("/dev/%s", m->serial);
 	return 0;
+}
+
+/* BOARD_TESTDIR on the board; for a local board a directory under
+ * Fuego's own $FUEGO_RW or $FUEGO_RO exists only inside Fuego's
+ * container, so the node's own work directory is used instead. */
+static int s_map_workdir(fuego_t *f, fmap_t *m)
+{
+	int line = 1;
+	int r = s_value(f, "BOARD_TESTDIR", s_abs_path, "absolute directory",
+			&m->workdir);
+
+	if (r > 0 && strcmp(m->type, "local") == 0 &&
+	    (strncmp(m->workdir, "/fuego-rw", 9) == 0 ||
+	     strncmp(m->workdir, "/fuego-ro", 9) == 0)) {
+		fuego_get(f, "BOARD_TESTDIR", &line);
+		fuego_note(f, "line %d: BOARD_TESTDIR=%.128s is inside Fuego's container: "
+			   "the local board runs tests in the node's own work directory",
+			   line, m->workdir);
+		m->workdir = NULL;
+	}
+	return r < 0 ? r : 0;
 }
 
 static int s_map_transport(fuego_t *f, fmap_t *m)
@@ -245,9 +368,9 @@ static int s_map_transport(fuego_t *f, fmap_t *m)
 		return r;
 	m->type = strcmp(t, "ssh") == 0 ? "ssh" : strcmp(t, "serial") == 0 ? "serial"
 					: strcmp(t, "adb") == 0 ? "adb" : "local";
-	r = s_value(f, "BOARD_TESTDIR", s_abs_path, "absolute directory",
-		    &m->workdir);
-	return r < 0 ? r : 0;
+	if (strcmp(m->type, "serial") != 0)
+		s_note_pacing(f);
+	return s_map_workdir(f, m);
 }
 
 static void s_write_transport(buf_t *out, const fmap_t *m)
@@ -269,48 +392,111 @@ static void s_write_transport(buf_t *out, const fmap_t *m)
 	s_field(out, 6, "workdir", m->workdir);
 }
 
-/* BOARD_CONTROL says how Fuego powers the board; we note the commands a
- * command boot would need rather than guess them. */
-static void s_note_control(fuego_t *f, const char *name)
+/* BOARD_CONTROL says how Fuego powers the board: ttc (ttc.conf's
+ * on/off/reboot), ebf (the board farm's REST client) or lc (LabControl).
+ * Each becomes a command boot with the same tool's power commands. */
+static void s_map_control(fuego_t *f, const char *name, fmap_t *m)
 {
+	static const struct {
+		const char *control, *target_var;
+		const char *fmt[3]; /* power_on, power_off, power_cycle; %s the target */
+	} tools[] = {
+		{ "ttc", "TTC_TARGET", { "ttc %s on", "ttc %s off", "ttc %s reboot" } },
+		{ "ebf", "EBF_DEVICE",
+		  { "ebf %s power on", "ebf %s power off", "ebf %s power reboot" } },
+		{ "lc", "LC_BOARD", { "lc %s power on", "lc %s power off", "lc %s power reboot" } },
+	};
 	int line = 1;
 	const char *c = fuego_get(f, "BOARD_CONTROL", &line);
-	const char *target = fuego_get(f, "TTC_TARGET", NULL);
 
 	if (!c)
 		return;
-	if (strcmp(c, "ttc") == 0) {
-		fuego_note(f, "line %d: BOARD_CONTROL=ttc is not imported; for power "
-			  "control add", line);
-		fuego_note(f, "  boot: {method: command, power_on: 'ttc %.64s on', "
-			  "power_off: 'ttc %.64s off', power_cycle: 'ttc %.64s reboot'}",
-		       target ? target : name, target ? target : name,
-		       target ? target : name);
+	for (size_t i = 0; i < N_OF(tools); i++) {
+		const char *target;
+
+		if (strcmp(c, tools[i].control) != 0)
+			continue;
+		target = fuego_get(f, tools[i].target_var, NULL);
+		if (!target)
+			target = name;
+		if (!lab_name_valid(target)) {
+			fuego_note(f, "line %d: BOARD_CONTROL=%s: %s '%.64s' is not a plain "
+				   "name, power commands not imported", line, c,
+				   tools[i].target_var, target);
+			return;
+		}
+		for (int k = 0; k < 3; k++)
+			m->power[k] = xasprintf(tools[i].fmt[k], target);
+		fuego_note(f, "line %d: BOARD_CONTROL=%s: its power commands make a "
+			   "command boot (the board is powered on for each job and off "
+			   "after it)", line, c);
 		return;
 	}
 	fuego_note(f, "line %d: BOARD_CONTROL=%.32s is not imported; add a boot "
 		  "{method: command} with its power commands", line, c);
 }
 
-/* One note listing the variables nobody read (per-test knobs and such). */
-static void s_note_unused(fuego_t *f)
+/* ORCHESTRATOR and the set-up/tear-down hooks: the board is booted by
+ * another system (LAVA) before Fuego reaches it; report, never drop. */
+static void s_note_orchestrator(fuego_t *f)
 {
-	char list[200];
-	size_t o = 0, n = 0;
+	static const char *const vars[] = { "ORCHESTRATOR", "TARGET_SETUP_LINK",
+					    "TARGET_TEARDOWN_LINK", "LAB_SERVER",
+					    "LAB_BOARD_NAME" };
+	const char *o = fuego_get(f, "ORCHESTRATOR", NULL);
+	char list[1024];
+	size_t n = 0;
 
 	list[0] = '\0';
-	for (size_t i = 0; i < f->n_vars; i++) {
+	for (size_t i = 0; i < N_OF(vars); i++) {
+		int l = 1;
+		const char *v = fuego_get(f, vars[i], &l);
+
+		if (v && n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s=%.64s (line %d)",
+					      n ? ", " : "", vars[i], v, l);
+	}
+	if (list[0])
+		fuego_note(f, "%s not imported: %s", list,
+			   o && strcmp(o, "lava") == 0
+				   ? "LAVA boots this board for Fuego; import its device "
+				     "with `labmesh import lava DEVICE.yaml`"
+				   : "the board is set up by another system before each test");
+}
+
+static void s_note_defaults(fuego_t *f)
+{
+	for (int i = 0; i < FUEGO_N_DEFS; i++)
+		if (f->defaults_used & (1u << i))
+			fuego_note(f, "$%s is Fuego's own: taken as %.64s",
+				   fuego_default_name(i), fuego_default_value(f, i));
+}
+
+/* Every variable nobody read (per-test knobs and such), in full, wrapped
+ * over as many comment lines as it takes. */
+static void s_write_unused(fuego_t *f, buf_t *out)
+{
+	size_t n = 0, col = 0;
+
+	for (size_t i = 0; i < f->n_vars; i++)
+		n += !f->vars[i].used;
+	if (!n)
+		return;
+	buf_printf(out, "# not imported (%zu):", n);
+	col = 20;
+	for (size_t i = 0, k = 0; i < f->n_vars; i++) {
+		const char *v = f->vars[i].name;
+
 		if (f->vars[i].used)
 			continue;
-		n++;
-		if (o + strlen(f->vars[i].name) + 8 < sizeof(list))
-			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-					      o ? ", " : "", f->vars[i].name);
-		else if (!strstr(list, "..."))
-			o += (size_t)snprintf(list + o, sizeof(list) - o, ", ...");
+		if (col + strlen(v) + 2 > 78) {
+			buf_puts(out, "\n#  ");
+			col = 3;
+		}
+		buf_printf(out, " %s%s", v, ++k < n ? "," : "");
+		col += strlen(v) + 2;
 	}
-	if (n)
-		fuego_note(f, "not imported (%zu): %s", n, list);
+	buf_putc(out, '\n');
 }
 
 /* ---- entry points ------------------------------------------------------------- */
@@ -327,10 +513,24 @@ static char *s_default_name(const char *file)
 	return xstrndup(base, n);
 }
 
+static void s_write_boot(buf_t *out, const fmap_t *m)
+{
+	static const char *const keys[3] = { "power_on", "power_off", "power_cycle" };
+
+	if (!m->power[0]) {
+		buf_puts(out, "    boot:\n      method: none\n");
+		return;
+	}
+	buf_puts(out, "    boot:\n      method: command\n");
+	for (int k = 0; k < 3; k++)
+		s_field(out, 6, keys[k], m->power[k]);
+}
+
 static int s_build(fuego_t *f, const lab_fuego_opts_t *o, buf_t *out)
 {
-	char *name = o->name ? xstrdup(o->name) : s_default_name(f->file);
-	const char *arch = NULL, *machine = NULL;
+	const char *name = f->board;
+	const char *arch = NULL, *machine = NULL, *toolchain;
+	char *tag = NULL;
 	fmap_t m = { 0 };
 	int r = 0;
 
@@ -345,13 +545,23 @@ static int s_build(fuego_t *f, const lab_fuego_opts_t *o, buf_t *out)
 		r = s_value(f, "MACHINE", lab_text_line_ok, "machine", &machine);
 	if (r < 0)
 		goto out;
-	s_note_control(f, name);
-	s_note_unused(f);
+	toolchain = fuego_get(f, "TOOLCHAIN", NULL);
+	if (toolchain) {
+		tag = xasprintf("toolchain:%s", toolchain);
+		if (!lab_tag_valid(tag)) {
+			free(tag);
+			tag = NULL;
+		}
+	}
+	s_map_control(f, name, &m);
+	s_note_orchestrator(f);
+	s_note_defaults(f);
 	buf_printf(out, "# Imported from the Fuego board file %s.\n"
 			"# Paste under \"boards:\" in a lab file.\n",
 		   f->file);
 	buf_append(out, f->notes.data ? f->notes.data : (const uint8_t *)"",
 		   f->notes.len);
+	s_write_unused(f, out);
 	buf_printf(out, "  - name: %s\n    arch: %s\n", name, arch);
 	s_field(out, 4, "machine", machine);
 	buf_printf(out, "    description: ");
@@ -361,13 +571,19 @@ static int s_build(fuego_t *f, const lab_fuego_opts_t *o, buf_t *out)
 		s_quote(out, d);
 		free(d);
 	}
-	buf_printf(out, "\n    tags: [fuego]\n");
+	if (tag)
+		buf_printf(out, "\n    tags: [fuego, \"%s\"]\n", tag);
+	else
+		buf_printf(out, "\n    tags: [fuego]\n");
 	s_write_transport(out, &m);
-	buf_puts(out, "    boot:\n      method: none\n");
+	s_write_boot(out, &m);
 	r = 0;
 out:
 	free(m.device);
-	free(name);
+	free(m.host_own);
+	free(tag);
+	for (int k = 0; k < 3; k++)
+		free(m.power[k]);
 	return r;
 }
 
@@ -400,10 +616,14 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 	lab_fuego_opts_t none = { 0 };
 	fuego_t f;
 	buf_t entry;
+	char *name;
 	int r;
 
 	memset(&f, 0, sizeof(f));
 	f.file = file ? file : "(board)";
+	opts = opts ? opts : &none;
+	name = opts->name ? xstrdup(opts->name) : s_default_name(f.file);
+	f.board = name;
 	if (!text) {
 		text = "";
 		len = 0;
@@ -416,7 +636,7 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 	else
 		r = fuego_scan(&f, text, len);
 	if (r == 0)
-		r = s_build(&f, opts ? opts : &none, &entry);
+		r = s_build(&f, opts, &entry);
 	if (r == 0) {
 		r = s_verify(f.file, &entry, ret_err);
 	} else {
@@ -433,6 +653,7 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 	free(f.vars);
 	buf_free(&f.notes);
 	buf_free(&entry);
+	free(name);
 	return r;
 }
 

@@ -18,8 +18,14 @@ typedef struct {
 	bool used;
 } fvar_t;
 
+/* Fuego's own variables a board file may use without setting them */
+enum { FUEGO_DEF_RW, FUEGO_DEF_RO, FUEGO_DEF_CORE, FUEGO_DEF_BOARD,
+       FUEGO_DEF_NODE, FUEGO_N_DEFS };
+
 typedef struct {
 	const char *file;
+	const char *board; /* the board's name: what $BOARD and $NODE_NAME are */
+	unsigned defaults_used; /* 1 << FUEGO_DEF_*: taken from Fuego's set-up */
 	fvar_t *vars;
 	size_t n_vars;
 	buf_t notes;   /* "# note: ..." lines */
@@ -41,6 +47,9 @@ void fuego_note(fuego_t *f, const char *fmt, ...)
 /* The value of variable name, marked used, and (ret_line may be NULL) the
  * line that set it; NULL when it is unset or empty. Borrowed from f. */
 const char *fuego_get(fuego_t *f, const char *name, int *ret_line);
+/* The name and value of Fuego's own variable i (FUEGO_DEF_*). */
+const char *fuego_default_name(int i);
+const char *fuego_default_value(const fuego_t *f, int i);
 /* Read the board file text[0..len) into f's variables and notes. 0, or
  * -EINVAL with f->err set. */
 int fuego_scan(fuego_t *f, const char *text, size_t len);

@@ -5,8 +5,10 @@
  * A Fuego board file is shell-like but is not run: Fuego's ovgen.py reads
  * it. We read it the same way, line by line under hard limits: comments,
  * VAR="value" / VAR='value' / VAR=value assignments (with "override" or
- * "export" in front), $VAR and ${VAR} of variables set earlier in the same
- * file; inherit/include lines and function bodies are skipped with a note.
+ * "export" in front), $VAR, ${VAR} and ${VAR:-default} of variables set
+ * earlier in the same file or of Fuego's own ($FUEGO_RW, $FUEGO_RO,
+ * $FUEGO_CORE, $BOARD, $NODE_NAME, valued as Fuego's container sets them);
+ * inherit/include lines and function bodies are skipped with a note.
  * Nothing is ever executed.
  *
  * Layout: the first error and the notes (shared with the mapping); the
@@ -49,7 +51,7 @@ int fuego_fail(fuego_t *f, int line, const char *var, const char *fmt, ...)
 /* A comment line for the output; never more than FUEGO_MAX_NOTES. */
 void fuego_note(fuego_t *f, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[1024];
 	va_list ap;
 
 	if (f->n_notes++ >= FUEGO_MAX_NOTES) {
@@ -120,21 +122,68 @@ static bool s_name_char(char c, bool first)
 	       (!first && (isdigit((unsigned char)c) || c == '.'));
 }
 
-/* $NAME or ${NAME} at *pp (pointing at '$'): append the value of a
- * variable set earlier; anything else is kept as written, with a note. */
+/* Fuego's own variables, as its container sets them up: fuego-rw and
+ * fuego-ro are mounted at the root, fuego-core beside them, and the
+ * board's name is both $BOARD and Jenkins' $NODE_NAME. */
+static const char *const s_defaults[FUEGO_N_DEFS][2] = {
+	[FUEGO_DEF_RW] = { "FUEGO_RW", "/fuego-rw" },
+	[FUEGO_DEF_RO] = { "FUEGO_RO", "/fuego-ro" },
+	[FUEGO_DEF_CORE] = { "FUEGO_CORE", "/fuego-core" },
+	[FUEGO_DEF_BOARD] = { "BOARD", NULL },
+	[FUEGO_DEF_NODE] = { "NODE_NAME", NULL },
+};
+
+const char *fuego_default_name(int i)
+{
+	return s_defaults[i][0];
+}
+
+const char *fuego_default_value(const fuego_t *f, int i)
+{
+	return s_defaults[i][1] ? s_defaults[i][1] : f->board;
+}
+
+/* The value of name: set earlier in the file, else one of Fuego's own;
+ * NULL when neither. */
+static const char *s_lookup_var(fuego_t *f, const char *name)
+{
+	fvar_t *v = s_var(f, name);
+
+	if (v)
+		return v->value;
+	for (int i = 0; i < FUEGO_N_DEFS; i++) {
+		if (strcmp(s_defaults[i][0], name) == 0 && fuego_default_value(f, i)) {
+			f->defaults_used |= 1u << i;
+			return fuego_default_value(f, i);
+		}
+	}
+	return NULL;
+}
+
+/* $NAME, ${NAME}, ${NAME:-WORD} or ${NAME-WORD} at *pp (pointing at '$'):
+ * append the value of a variable set earlier or of one of Fuego's own,
+ * else WORD (taken literally); anything else is kept as written, with a
+ * note. */
 static void s_expand(fuego_t *f, const char *var, const char **pp, buf_t *out)
 {
 	const char *p = *pp + 1;
 	bool brace = *p == '{';
+	const char *val, *word = NULL, *end;
+	bool colon = false;
 	char name[128];
 	size_t n = 0;
-	fvar_t *v;
 
 	if (brace)
 		p++;
 	while (s_name_char(p[n], n == 0) && p[n] != '.' && n < sizeof(name) - 1)
 		n++;
-	if (n == 0 || (brace && p[n] != '}')) {
+	end = p + n;
+	if (brace && n > 0 && (end[0] == '-' || (end[0] == ':' && end[1] == '-'))) {
+		colon = end[0] == ':';
+		word = end + (colon ? 2 : 1);
+		end = strchr(word, '}');
+	}
+	if (n == 0 || (brace && (!end || *end != '}'))) {
 		fuego_note(f, "line %d: %s: shell expansion left as written", f->line, var);
 		buf_putc(out, '$');
 		*pp += 1;
@@ -142,15 +191,17 @@ static void s_expand(fuego_t *f, const char *var, const char **pp, buf_t *out)
 	}
 	memcpy(name, p, n);
 	name[n] = '\0';
-	v = s_var(f, name);
-	if (v) {
-		buf_puts(out, v->value);
-	} else {
+	val = s_lookup_var(f, name);
+	if (word && (!val || (colon && !val[0])))
+		buf_append(out, word, (size_t)(end - word));
+	else if (val)
+		buf_puts(out, val);
+	else {
 		fuego_note(f, "line %d: %s: $%s is not set in this file, left as written",
 		       f->line, var, name);
-		buf_append(out, *pp, (size_t)(p + n + (brace ? 1 : 0) - *pp));
+		buf_append(out, *pp, (size_t)(end + (brace ? 1 : 0) - *pp));
 	}
-	*pp = p + n + (brace ? 1 : 0);
+	*pp = end + (brace ? 1 : 0);
 }
 
 /* Read a shell word at *pp into out; -EINVAL on an unterminated quote. */

@@ -86,14 +86,24 @@ static void test_samples(void)
 		CHECK_STR(b->transport.identity, "/fuego-ro/boards/bbb_id_rsa");
 		CHECK(b->transport.password == NULL); /* PASSWORD="" */
 		CHECK_STR(b->transport.workdir, "/home/a");
-		CHECK(b->boot.method == LAB_BOOT_NONE);
-		CHECK(b->n_tags == 1);
+		CHECK(b->n_tags == 2);
+		CHECK_STR(b->n_tags == 2 ? b->tags[1] : NULL, "toolchain:debian-armhf");
 	}
 	/* the notes say what was left out */
-	CHECK(strstr(buf_str(&out), "# note: line 16: BOARD_CONTROL=ttc is not imported"));
-	CHECK(strstr(buf_str(&out), "'ttc bbb1 reboot'"));
+	CHECK(strstr(buf_str(&out), "# note: line 16: BOARD_CONTROL=ttc: its power "
+		     "commands make a command boot"));
 	CHECK(strstr(buf_str(&out), "function definition skipped"));
-	CHECK(strstr(buf_str(&out), "not imported (10): TOOLCHAIN, DISTRIB, MMC_DEV"));
+	/* the whole list, however long, wrapped over comment lines */
+	CHECK(strstr(buf_str(&out), "# not imported (9): DISTRIB, MMC_DEV, MMC_MP, "
+		     "USB_DEV, USB_MP,\n#   EXPAT_SUBTEST_COUNT_POS, "
+		     "EXPAT_SUBTEST_COUNT_NEG,\n#   LTP_OPEN_POSIX_SUBTEST_COUNT_POS, "
+		     "LTP_OPEN_POSIX_SUBTEST_COUNT_NEG\n"));
+	if (b) {
+		CHECK(b->boot.method == LAB_BOOT_COMMAND);
+		CHECK_STR(b->boot.power_on, "ttc bbb1 on");
+		CHECK_STR(b->boot.power_off, "ttc bbb1 off");
+		CHECK_STR(b->boot.power_cycle, "ttc bbb1 reboot");
+	}
 	lab_config_destroy(&cfg);
 
 	cfg = s_import_file("bbb.board", &o, &out);
@@ -104,7 +114,7 @@ static void test_samples(void)
 	b = cfg ? lab_config_board(cfg, "beaglebone-serial") : NULL;
 	CHECK(b && b->transport.type == LAB_TRANSPORT_SERIAL);
 	if (b) {
-		CHECK_STR(b->arch, "armv7l"); /* armhf: from TOOLCHAIN */
+		CHECK_STR(b->arch, "arm"); /* armhf, as bbb's arm: one arch */
 		CHECK(b->transport.serial_kind == LAB_SERIAL_TTY);
 		CHECK_STR(b->transport.device, "/dev/ttyACM0");
 		CHECK(b->transport.baud == 115200);
@@ -112,7 +122,7 @@ static void test_samples(void)
 		CHECK_STR(b->transport.login_password, "fuego");
 		CHECK_STR(b->transport.workdir, "/home/fuego");
 	}
-	CHECK(strstr(buf_str(&out), "IO_TIME_SERIAL"));
+	CHECK(strstr(buf_str(&out), "# note: line 8: serial pacing IO_TIME_SERIAL=0.1: "));
 	lab_config_destroy(&cfg);
 
 	cfg = s_import_file("docker.board", NULL, &out);
@@ -120,10 +130,91 @@ static void test_samples(void)
 	CHECK(b && b->transport.type == LAB_TRANSPORT_LOCAL);
 	if (b) {
 		CHECK_STR(b->arch, "x86_64");
-		CHECK_STR(b->transport.workdir, "/home/jenkins/work");
+		/* $FUEGO_RW/tests exists only in Fuego's container */
+		CHECK(b->transport.workdir == NULL);
+		CHECK(b->boot.method == LAB_BOOT_NONE);
 	}
 	CHECK(!strstr(buf_str(&out), "BOARD_CONTROL")); /* empty: nothing to say */
+	CHECK(strstr(buf_str(&out), "# note: line 7: BOARD_TESTDIR=/fuego-rw/tests is "
+		     "inside Fuego's container"));
+	CHECK(strstr(buf_str(&out), "# note: $FUEGO_RW is Fuego's own: taken as /fuego-rw"));
 	lab_config_destroy(&cfg);
+	buf_free(&out);
+}
+
+/* Every board file of the set imports, with the arch, transport and
+ * power Fuego's own variables give it. */
+static void test_set(void)
+{
+	static const struct {
+		const char *file, *arch, *transport, *host;
+		enum lab_boot_method boot;
+		const char *power_on, *note;
+	} set[] = {
+		{ "docker.board", "x86_64", "local", NULL, LAB_BOOT_NONE, NULL, NULL },
+		{ "local.board", "x86_64", "local", NULL, LAB_BOOT_NONE, NULL,
+		  "# note: $BOARD is Fuego's own: taken as local" },
+		{ "fuego-test.board", "i686", "local", NULL, LAB_BOOT_NONE, NULL, NULL },
+		{ "bbb.board", "arm", "ssh", "10.0.1.33", LAB_BOOT_COMMAND, "ttc bbb1 on", NULL },
+		{ "beaglebone-serial.board", "arm", "serial", NULL, LAB_BOOT_NONE, NULL, NULL },
+		{ "qemu-arm.board", "arm", "ssh", "172.17.0.1", LAB_BOOT_NONE, NULL, NULL },
+		{ "raspberrypi3.board", "arm", "ssh", "192.168.1.45", LAB_BOOT_COMMAND,
+		  "ttc raspberrypi3 on", NULL },
+		{ "minnow.board", "x86_64", "ssh", "10.0.1.61", LAB_BOOT_COMMAND,
+		  "ttc min1 on", "# note: $FUEGO_RO is Fuego's own: taken as /fuego-ro" },
+		{ "lager.board", "arm", "ssh", "192.168.0.16", LAB_BOOT_NONE, NULL, NULL },
+		{ "renesas-porter.board", "arm", "serial", NULL, LAB_BOOT_COMMAND,
+		  "ebf porter-1 power on", "IO_TIME_SERIAL=0.15" },
+		{ "renesas-salvator-x.board", "aarch64", "ssh", "salvator-x.lab",
+		  LAB_BOOT_COMMAND, "lc salvator-x-1 power on", NULL },
+		{ "renesas-koelsch.board", "arm", "serial", NULL, LAB_BOOT_COMMAND,
+		  "ttc koelsch on", "IO_TIME_SERIAL=0.1" },
+		{ "raspberrypi4-64.board", "aarch64", "ssh", "rpi4.lab", LAB_BOOT_NONE, NULL,
+		  "SSH_KEY /fuego-ro/boards/rpi4_id_ed25519 is a path inside Fuego's" },
+		{ "bbb-ebf.board", "arm", "ssh", "10.0.3.12", LAB_BOOT_COMMAND,
+		  "ebf bbb-07 power on", NULL },
+		{ "renesas-ulcb-lava.board", "aarch64", "ssh", "dut-ipaddr.invalid",
+		  LAB_BOOT_NONE, NULL,
+		  "# note: line 12: placeholder: IPADDR=dut_ipaddr is filled in at run "
+		  "time by fuego-lava-target-setup (TARGET_SETUP_LINK)" },
+	};
+	buf_t out;
+
+	buf_init(&out, 0);
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		lab_config_t *cfg = s_import_file(set[i].file, NULL, &out);
+		const lab_board_t *b = cfg && cfg->n_boards == 1 ? &cfg->boards[0] : NULL;
+
+		if (!b) {
+			fprintf(stderr, "%s: no board\n", set[i].file);
+			check_failures++;
+			lab_config_destroy(&cfg);
+			continue;
+		}
+		CHECK_STR(b->arch, set[i].arch);
+		CHECK_STR(lab_transport_name(b->transport.type), set[i].transport);
+		if (set[i].host)
+			CHECK_STR(b->transport.host, set[i].host);
+		CHECK(b->boot.method == set[i].boot);
+		if (set[i].power_on)
+			CHECK_STR(b->boot.power_on, set[i].power_on);
+		if (set[i].note && !strstr(buf_str(&out), set[i].note)) {
+			fprintf(stderr, "%s: no '%s' in\n%s", set[i].file, set[i].note,
+				buf_str(&out));
+			check_failures++;
+		}
+		lab_config_destroy(&cfg);
+	}
+	/* ORCHESTRATOR=lava is reported, not dropped */
+	lab_config_destroy(&(lab_config_t *){ s_import_file("renesas-ulcb-lava.board",
+							     NULL, &out) });
+	CHECK(strstr(buf_str(&out), "# note: ORCHESTRATOR=lava (line 7), "
+		     "TARGET_SETUP_LINK=fuego-lava-target-setup (line 10), "
+		     "TARGET_TEARDOWN_LINK=fuego-lava-target-teardown (line 11), "
+		     "LAB_SERVER=lava.lab.example.org (line 8), "
+		     "LAB_BOARD_NAME=r8a7795-h3ulcb-01 (line 9) not imported: "
+		     "LAVA boots this board for Fuego; import its device with "
+		     "`labmesh import lava DEVICE.yaml`\n"));
 	buf_free(&out);
 }
 
@@ -211,6 +302,42 @@ static void test_scanner(void)
 	CHECK_STR(b ? b->arch : NULL, "aarch64");
 	lab_config_destroy(&cfg);
 
+	/* ${VAR:-word}, ${VAR-word}; $BOARD is the board's name; one arch
+	 * whichever variable names it, ARCHITECTURE winning a disagreement */
+	s_ok(__LINE__,
+	     "IPADDR=\"${LAB_NET:-10.9.9}.1\"\nLOGIN=${NOBODY-fuego}\n"
+	     "BOARD_TESTDIR=\"/srv/${BOARD}\"\nARCHITECTURE=ia32\nTOOLCHAIN=x86_64\n",
+	     NULL, &cfg);
+	b = cfg ? lab_config_board(cfg, "x") : NULL;
+	CHECK_STR(b ? b->transport.host : NULL, "10.9.9.1");
+	CHECK_STR(b ? b->transport.user : NULL, "fuego");
+	CHECK_STR(b ? b->transport.workdir : NULL, "/srv/x");
+	CHECK_STR(b ? b->arch : NULL, "i686");
+	lab_config_destroy(&cfg);
+	{
+		static const char *const tc[][2] = {
+			{ "debian-armel", "arm" },  { "debian-arm64", "aarch64" },
+			{ "poky-qemuarm", "arm" },  { "poky-qemux86-64", "x86_64" },
+			{ "arm-linux-gnueabihf", "arm" }, { "x86_64-poky-linux", "x86_64" },
+			{ "debian-i386", "i686" },  { "debian-ppc64el", "ppc64le" },
+			{ "riscv64-linux-gnu", "riscv64" }, { "lager", "arm" },
+		};
+		for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+			char text[128];
+
+			snprintf(text, sizeof(text), "IPADDR=h\nTOOLCHAIN=%s\n", tc[i][0]);
+			s_ok(__LINE__, text, NULL, &cfg);
+			b = cfg ? lab_config_board(cfg, "x") : NULL;
+			CHECK_STR(b ? b->arch : NULL, tc[i][1]);
+			lab_config_destroy(&cfg);
+		}
+	}
+	s_ok(__LINE__, "IPADDR=h\nARCHITECTURE=sparc-ish\nTOOLCHAIN=debian-armhf\n",
+	     NULL, &cfg);
+	CHECK_STR(cfg && cfg->n_boards ? cfg->boards[0].arch : NULL, "arm");
+	lab_config_destroy(&cfg);
+	ERR("IPADDR=h\nARCHITECTURE=vax\n",
+	    "x.board:2: ARCHITECTURE: unknown arch 'vax' (give --arch)");
 	ERR("TRANSPORT=\"ttc\"\nARCHITECTURE=arm\n",
 	    "x.board:1: TRANSPORT: 'ttc' cannot be imported (expected ssh, serial, "
 	    "local or adb; describe ttc, ssh2serial and lava boards by hand)");
@@ -292,13 +419,26 @@ static void test_cli(void)
 	snprintf(path, sizeof(path), "%s/bbb.board", s_dir);
 	CHECK(cmd_import(2, (char *[]){ "import", "--help", NULL }) == 0);
 	CHECK(cmd_import(1, (char *[]){ "import", NULL }) == 2);
-	CHECK(cmd_import(3, (char *[]){ "import", "lava", "x", NULL }) == 2);
+	CHECK(cmd_import(3, (char *[]){ "import", "bogus", "x", NULL }) == 2);
 	CHECK(cmd_import(2, (char *[]){ "import", "fuego", NULL }) == 2);
 	CHECK(cmd_import(4, (char *[]){ "import", "fuego", path, "--name", NULL }) == 2);
 	CHECK(cmd_import(4, (char *[]){ "import", "fuego", path, "--bogus", NULL }) == 2);
 	CHECK(cmd_import(3, (char *[]){ "import", "fuego", "/nonexistent.board", NULL }) == 1);
 	CHECK(cmd_import(5, (char *[]){ "import", "fuego", path, "--name=cli-bbb",
 					"--arch=armv7l", NULL }) == 0);
+	/* the other formats and their own options */
+	snprintf(path, sizeof(path), "%s/../lava/qemu01.yaml", s_dir);
+	CHECK(cmd_import(4, (char *[]){ "import", "lava", path, "--type=qemu", NULL }) == 0);
+	CHECK(cmd_import(4, (char *[]){ "import", "lava", path, "--exporter=x", NULL }) == 2);
+	CHECK(cmd_import(2, (char *[]){ "import", "lava", NULL }) == 2);
+	snprintf(path, sizeof(path), "%s/../labgrid/qemu.yaml", s_dir);
+	CHECK(cmd_import(3, (char *[]){ "import", "labgrid", path, NULL }) == 0);
+	CHECK(cmd_import(4, (char *[]){ "import", "labgrid", path, "--type=x", NULL }) == 2);
+	CHECK(cmd_import(5, (char *[]){ "import", "labgrid", path, "--exporter",
+					"/nonexistent.yaml", NULL }) == 1);
+	/* nothing usable: exit 1 */
+	snprintf(path, sizeof(path), "%s/../labgrid/serial-power.yaml", s_dir);
+	CHECK(cmd_import(3, (char *[]){ "import", "labgrid", path, NULL }) == 1);
 }
 
 int main(int argc, char **argv)
@@ -309,6 +449,7 @@ int main(int argc, char **argv)
 	}
 	s_dir = argv[1];
 	test_samples();
+	test_set();
 	test_scanner();
 	test_cli();
 	if (check_failures) {
