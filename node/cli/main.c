@@ -35,7 +35,7 @@ static const s_ext_cmd_t s_ext[] = {
 	{ "suites", "the suites this node can run", cmd_suites, false, true },
 	{ "run", "run suites on one of this lab's boards, no network",
 	  cmd_run, true, true },
-	{ "import", "convert a Fuego board file into a lab file board entry",
+	{ "import", "board entries from Fuego, LAVA or labgrid configs",
 	  cmd_import, true, true },
 	{ "query", "results across labs: matrix, list, --json", cmd_query,
 	  true, true },
