@@ -11,6 +11,7 @@
 #include "node/net/node_int.h"
 #include "node/jobs/jobs.h"
 
+#include "proto/error.h"
 #include "proto/log.h"
 #include "proto/types.h"
 
@@ -81,7 +82,10 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	proto_id(bytes, len, id);
 	if (store_has_request(node->store, id))
 		return 0;
-	rc = wire_request_verify(bytes, len, id, &expires);
+	rc = wire_request_verify(bytes, len,
+				 (uint64_t)node->cfg->max_request_hours *
+					 3600 * 1000,
+				 id, &expires);
 	if (rc < 0)
 		return rc;
 	if (expires <= node_wall_ms())
@@ -130,8 +134,14 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
 	if (rc == 1)
 		p->requests_rx++;
+	else if (rc == PROTO_E_LIFETIME)
+		/* labs may allow less than others: not the relay's fault;
+		 * past proto's own cap it is garbage at decode already */
+		log_debug("request from %.12s refused: %s", p->hex,
+			  wire_strerror(rc));
 	else if (rc < 0 && !local && rc != -ETIME)
-		node_garbage(node, p->curve, "bad request");
+		node_garbage(node, p->curve, rc == PROTO_E_TIME ?
+			     "bad request: time out of range" : "bad request");
 }
 
 typedef struct {
