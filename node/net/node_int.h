@@ -63,6 +63,14 @@
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
 #define NODE_LOG_BURST 20               /* such warnings per window, all
 					 * keys together */
+/* Requests sent to a peer, paced by its reading: a ping goes after them and
+ * its pong says everything before it was read. At most this many bytes of
+ * requests sent and not yet followed by a pong. */
+#define NODE_REQ_WINDOW_BYTES (1024 * 1024)
+#define NODE_MAX_REQ_IDS_PER_MIN 12     /* request-ids a peer may send */
+/* request ids remembered per peer session as sent to it or held by it,
+ * so that no request is sent twice to one session */
+#define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -104,6 +112,15 @@ typedef struct peer {
 		uint64_t next, left;
 	} wants[NODE_MAX_WANTS];
 	size_t n_wants;
+	/* requests: ids sent to it or held by it this session (hex -> ""),
+	 * ids to send it, and the window paced by its pongs */
+	zhashx_t *req_known;
+	uint8_t (*req_todo)[WIRE_ID_BYTES]; /* WIRE_MAX_REQUEST_IDS, lazily */
+	size_t n_req_todo;
+	uint64_t ask_sent, ask_at_ping, ask_acked;
+	bool ping_open;
+	int64_t ids_window_ms;
+	int ids_count;
 	/* limits */
 	int64_t req_window_ms, hello_window_ms;
 	int req_count, hello_count;
@@ -228,6 +245,8 @@ void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
 void peer_send_peers(node_t *node, peer_t *only);
+/* Ping p: its pong says it read everything we sent before. */
+void peer_ping(node_t *node, peer_t *p);
 int peer_seed(node_t *node);
 void peer_restore(node_t *node);
 
@@ -250,6 +269,10 @@ uint64_t repl_their_seq(peer_t *p, const char *author_hex);
 void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_request_ids(node_t *node, peer_t *p);
+/* Send p what it lacks of our requests, within its window (node_flood.c);
+ * repl_forget_requests ends the session's memory of them */
+void repl_pump_requests(node_t *node, peer_t *p);
+void repl_forget_requests(peer_t *p);
 
 /* node_ctl.c */
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply);

@@ -146,6 +146,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	zhashx_set_destructor(p->their_vec, s_free_box);
 	p->sent_vec = zhashx_new();
 	zhashx_set_destructor(p->sent_vec, s_free_box);
+	p->req_known = zhashx_new(); /* items: a static "" */
 	node->peers = xreallocarray(node->peers, node->n_peers + 1,
 				    sizeof(*node->peers));
 	node->peers[node->n_peers++] = p;
@@ -168,6 +169,8 @@ void peer_free(peer_t **pp)
 	zsock_destroy(&p->dealer);
 	zhashx_destroy(&p->their_vec);
 	zhashx_destroy(&p->sent_vec);
+	zhashx_destroy(&p->req_known);
+	free(p->req_todo);
 	free(p->endpoint);
 	free(p->desc);
 	free(p);
@@ -248,13 +251,16 @@ static void s_take_desc(peer_t *p, const wire_desc_t *d, const wire_bytes_t *b)
 	}
 }
 
-static void s_ping(node_t *node, peer_t *p)
+void peer_ping(node_t *node, peer_t *p)
 {
 	uint8_t *b = NULL;
 	size_t len = 0;
 
 	p->ping_nonce = randombytes_random();
 	p->ping_sent_ms = node_now();
+	/* queued after every request sent so far: its pong acknowledges them */
+	p->ask_at_ping = p->ask_sent;
+	p->ping_open = true;
 	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
@@ -281,7 +287,7 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 			 p->endpoint);
 	node->peers_changed = true;
 	repl_on_active(node, p);
-	s_ping(node, p); /* a pong proves its endpoint works both ways */
+	peer_ping(node, p); /* a pong proves its endpoint works both ways */
 }
 
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
@@ -409,6 +415,11 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		if (p->ping_open) {
+			p->ping_open = false;
+			p->ask_acked = p->ask_at_ping;
+			repl_pump_requests(node, p);
+		}
 		if (p->rtt_ms < 0) {
 			/* reachable both ways: now worth remembering and
 			 * telling others about */
@@ -440,8 +451,9 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 		 * peer silent for a while, so an idle link carries about
 		 * one ping and one pong per interval, not two of each */
 		if (now - (p->ping_sent_ms > p->last_seen_ms ?
-			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS)
-			s_ping(node, p);
+			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS ||
+		    (p->ping_open && now - p->ping_sent_ms >= NODE_PING_MS))
+			peer_ping(node, p);
 		break;
 	}
 }

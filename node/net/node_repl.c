@@ -128,6 +128,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	node->pull_dirty = true;
 }
 
@@ -140,6 +141,7 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	s_send_vector(node, p);
 	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
@@ -680,6 +682,9 @@ void repl_tick(node_t *node)
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->n_req_todo)
+			repl_pump_requests(node, node->peers[i]);
 	repl_send_vectors(node);
 	repl_pull_all(node);
 }
