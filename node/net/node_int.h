@@ -71,6 +71,21 @@
 /* request ids remembered per peer session as sent to it or held by it,
  * so that no request is sent twice to one session */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
+/* Their vector: entries for authors we hold no feed of (invented, or not
+ * pulled yet) per peer; more in one vector message is the peer's garbage */
+#define NODE_MAX_VEC_UNKNOWN 4096
+#define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
+#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled */
+#define NODE_PULL_PER_TURN 256          /* of those looked at per wakeup */
+/* An upstream must deliver at least this many records (or all it claimed)
+ * per NODE_WANT_TIMEOUT_MS, or it loses the feed: judged by rate, so a
+ * relay trickling one record per window cannot hold a feed back */
+#define NODE_PULL_MIN_RECORDS 16
+#define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
+#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: ignored */
+#define NODE_DELIVERED_MS 10000         /* a peer that delivered records
+					 * this lately is asked first */
+#define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -121,6 +136,12 @@ typedef struct peer {
 	bool ping_open;
 	int64_t ids_window_ms;
 	int ids_count;
+	/* pulls: wants in flight to it; authors whose claim it did not
+	 * deliver (hex -> int64 until, node_now) */
+	size_t pulls_out;
+	zhashx_t *distrust;
+	size_t vec_unknown; /* their_vec entries for authors we lack */
+	int64_t last_delivered_ms; /* records from it stored then */
 	/* limits */
 	int64_t req_window_ms, hello_window_ms;
 	int req_count, hello_count;
@@ -143,7 +164,9 @@ typedef struct {
 	peer_t *peer;
 	uint64_t from;
 	int64_t deadline_ms;
-	char avoid[WIRE_Z85_LEN + 1]; /* timed out: try someone else */
+	int64_t started_ms; /* the want sent */
+	uint64_t need; /* records due by the deadline */
+	uint64_t got;  /* records it delivered since the want */
 } upstream_t;
 
 struct node {
@@ -162,6 +185,7 @@ struct node {
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
+	zhashx_t *pull_todo; /* hex author -> "": to look at for pulling */
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;

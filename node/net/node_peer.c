@@ -147,6 +147,8 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p->sent_vec = zhashx_new();
 	zhashx_set_destructor(p->sent_vec, s_free_box);
 	p->req_known = zhashx_new(); /* items: a static "" */
+	p->distrust = zhashx_new();
+	zhashx_set_destructor(p->distrust, s_free_box);
 	node->peers = xreallocarray(node->peers, node->n_peers + 1,
 				    sizeof(*node->peers));
 	node->peers[node->n_peers++] = p;
@@ -170,6 +172,7 @@ void peer_free(peer_t **pp)
 	zhashx_destroy(&p->their_vec);
 	zhashx_destroy(&p->sent_vec);
 	zhashx_destroy(&p->req_known);
+	zhashx_destroy(&p->distrust);
 	free(p->req_todo);
 	free(p->endpoint);
 	free(p->desc);
