@@ -86,6 +86,8 @@
 #define NODE_DELIVERED_MS 10000         /* a peer that delivered records
 					 * this lately is asked first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
+#define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
+#define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -142,6 +144,8 @@ typedef struct peer {
 	zhashx_t *distrust;
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* records from it stored then */
+	int64_t reset_window_ms;
+	int reset_count;
 	/* limits */
 	int64_t req_window_ms, hello_window_ms;
 	int req_count, hello_count;
@@ -206,6 +210,7 @@ struct node {
 	uint64_t records_in;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
+	int64_t last_peers_ms; /* peers messages sent then */
 	bool stopping;
 	bool tamper;
 	uint64_t debug_append_left;

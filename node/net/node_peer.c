@@ -309,8 +309,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 	if (s && (!p || p->state == PEER_ACTIVE) &&
 	    !node_rate_ok(&s->hello_window_ms, &s->hello_count,
 			  NODE_MAX_HELLO_PER_MIN)) {
-		log_debug("hello from %.12s dropped: over %d a minute", curve,
-			  NODE_MAX_HELLO_PER_MIN);
+		node_garbage(node, curve, "too many hellos");
 		return;
 	}
 	rc = wire_desc_verify(m->desc.p, m->desc.len, &d);
@@ -327,6 +326,14 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 			  node_now() - s->evicted_ms >= NODE_EVICTED_MS);
 	if (!p) {
 		log_debug("hello from %.12s ignored: peer table full", curve);
+		return;
+	}
+	/* a hello from a peer in session restarts it: its vectors, wants,
+	 * pulls and requests are sent again, so restarts are budgeted */
+	if (p->state == PEER_ACTIVE &&
+	    !node_rate_ok(&p->reset_window_ms, &p->reset_count,
+			  NODE_MAX_RESET_PER_MIN)) {
+		node_garbage(node, curve, "too many session restarts");
 		return;
 	}
 	s_activate(node, p, m, &d);
