@@ -232,6 +232,26 @@ static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 
 /* ---- ROUTER: everything peers send us --------------------------------- */
 
+/*
+ * A blob-get is answered with up to PROTO_MAX_BLOB_CHUNK bytes: at most
+ * NODE_MAX_BLOB_GET_PER_MIN of them (more is garbage), and none while
+ * NODE_BLOB_WINDOW_BYTES sent to p are not yet followed by its pong; the
+ * asker asks again after its chunk timeout, so its reading paces it.
+ */
+static bool s_blob_get_ok(node_t *node, peer_t *p)
+{
+	if (!node_rate_ok(&p->blob_window_ms, &p->blob_count,
+			  NODE_MAX_BLOB_GET_PER_MIN)) {
+		node_garbage(node, p->curve, "too many blob-gets");
+		return false;
+	}
+	if (p->ask_sent - p->ask_acked < NODE_BLOB_WINDOW_BYTES)
+		return true;
+	if (!p->ping_open)
+		peer_ping(node, p);
+	return false;
+}
+
 static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	switch (m->type) {
@@ -262,6 +282,8 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	default: {
 		jobs_peer_t jp = { .curve = p->curve, .hex = p->hex };
 
+		if (m->msg->type == MSG_BLOB_GET && !s_blob_get_ok(node, p))
+			break;
 		jobs_on_message(node->jobs, &jp, m->msg); /* blobs, cancels */
 		break;
 	}

@@ -68,6 +68,10 @@
  * requests sent and not yet followed by a pong. */
 #define NODE_REQ_WINDOW_BYTES (1024 * 1024)
 #define NODE_MAX_REQ_IDS_PER_MIN 12     /* request-ids a peer may send */
+/* blob data (and cancels) sent to a peer and not yet followed by a pong:
+ * past it, its blob-gets wait for its reading */
+#define NODE_BLOB_WINDOW_BYTES NODE_MAX_PENDING_BYTES
+#define NODE_MAX_BLOB_GET_PER_MIN 12000  /* 200 chunks a second */
 /* request ids remembered per peer session as sent to it or held by it,
  * so that no request is sent twice to one session */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
@@ -136,8 +140,8 @@ typedef struct peer {
 	size_t n_req_todo;
 	uint64_t ask_sent, ask_at_ping, ask_acked;
 	bool ping_open;
-	int64_t ids_window_ms;
-	int ids_count;
+	int64_t ids_window_ms, blob_window_ms;
+	int ids_count, blob_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
 	 * deliver (hex -> int64 until, node_now) */
 	size_t pulls_out;

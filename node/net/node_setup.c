@@ -206,11 +206,21 @@ static int s_jobs_send(void *arg, const char *curve, uint8_t *bytes,
 	node_t *node = arg;
 	peer_t *p = zhashx_lookup(node->by_curve, curve);
 
+	int rc;
+
 	if (!p) {
 		free(bytes);
 		return -ENOTCONN;
 	}
-	return node_send(node, p, bytes, len);
+	rc = node_send(node, p, bytes, len);
+	if (rc == 0) {
+		/* blob data, mostly: paced by its pongs (node.c) */
+		p->ask_sent += len;
+		if (p->ask_sent - p->ask_acked >= NODE_BLOB_WINDOW_BYTES / 2 &&
+		    !p->ping_open && p->state == PEER_ACTIVE)
+			peer_ping(node, p);
+	}
+	return rc;
 }
 
 static size_t s_jobs_n_peers(void *arg)
