@@ -379,8 +379,14 @@ static int s_handle_router(zloop_t *loop, zsock_t *router, void *arg)
 	node_t *node = arg;
 	void *sock = zsock_resolve(router);
 
-	for (int i = 0; i < NODE_MAX_BURST; i++)
-		if (!s_recv_one(node, sock))
+	int64_t start = node_now();
+
+	/* bounded work per wakeup, in messages and in time, so the control
+	 * socket, the timers and a SIGTERM (zsys_interrupted, which zloop
+	 * checks between wakeups) are heard whatever peers send */
+	for (int i = 0; i < NODE_MAX_BURST && !zsys_interrupted; i++)
+		if (!s_recv_one(node, sock) ||
+		    node_now() - start >= NODE_BURST_MS)
 			break;
 	repl_send_vectors(node);
 	repl_pull_all(node);

@@ -33,6 +33,7 @@
 #define NODE_GARBAGE_BAN 64             /* bad messages before a ban */
 #define NODE_BAN_MS (60 * 1000)
 #define NODE_MAX_BURST 64               /* messages per ROUTER wakeup */
+#define NODE_BURST_MS 50                /* and time spent on them */
 #define NODE_CREDIT_INITIAL 512        /* records a peer lets us send */
 #define NODE_CREDIT_MAX 1024
 #define NODE_MAX_INFLIGHT 32            /* batches sent, not credited */
