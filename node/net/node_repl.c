@@ -111,6 +111,26 @@ void repl_send_vectors(node_t *node)
 			s_send_vector(node, node->peers[i]);
 }
 
+static const char s_mark[] = "";
+
+/* Look at author (hex) for pulling soon; bounded: the round looks at
+ * every author again, so one not noted here waits for it at worst. */
+static void s_pull_note(node_t *node, const char *hex)
+{
+	if (zhashx_size(node->pull_todo) < NODE_MAX_PULL_TODO)
+		zhashx_insert(node->pull_todo, hex, (void *)s_mark);
+}
+
+/* The upstream of author hex is done with (delivered, stalled or gone). */
+static void s_upstream_end(node_t *node, const char *hex, upstream_t *u)
+{
+	if (u->peer && u->peer->pulls_out)
+		u->peer->pulls_out--;
+	u->peer = NULL;
+	s_pull_note(node, hex);
+	zhashx_delete(node->upstream, hex); /* frees u */
+}
+
 void repl_forget_peer(node_t *node, peer_t *p)
 {
 	zlistx_t *keys = zhashx_keys(node->upstream);
@@ -119,15 +139,19 @@ void repl_forget_peer(node_t *node, peer_t *p)
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 
 		if (u->peer == p)
-			zhashx_delete(node->upstream, k);
+			s_upstream_end(node, k, u);
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->sent_vec);
+	zhashx_purge(p->distrust);
+	p->vec_unknown = 0;
+	p->pulls_out = 0;
 	p->credit = NODE_CREDIT_INITIAL;
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	node->pull_dirty = true;
 }
 
@@ -140,53 +164,152 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	s_send_vector(node, p);
 	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
 }
 
+/*
+ * Their vector. Entries for authors we hold no feed of cost memory for as
+ * long as they are claimed and cannot be checked: at most
+ * NODE_MAX_VEC_UNKNOWN of them per peer, the rest of a message dropped and
+ * the message counted as garbage. Only entries ahead of us are looked at
+ * for pulling.
+ */
+static size_t s_count_unknown(node_t *node, peer_t *p)
+{
+	size_t n = 0;
+
+	for (uint64_t *s = zhashx_first(p->their_vec); s;
+	     s = zhashx_next(p->their_vec)) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		if (wire_unhex(zhashx_cursor(p->their_vec), author,
+			       sizeof(author)) < 0 ||
+		    !store_feed(node->store, author))
+			n++;
+	}
+	return n;
+}
+
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
 {
+	bool over = false, counted = false;
+
 	for (size_t i = 0; i < m->n_vec; i++) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
+		uint64_t ours = s_our_seq(node, m->vec[i].author);
+		bool known = store_feed(node->store, m->vec[i].author) != NULL;
 
 		wire_hex(m->vec[i].author, WIRE_KEY_BYTES, hex);
+		if (!known && !zhashx_lookup(p->their_vec, hex)) {
+			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN &&
+			    !counted) {
+				/* some became known since (pulled): the
+				 * count only drifts up; once per message */
+				p->vec_unknown = s_count_unknown(node, p);
+				counted = true;
+			}
+			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN) {
+				over = true;
+				continue;
+			}
+			p->vec_unknown++;
+		}
 		s_vec_set(p->their_vec, hex, m->vec[i].seq);
+		if (m->vec[i].seq > ours)
+			s_pull_note(node, hex);
 	}
-	node->pull_dirty = true;
+	if (over)
+		node_garbage(node, p->curve, "vector names too many unknown"
+			     " authors");
+}
+
+/* Drop p's claim on author hex (it did not deliver): the entry, and p's
+ * word for that author for NODE_DISTRUST_MS. */
+static void s_distrust(node_t *node, peer_t *p, const char *hex)
+{
+	int64_t *until = zhashx_lookup(p->distrust, hex);
+	uint8_t author[WIRE_KEY_BYTES];
+
+	if (zhashx_lookup(p->their_vec, hex)) {
+		if (wire_unhex(hex, author, sizeof(author)) == 0 &&
+		    !store_feed(node->store, author) && p->vec_unknown)
+			p->vec_unknown--;
+		zhashx_delete(p->their_vec, hex);
+	}
+	if (!until) {
+		if (zhashx_size(p->distrust) >= NODE_MAX_DISTRUST) {
+			node_garbage(node, p->curve, "too many claims not"
+				     " delivered");
+			return;
+		}
+		until = xmalloc(sizeof(*until));
+		zhashx_insert(p->distrust, hex, until);
+	}
+	*until = node_now() + NODE_DISTRUST_MS;
+}
+
+static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
+{
+	int64_t *until = zhashx_lookup(p->distrust, hex);
+
+	if (!until)
+		return false;
+	if (*until > now)
+		return true;
+	zhashx_delete(p->distrust, hex);
+	return false;
 }
 
 /* ---- pulling ------------------------------------------------------------- */
 
-static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
-			       const char *avoid)
+/* Whether p delivered records to us lately: such a peer is asked before
+ * one that only claims, whatever it claims. */
+static bool s_delivers(peer_t *p, int64_t now)
 {
-	peer_t *best = NULL, *fallback = NULL;
-	uint64_t best_seq = have, fb_seq = have;
+	return p->last_delivered_ms &&
+	       now - p->last_delivered_ms < NODE_DELIVERED_MS;
+}
+
+/* The peer claiming most of author hex past have, among those that
+ * delivered lately if any does; not one whose claim on it was not
+ * delivered, nor one with its wants in flight full. */
+static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
+{
+	peer_t *best = NULL;
+	uint64_t best_seq = have;
+	bool best_delivers = false;
+	int64_t now = node_now();
 
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
+		bool d;
 
-		if (p->state != PEER_ACTIVE)
+		if (p->state != PEER_ACTIVE ||
+		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
 			continue;
 		s = repl_their_seq(p, hex);
-		if (avoid && strcmp(p->curve, avoid) == 0) {
-			if (s > fb_seq)
-				fallback = p, fb_seq = s;
+		if (s <= have || s_distrusted(p, hex, now))
 			continue;
+		d = s_delivers(p, now);
+		if (!best || (d && !best_delivers) ||
+		    (d == best_delivers && s > best_seq)) {
+			best = p;
+			best_seq = s;
+			best_delivers = d;
 		}
-		if (s > best_seq)
-			best = p, best_seq = s;
 	}
-	return best ? best : fallback;
+	return best;
 }
 
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
 	const store_feed_t *f = store_feed(node->store, author);
-	uint64_t have = f ? f->seq : 0;
+	uint64_t have = f ? f->seq : 0, claim;
 	uint8_t *b = NULL;
 	size_t len = 0;
 	peer_t *p;
@@ -194,28 +317,27 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	if ((f && f->flagged) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
 		return;
-	if (u && u->peer && u->deadline_ms > node_now())
-		return; /* in flight */
-	p = s_best_upstream(node, hex, have, u ? u->avoid : NULL);
+	if (u)
+		return; /* in flight: it ends by progress or by its deadline */
+	p = s_best_upstream(node, hex, have);
 	if (!p)
 		return;
-	if (!u) {
-		u = xzalloc(sizeof(*u));
-		zhashx_insert(node->upstream, hex, u);
-	}
+	u = xzalloc(sizeof(*u));
+	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
+	p->pulls_out++;
 	u->from = have + 1;
-	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
+	u->started_ms = node_now();
+	u->deadline_ms = u->started_ms + NODE_FIRST_RECORDS_MS;
+	claim = repl_their_seq(p, hex) - have;
+	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
 	if (wire_want(author, have + 1, NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
 
-/* Pull every author some peer has more of; one upstream per author. */
-void repl_pull_all(node_t *node)
+/* Every author some peer has more of, into the authors to look at. */
+static void s_note_all(node_t *node)
 {
-	if (!node->pull_dirty)
-		return;
-	node->pull_dirty = false;
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 
@@ -226,12 +348,38 @@ void repl_pull_all(node_t *node)
 			const char *hex = zhashx_cursor(p->their_vec);
 			uint8_t author[WIRE_KEY_BYTES];
 
-			if (wire_unhex(hex, author, sizeof(author)) < 0)
-				continue;
-			if (*s > s_our_seq(node, author))
-				s_pull(node, author, hex);
+			if (zhashx_size(node->pull_todo) >= NODE_MAX_PULL_TODO)
+				return;
+			if (wire_unhex(hex, author, sizeof(author)) == 0 &&
+			    *s > s_our_seq(node, author))
+				s_pull_note(node, hex);
 		}
 	}
+}
+
+/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, one upstream
+ * per author; pull_dirty (the round, a peer gone) looks at all again. */
+void repl_pull_all(node_t *node)
+{
+	zlistx_t *keys;
+	size_t n = 0;
+
+	if (node->pull_dirty) {
+		node->pull_dirty = false;
+		s_note_all(node);
+	}
+	if (!zhashx_size(node->pull_todo))
+		return;
+	keys = zhashx_keys(node->pull_todo);
+	for (char *k = zlistx_first(keys); k && n < NODE_PULL_PER_TURN;
+	     k = zlistx_next(keys), n++) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		if (wire_unhex(k, author, sizeof(author)) == 0)
+			s_pull(node, author, k);
+		zhashx_delete(node->pull_todo, k);
+	}
+	zlistx_destroy(&keys);
 }
 
 /* ---- serving --------------------------------------------------------------- */
@@ -546,26 +694,30 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 	return rc;
 }
 
-static void s_progress(node_t *node, peer_t *p, const uint8_t *author)
+/* Records of author from p: its upstream is done once the range is in or
+ * p has no more; the next want goes out from repl_pull_all. */
+static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
+		       size_t added)
 {
 	char hex[2 * WIRE_KEY_BYTES + 1];
+	uint64_t ours = s_our_seq(node, author);
 	upstream_t *u;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
-	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
-	/* ask for the next range once this one is in */
-	if (s_our_seq(node, author) + 1 >= u->from + NODE_WANT_RECORDS ||
-	    s_our_seq(node, author) >= repl_their_seq(p, hex))
-		u->peer = NULL;
-	node->pull_dirty = true;
+	if (!u->got && added) /* it answers: the rest by rate */
+		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
+	u->got += added;
+	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
+	    ours >= repl_their_seq(p, hex))
+		s_upstream_end(node, hex, u);
 }
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	size_t added = 0;
+	size_t added = 0, added_last = 0;
 	uint8_t *b = NULL;
 	size_t len = 0;
 	uint8_t last_author[WIRE_KEY_BYTES];
@@ -586,6 +738,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 
 		if (rc == STORE_ADDED) {
 			added++;
+			added_last = added; /* batches hold one author */
 			any = true;
 			if (kind == WIRE_KIND_RUN && n_runs < WIRE_MAX_BATCH_RECORDS)
 				runs[n_runs++] = m->items[i];
@@ -605,11 +758,12 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	p->records_rx += added;
 	node->records_in += added;
 	if (added) {
+		p->last_delivered_ms = node_now();
 		node->vec_dirty = true;
 		node->last_record_ms = node_wall_ms();
 	}
 	if (any)
-		s_progress(node, p, last_author);
+		s_progress(node, p, last_author, added_last);
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
@@ -636,18 +790,25 @@ void repl_tick(node_t *node)
 {
 	int64_t now = node_now();
 
-	for (upstream_t *u = zhashx_first(node->upstream); u;
-	     u = zhashx_next(node->upstream)) {
-		if (u->peer && u->deadline_ms <= now) {
-			log_debug("upstream %.12s stalled for %.12s, switching",
-				  u->peer->hex,
-				  (const char *)zhashx_cursor(node->upstream));
-			snprintf(u->avoid, sizeof(u->avoid), "%s",
-				 u->peer->curve);
-			u->peer = NULL;
-			node->pull_dirty = true;
+	zlistx_t *keys = zhashx_keys(node->upstream);
+
+	/* at most one entry per author in flight: NODE_MAX_PULLS_PER_PEER
+	 * per peer. One that did not deliver at the rate asked of it loses
+	 * the feed to the next best claim, and its claim is dropped */
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		upstream_t *u = zhashx_lookup(node->upstream, k);
+
+		if (!u || u->deadline_ms > now)
+			continue;
+		if (u->peer && u->got < u->need) {
+			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
+				  " of %" PRIu64 " records), switching",
+				  u->peer->hex, k, u->got, u->need);
+			s_distrust(node, u->peer, k);
 		}
+		s_upstream_end(node, k, u);
 	}
+	zlistx_destroy(&keys);
 	if (now >= node->next_full_ms) {
 		/* the safety net: changes are sent as they happen and a
 		 * vector that could not be queued is resent in full, but a
@@ -680,6 +841,9 @@ void repl_tick(node_t *node)
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->n_req_todo)
+			repl_pump_requests(node, node->peers[i]);
 	repl_send_vectors(node);
 	repl_pull_all(node);
 }
