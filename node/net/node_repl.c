@@ -273,20 +273,21 @@ static bool s_delivers(peer_t *p, int64_t now)
 	       now - p->last_delivered_ms < NODE_DELIVERED_MS;
 }
 
-/* The peer claiming most of author hex past have, among those that
- * delivered lately if any does; not one whose claim on it was not
- * delivered, nor one with its wants in flight full. */
+/* The peer claiming most of author hex past have, asked in this order:
+ * the author itself (its word on its own feed is the one that counts),
+ * then peers that delivered lately, then the rest; never one whose claim
+ * on it was not delivered, nor one with its wants in flight full. */
 static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
 {
 	peer_t *best = NULL;
 	uint64_t best_seq = have;
-	bool best_delivers = false;
+	int best_rank = -1;
 	int64_t now = node_now();
 
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
-		bool d;
+		int rank;
 
 		if (p->state != PEER_ACTIVE ||
 		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
@@ -294,12 +295,11 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
 		s = repl_their_seq(p, hex);
 		if (s <= have || s_distrusted(p, hex, now))
 			continue;
-		d = s_delivers(p, now);
-		if (!best || (d && !best_delivers) ||
-		    (d == best_delivers && s > best_seq)) {
+		rank = strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
+		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
 			best = p;
 			best_seq = s;
-			best_delivers = d;
+			best_rank = rank;
 		}
 	}
 	return best;
@@ -797,13 +797,20 @@ void repl_tick(node_t *node)
 	 * the feed to the next best claim, and its claim is dropped */
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
 		upstream_t *u = zhashx_lookup(node->upstream, k);
+		uint8_t author[WIRE_KEY_BYTES];
+		uint64_t ours, gained;
 
 		if (!u || u->deadline_ms > now)
 			continue;
-		if (u->peer && u->got < u->need) {
+		/* what we gained since the want, from it or from anyone (an
+		 * author's own push): not held against it */
+		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
+			       s_our_seq(node, author) : 0;
+		gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
+		if (u->peer && gained < u->need) {
 			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
 				  " of %" PRIu64 " records), switching",
-				  u->peer->hex, k, u->got, u->need);
+				  u->peer->hex, k, gained, u->need);
 			s_distrust(node, u->peer, k);
 		}
 		s_upstream_end(node, k, u);
