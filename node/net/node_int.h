@@ -73,6 +73,8 @@
  * past it, its blob-gets wait for its reading */
 #define NODE_BLOB_WINDOW_BYTES NODE_MAX_PENDING_BYTES
 #define NODE_MAX_BLOB_GET_PER_MIN 12000  /* 200 chunks a second */
+#define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
+#define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
 /* request ids remembered per peer session as sent to it or held by it,
  * so that no request is sent twice to one session */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
@@ -141,8 +143,8 @@ typedef struct peer {
 	size_t n_req_todo;
 	uint64_t ask_sent, ask_at_ping, ask_acked;
 	bool ping_open;
-	int64_t ids_window_ms, blob_window_ms;
-	int ids_count, blob_count;
+	int64_t ids_window_ms, blob_window_ms, ping_window_ms, cancel_window_ms;
+	int ids_count, blob_count, ping_count, cancel_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
 	 * deliver (hex -> int64 until, node_now) */
 	size_t pulls_out;
