@@ -178,19 +178,30 @@ static uint8_t *s_gen_liar(adv_t *a, unsigned long n, size_t *ret_len)
 	return s_encode(&m, ret_len);
 }
 
-/* A request from a fresh submitter; big: every list at its cap. */
-static uint8_t *s_request(uint64_t created, uint64_t expires, bool big,
-			  size_t n_boards, size_t *ret_len)
+static uint8_t *s_wrap_request(uint8_t *q, size_t qlen, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_REQUEST };
+	uint8_t *b;
+
+	if (!q)
+		return NULL;
+	m.request = (proto_bytes_t){ q, qlen };
+	b = s_encode(&m, ret_len);
+	free(q);
+	return b;
+}
+
+/* The signed bytes of a request by kp; big: every list at its cap. */
+static uint8_t *s_request_bytes(const key_pair_t *kp, uint64_t created,
+				uint64_t expires, bool big, size_t n_boards,
+				size_t *ret_len)
 {
 	static char names[PROTO_MAX_SEL_BOARDS][PROTO_MAX_NAME + 1];
-	static const char *boards[PROTO_MAX_SEL_BOARDS], *suites[PROTO_MAX_SUITES],
-		*tags[PROTO_MAX_TAGS];
+	static const char *boards[PROTO_MAX_SEL_BOARDS],
+		*suites[PROTO_MAX_SUITES], *tags[PROTO_MAX_TAGS];
 	const char *labs[1] = { "nowhere" };
 	request_t r = { 0 };
-	key_pair_t kp;
-	msg_t m = { .type = MSG_REQUEST };
-	uint8_t *q = NULL, *b = NULL, id[32];
-	size_t qlen = 0;
+	uint8_t *q = NULL, id[32];
 	int rc;
 
 	for (size_t i = 0; i < PROTO_MAX_SEL_BOARDS; i++) {
@@ -219,19 +230,66 @@ static uint8_t *s_request(uint64_t created, uint64_t expires, bool big,
 	r.select.tags = tags;
 	r.select.n_tags = big ? PROTO_MAX_TAGS : 0;
 	r.select.max_per_lab = big ? PROTO_MAX_BOARDS : 0;
-	if (key_generate(&kp) < 0)
-		return NULL;
-	rc = request_sign(&r, &kp, &q, &qlen, id);
-	key_wipe(&kp);
+	rc = request_sign(&r, kp, &q, ret_len, id);
 	if (rc < 0) {
 		fprintf(stderr, "adversary: request_sign: %s\n",
 			proto_strerror(rc));
 		return NULL;
 	}
-	m.request = (proto_bytes_t){ q, qlen };
-	b = s_encode(&m, ret_len);
-	free(q);
-	return b;
+	return q;
+}
+
+/* A request message from a fresh submitter (see s_request_bytes). */
+static uint8_t *s_request(uint64_t created, uint64_t expires, bool big,
+			  size_t n_boards, size_t *ret_len)
+{
+	key_pair_t kp;
+	uint8_t *q;
+	size_t qlen = 0;
+
+	if (key_generate(&kp) < 0)
+		return NULL;
+	q = s_request_bytes(&kp, created, expires, big, n_boards, &qlen);
+	key_wipe(&kp);
+	return s_wrap_request(q, qlen, ret_len);
+}
+
+/*
+ * A request whose times our own encoder may refuse: signed with ordinary
+ * times of the same width (uint64: [0x9a, version, bin 32 submitter,
+ * 0xcf created, 0xcf expires, ...]), those two fields overwritten, and
+ * signed again over REQUEST_SIG_PREFIX (its NUL too) and the bytes up to
+ * the signature's bin header.
+ */
+static uint8_t *s_request_at(uint64_t created, uint64_t expires,
+			     size_t *ret_len)
+{
+	const size_t at = 1 + 1 + 2 + 32, plen = sizeof(REQUEST_SIG_PREFIX);
+	uint64_t now = (uint64_t)zclock_time();
+	key_pair_t kp;
+	uint8_t *q, *m;
+	size_t qlen = 0;
+
+	if (created >> 32 == 0 || expires >> 32 == 0 || key_generate(&kp) < 0)
+		return NULL;
+	q = s_request_bytes(&kp, now - 1000, now + 3600 * 1000, false, 0,
+			    &qlen);
+	if (!q || qlen < at + 18 + 66 || q[at] != 0xcf || q[at + 9] != 0xcf) {
+		free(q);
+		key_wipe(&kp);
+		return NULL;
+	}
+	for (int i = 0; i < 8; i++) {
+		q[at + 1 + i] = (uint8_t)(created >> (56 - 8 * i));
+		q[at + 10 + i] = (uint8_t)(expires >> (56 - 8 * i));
+	}
+	m = malloc(plen + qlen - 66);
+	memcpy(m, REQUEST_SIG_PREFIX, plen);
+	memcpy(m + plen, q, qlen - 66);
+	crypto_sign_detached(q + qlen - 64, NULL, m, plen + qlen - 66, kp.sk);
+	free(m);
+	key_wipe(&kp);
+	return s_wrap_request(q, qlen, ret_len);
 }
 
 static uint8_t *s_gen_request_times(adv_t *a, unsigned long n,
@@ -243,13 +301,13 @@ static uint8_t *s_gen_request_times(adv_t *a, unsigned long n,
 	(void)a;
 	switch (n % 4) {
 	case 0:
-		return s_request(FAR_SEQ, FAR_TIME, false, 0, ret_len);
+		return s_request_at(FAR_SEQ, FAR_TIME, ret_len);
 	case 1: /* born now, kept for a century */
-		return s_request(now - 1000, now + century, false, 0, ret_len);
-	case 2: /* the widest range there is */
-		return s_request(0, UINT64_MAX, false, 0, ret_len);
+		return s_request_at(now - 1000, now + century, ret_len);
+	case 2: /* the widest range of the same width */
+		return s_request_at(1ull << 32, UINT64_MAX, ret_len);
 	default: /* created in the far future, expiring a moment later */
-		return s_request(FAR_TIME, FAR_TIME + 1, false, 0, ret_len);
+		return s_request_at(FAR_TIME, FAR_TIME + 1, ret_len);
 	}
 }
 
