@@ -82,7 +82,8 @@
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
-#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled */
+#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
+					 * held feeds and others each */
 #define NODE_PULL_PER_TURN 256          /* of those looked at per wakeup */
 /* An upstream must deliver at least this many records (or all it claimed)
  * per NODE_WANT_TIMEOUT_MS, or it loses the feed: judged by rate, so a
@@ -196,7 +197,9 @@ struct node {
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
-	zhashx_t *pull_todo; /* hex author -> "": to look at for pulling */
+	/* hex author -> "": to look at for pulling, feeds we hold and
+	 * authors we do not */
+	zhashx_t *pull_known, *pull_new;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;

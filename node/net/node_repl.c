@@ -113,21 +113,33 @@ void repl_send_vectors(node_t *node)
 
 static const char s_mark[] = "";
 
-/* Look at author (hex) for pulling soon; bounded: the round looks at
- * every author again, so one not noted here waits for it at worst. */
+/* Look at author (hex) for pulling soon: feeds we hold apart from
+ * authors we do not (invented ones among them), which are looked at
+ * after. Bounded: the round looks at every author again, so one not
+ * noted here waits for it at worst. */
 static void s_pull_note(node_t *node, const char *hex)
 {
-	if (zhashx_size(node->pull_todo) < NODE_MAX_PULL_TODO)
-		zhashx_insert(node->pull_todo, hex, (void *)s_mark);
+	uint8_t author[WIRE_KEY_BYTES];
+	zhashx_t *todo;
+
+	if (wire_unhex(hex, author, sizeof(author)) < 0)
+		return;
+	todo = store_feed(node->store, author) ? node->pull_known :
+						 node->pull_new;
+	if (zhashx_size(todo) < NODE_MAX_PULL_TODO)
+		zhashx_insert(todo, hex, (void *)s_mark);
 }
 
-/* The upstream of author hex is done with (delivered, stalled or gone). */
-static void s_upstream_end(node_t *node, const char *hex, upstream_t *u)
+/* The upstream of author hex is done with (delivered, stalled, or its
+ * peer gone: again false, the round looks at it then). */
+static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
+			   bool again)
 {
 	if (u->peer && u->peer->pulls_out)
 		u->peer->pulls_out--;
 	u->peer = NULL;
-	s_pull_note(node, hex);
+	if (again)
+		s_pull_note(node, hex);
 	zhashx_delete(node->upstream, hex); /* frees u */
 }
 
@@ -139,7 +151,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 
 		if (u->peer == p)
-			s_upstream_end(node, k, u);
+			s_upstream_end(node, k, u, false);
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
@@ -348,8 +360,6 @@ static void s_note_all(node_t *node)
 			const char *hex = zhashx_cursor(p->their_vec);
 			uint8_t author[WIRE_KEY_BYTES];
 
-			if (zhashx_size(node->pull_todo) >= NODE_MAX_PULL_TODO)
-				return;
 			if (wire_unhex(hex, author, sizeof(author)) == 0 &&
 			    *s > s_our_seq(node, author))
 				s_pull_note(node, hex);
@@ -357,29 +367,40 @@ static void s_note_all(node_t *node)
 	}
 }
 
-/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, one upstream
- * per author; pull_dirty (the round, a peer gone) looks at all again. */
+/* Pull up to max authors of todo; how many were looked at. */
+static size_t s_pull_some(node_t *node, zhashx_t *todo, size_t max)
+{
+	static char keys[NODE_PULL_PER_TURN][2 * WIRE_KEY_BYTES + 1];
+	size_t n = 0;
+
+	/* taken out first: pulling may note authors again */
+	for (void *v = zhashx_first(todo); v && n < max; v = zhashx_next(todo))
+		snprintf(keys[n++], sizeof(keys[0]), "%s",
+			 (const char *)zhashx_cursor(todo));
+	for (size_t i = 0; i < n; i++) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		zhashx_delete(todo, keys[i]);
+		if (wire_unhex(keys[i], author, sizeof(author)) == 0)
+			s_pull(node, author, keys[i]);
+	}
+	return n;
+}
+
+/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, feeds we
+ * hold first, one upstream per author; pull_dirty (the round, a peer
+ * gone) looks at all again. */
 void repl_pull_all(node_t *node)
 {
-	zlistx_t *keys;
-	size_t n = 0;
+	size_t n;
 
 	if (node->pull_dirty) {
 		node->pull_dirty = false;
 		s_note_all(node);
 	}
-	if (!zhashx_size(node->pull_todo))
-		return;
-	keys = zhashx_keys(node->pull_todo);
-	for (char *k = zlistx_first(keys); k && n < NODE_PULL_PER_TURN;
-	     k = zlistx_next(keys), n++) {
-		uint8_t author[WIRE_KEY_BYTES];
-
-		if (wire_unhex(k, author, sizeof(author)) == 0)
-			s_pull(node, author, k);
-		zhashx_delete(node->pull_todo, k);
-	}
-	zlistx_destroy(&keys);
+	n = s_pull_some(node, node->pull_known, NODE_PULL_PER_TURN);
+	if (n < NODE_PULL_PER_TURN)
+		s_pull_some(node, node->pull_new, NODE_PULL_PER_TURN - n);
 }
 
 /* ---- serving --------------------------------------------------------------- */
@@ -712,7 +733,7 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u->got += added;
 	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
 	    ours >= repl_their_seq(p, hex))
-		s_upstream_end(node, hex, u);
+		s_upstream_end(node, hex, u, true);
 }
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -813,7 +834,7 @@ void repl_tick(node_t *node)
 				  u->peer->hex, k, gained, u->need);
 			s_distrust(node, u->peer, k);
 		}
-		s_upstream_end(node, k, u);
+		s_upstream_end(node, k, u, true);
 	}
 	zlistx_destroy(&keys);
 	if (now >= node->next_full_ms) {
