@@ -259,7 +259,11 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 		peer_on_peers(node, p, m);
 		break;
 	case WIRE_PING:
-		peer_on_ping(node, p, m);
+		/* a pong each: answered up to a rate, not held against it
+		 * (our windows make an honest peer ping in bursts) */
+		if (m->pong || node_rate_ok(&p->ping_window_ms, &p->ping_count,
+					    NODE_MAX_PING_PER_MIN))
+			peer_on_ping(node, p, m);
 		break;
 	case WIRE_VECTOR:
 		repl_on_vector(node, p, m);
@@ -284,6 +288,13 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 
 		if (m->msg->type == MSG_BLOB_GET && !s_blob_get_ok(node, p))
 			break;
+		/* a signature check and store lookups each, then a flood */
+		if (m->msg->type == MSG_CANCEL &&
+		    !node_rate_ok(&p->cancel_window_ms, &p->cancel_count,
+				  NODE_MAX_CANCEL_PER_MIN)) {
+			node_garbage(node, p->curve, "too many cancels");
+			break;
+		}
 		jobs_on_message(node->jobs, &jp, m->msg); /* blobs, cancels */
 		break;
 	}

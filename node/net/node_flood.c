@@ -21,8 +21,7 @@
 
 /* ---- request ids ------------------------------------------------------ */
 
-static int s_send_id(void *arg, const uint8_t *id, const uint8_t *bytes,
-		     size_t len, int64_t expires_ms)
+static int s_send_id(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
 	size_t *n = ((void **)arg)[1];
@@ -39,8 +38,8 @@ void repl_send_request_ids(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_send_id, args);
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_send_id, args);
 	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
 			     &len) == 0)
 		node_send(node, p, b, len);
@@ -192,8 +191,7 @@ typedef struct {
 	zhashx_t *known;  /* the session's memory, rebuilt */
 } s_lack_t;
 
-static int s_note_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
-			  size_t len, int64_t expires_ms)
+static int s_note_lacking(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	s_lack_t *l = arg;
 	peer_t *p = l->p;
@@ -271,8 +269,8 @@ void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 	/* it told us what it has: queue what it lacks, once per session.
 	 * The memory is rebuilt from our own requests (at most
 	 * WIRE_MAX_REQUEST_IDS), whatever ids it named */
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_note_lacking, &l);
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_note_lacking, &l);
 	zhashx_destroy(&p->req_known);
 	p->req_known = l.known;
 	l.known = NULL;

@@ -73,6 +73,8 @@
  * past it, its blob-gets wait for its reading */
 #define NODE_BLOB_WINDOW_BYTES NODE_MAX_PENDING_BYTES
 #define NODE_MAX_BLOB_GET_PER_MIN 12000  /* 200 chunks a second */
+#define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
+#define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
 /* request ids remembered per peer session as sent to it or held by it,
  * so that no request is sent twice to one session */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
@@ -80,7 +82,8 @@
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
-#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled */
+#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
+					 * held feeds and others each */
 #define NODE_PULL_PER_TURN 256          /* of those looked at per wakeup */
 /* An upstream must deliver at least this many records (or all it claimed)
  * per NODE_WANT_TIMEOUT_MS, or it loses the feed: judged by rate, so a
@@ -141,8 +144,8 @@ typedef struct peer {
 	size_t n_req_todo;
 	uint64_t ask_sent, ask_at_ping, ask_acked;
 	bool ping_open;
-	int64_t ids_window_ms, blob_window_ms;
-	int ids_count, blob_count;
+	int64_t ids_window_ms, blob_window_ms, ping_window_ms, cancel_window_ms;
+	int ids_count, blob_count, ping_count, cancel_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
 	 * deliver (hex -> int64 until, node_now) */
 	size_t pulls_out;
@@ -194,7 +197,9 @@ struct node {
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
-	zhashx_t *pull_todo; /* hex author -> "": to look at for pulling */
+	/* hex author -> "": to look at for pulling, feeds we hold and
+	 * authors we do not */
+	zhashx_t *pull_known, *pull_new;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;

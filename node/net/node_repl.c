@@ -113,21 +113,33 @@ void repl_send_vectors(node_t *node)
 
 static const char s_mark[] = "";
 
-/* Look at author (hex) for pulling soon; bounded: the round looks at
- * every author again, so one not noted here waits for it at worst. */
+/* Look at author (hex) for pulling soon: feeds we hold apart from
+ * authors we do not (invented ones among them), which are looked at
+ * after. Bounded: the round looks at every author again, so one not
+ * noted here waits for it at worst. */
 static void s_pull_note(node_t *node, const char *hex)
 {
-	if (zhashx_size(node->pull_todo) < NODE_MAX_PULL_TODO)
-		zhashx_insert(node->pull_todo, hex, (void *)s_mark);
+	uint8_t author[WIRE_KEY_BYTES];
+	zhashx_t *todo;
+
+	if (wire_unhex(hex, author, sizeof(author)) < 0)
+		return;
+	todo = store_feed(node->store, author) ? node->pull_known :
+						 node->pull_new;
+	if (zhashx_size(todo) < NODE_MAX_PULL_TODO)
+		zhashx_insert(todo, hex, (void *)s_mark);
 }
 
-/* The upstream of author hex is done with (delivered, stalled or gone). */
-static void s_upstream_end(node_t *node, const char *hex, upstream_t *u)
+/* The upstream of author hex is done with (delivered, stalled, or its
+ * peer gone: again false, the round looks at it then). */
+static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
+			   bool again)
 {
 	if (u->peer && u->peer->pulls_out)
 		u->peer->pulls_out--;
 	u->peer = NULL;
-	s_pull_note(node, hex);
+	if (again)
+		s_pull_note(node, hex);
 	zhashx_delete(node->upstream, hex); /* frees u */
 }
 
@@ -139,7 +151,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 
 		if (u->peer == p)
-			s_upstream_end(node, k, u);
+			s_upstream_end(node, k, u, false);
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
@@ -273,20 +285,21 @@ static bool s_delivers(peer_t *p, int64_t now)
 	       now - p->last_delivered_ms < NODE_DELIVERED_MS;
 }
 
-/* The peer claiming most of author hex past have, among those that
- * delivered lately if any does; not one whose claim on it was not
- * delivered, nor one with its wants in flight full. */
+/* The peer claiming most of author hex past have, asked in this order:
+ * the author itself (its word on its own feed is the one that counts),
+ * then peers that delivered lately, then the rest; never one whose claim
+ * on it was not delivered, nor one with its wants in flight full. */
 static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
 {
 	peer_t *best = NULL;
 	uint64_t best_seq = have;
-	bool best_delivers = false;
+	int best_rank = -1;
 	int64_t now = node_now();
 
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
-		bool d;
+		int rank;
 
 		if (p->state != PEER_ACTIVE ||
 		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
@@ -294,12 +307,11 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
 		s = repl_their_seq(p, hex);
 		if (s <= have || s_distrusted(p, hex, now))
 			continue;
-		d = s_delivers(p, now);
-		if (!best || (d && !best_delivers) ||
-		    (d == best_delivers && s > best_seq)) {
+		rank = strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
+		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
 			best = p;
 			best_seq = s;
-			best_delivers = d;
+			best_rank = rank;
 		}
 	}
 	return best;
@@ -348,8 +360,6 @@ static void s_note_all(node_t *node)
 			const char *hex = zhashx_cursor(p->their_vec);
 			uint8_t author[WIRE_KEY_BYTES];
 
-			if (zhashx_size(node->pull_todo) >= NODE_MAX_PULL_TODO)
-				return;
 			if (wire_unhex(hex, author, sizeof(author)) == 0 &&
 			    *s > s_our_seq(node, author))
 				s_pull_note(node, hex);
@@ -357,29 +367,40 @@ static void s_note_all(node_t *node)
 	}
 }
 
-/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, one upstream
- * per author; pull_dirty (the round, a peer gone) looks at all again. */
+/* Pull up to max authors of todo; how many were looked at. */
+static size_t s_pull_some(node_t *node, zhashx_t *todo, size_t max)
+{
+	static char keys[NODE_PULL_PER_TURN][2 * WIRE_KEY_BYTES + 1];
+	size_t n = 0;
+
+	/* taken out first: pulling may note authors again */
+	for (void *v = zhashx_first(todo); v && n < max; v = zhashx_next(todo))
+		snprintf(keys[n++], sizeof(keys[0]), "%s",
+			 (const char *)zhashx_cursor(todo));
+	for (size_t i = 0; i < n; i++) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		zhashx_delete(todo, keys[i]);
+		if (wire_unhex(keys[i], author, sizeof(author)) == 0)
+			s_pull(node, author, keys[i]);
+	}
+	return n;
+}
+
+/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, feeds we
+ * hold first, one upstream per author; pull_dirty (the round, a peer
+ * gone) looks at all again. */
 void repl_pull_all(node_t *node)
 {
-	zlistx_t *keys;
-	size_t n = 0;
+	size_t n;
 
 	if (node->pull_dirty) {
 		node->pull_dirty = false;
 		s_note_all(node);
 	}
-	if (!zhashx_size(node->pull_todo))
-		return;
-	keys = zhashx_keys(node->pull_todo);
-	for (char *k = zlistx_first(keys); k && n < NODE_PULL_PER_TURN;
-	     k = zlistx_next(keys), n++) {
-		uint8_t author[WIRE_KEY_BYTES];
-
-		if (wire_unhex(k, author, sizeof(author)) == 0)
-			s_pull(node, author, k);
-		zhashx_delete(node->pull_todo, k);
-	}
-	zlistx_destroy(&keys);
+	n = s_pull_some(node, node->pull_known, NODE_PULL_PER_TURN);
+	if (n < NODE_PULL_PER_TURN)
+		s_pull_some(node, node->pull_new, NODE_PULL_PER_TURN - n);
 }
 
 /* ---- serving --------------------------------------------------------------- */
@@ -712,7 +733,7 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u->got += added;
 	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
 	    ours >= repl_their_seq(p, hex))
-		s_upstream_end(node, hex, u);
+		s_upstream_end(node, hex, u, true);
 }
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -797,16 +818,23 @@ void repl_tick(node_t *node)
 	 * the feed to the next best claim, and its claim is dropped */
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
 		upstream_t *u = zhashx_lookup(node->upstream, k);
+		uint8_t author[WIRE_KEY_BYTES];
+		uint64_t ours, gained;
 
 		if (!u || u->deadline_ms > now)
 			continue;
-		if (u->peer && u->got < u->need) {
+		/* what we gained since the want, from it or from anyone (an
+		 * author's own push): not held against it */
+		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
+			       s_our_seq(node, author) : 0;
+		gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
+		if (u->peer && gained < u->need) {
 			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
 				  " of %" PRIu64 " records), switching",
-				  u->peer->hex, k, u->got, u->need);
+				  u->peer->hex, k, gained, u->need);
 			s_distrust(node, u->peer, k);
 		}
-		s_upstream_end(node, k, u);
+		s_upstream_end(node, k, u, true);
 	}
 	zlistx_destroy(&keys);
 	if (now >= node->next_full_ms) {

@@ -308,7 +308,8 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	zhashx_set_destructor(node->strangers, s_free_stranger);
 	node->upstream = zhashx_new();
 	zhashx_set_destructor(node->upstream, s_free_stranger);
-	node->pull_todo = zhashx_new(); /* items: a static "" */
+	node->pull_known = zhashx_new(); /* items: a static "" */
+	node->pull_new = zhashx_new();
 	rc = s_setup(node, opts, ret_err);
 	if (rc == 0)
 		rc = s_setup_jobs(node, ret_err);
@@ -344,7 +345,8 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->by_curve);
 	zhashx_destroy(&node->strangers);
 	zhashx_destroy(&node->upstream);
-	zhashx_destroy(&node->pull_todo);
+	zhashx_destroy(&node->pull_known);
+	zhashx_destroy(&node->pull_new);
 	zhashx_destroy(&node->trust);
 	store_destroy(&node->store);
 	lab_config_destroy(&node->cfg);
