@@ -325,7 +325,8 @@ def run_mode(net, t, h, rep, mon, ports, blob, mode, arg, limit_rss):
     while rss1 - rss0 > RSS_SETTLED_KIB and time.time() < deadline:
         time.sleep(0.2)
         rss1 = t.rss_kib()
-    row.update(base=base, during=during, after=after, afters=afters, rss0=rss0,
+    row.update(base=base, during=during, after=after, afters=afters,
+               rss0=rss0,
                peak=max(peak, rss1) - rss0, settled=rss1 - rss0,
                ctl=ctl_max, ctl_fail=ctl_fail)
     if peak - rss0 > limit_rss:
