@@ -92,10 +92,8 @@ struct adv {
 	double secs;
 	peerlib_client_t c;
 	zsock_t *l;
-	uint8_t author[32]; /* the AUTHOR argument */
+	uint8_t author[32]; /* the AUTHOR (or BLOB) argument */
 	bool has_author;
-	uint8_t blob[32];
-	bool has_blob;
 	/* made before the attack */
 	uint8_t *pool[POOL];
 	size_t pool_len[POOL];
@@ -344,8 +342,8 @@ static uint8_t *s_gen_blob_get(adv_t *a, unsigned long n, size_t *ret_len)
 	msg_t m = { .type = MSG_BLOB_GET };
 
 	m.blob_get.length = PROTO_MAX_BLOB_CHUNK;
-	if (a->has_blob && n % 2 == 0) {
-		memcpy(m.blob_get.blob_id, a->blob, 32);
+	if (a->has_author && n % 2 == 0) {
+		memcpy(m.blob_get.blob_id, a->author, 32);
 		m.blob_get.offset = (uint64_t)(n / 2 % 16) * PROTO_MAX_BLOB_CHUNK;
 	} else {
 		randombytes_buf(m.blob_get.blob_id, 32);
@@ -642,6 +640,7 @@ typedef struct {
 	uint64_t asked; /* wanted from the author's node up to */
 	uint64_t told;	/* claimed to the node */
 	uint64_t next, last; /* the node's want: next to send, up to */
+	unsigned long wants; /* wants the node sent us */
 } relay_t;
 
 static void s_relay_take(relay_t *r, peerlib_client_t *up, const msg_t *d)
@@ -709,6 +708,7 @@ static void s_relay_recv(zsock_t *l, relay_t *r, peerlib_client_t *up,
 				   memcmp(d->want.author, author, 32) == 0) {
 				r->next = d->want.from_seq;
 				r->last = d->want.from_seq + d->want.max - 1;
+				r->wants++;
 			}
 		}
 		msg_destroy(&d);
@@ -767,8 +767,8 @@ static int s_slow_relay(adv_t *a, const char *author_ep)
 		}
 		zclock_sleep(5);
 	}
-	printf("slow-relay: held %" PRIu64 " records, relayed %lu\n", r.held,
-	       sent);
+	printf("slow-relay: held %" PRIu64 " records, wanted %lu times,"
+	       " relayed %lu\n", r.held, r.wants, sent);
 	for (uint64_t s = 1; s <= r.held; s++)
 		free(r.rec[s]);
 	zsock_destroy(&ul);
@@ -893,11 +893,8 @@ static int s_run_mode(adv_t *a, const char *name, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(s_modes) / sizeof(s_modes[0]); i++)
 		if (strcmp(s_modes[i].name, name) == 0)
 			md = &s_modes[i];
-	if (argc > 0 && key_parse_hex(argv[0], a->author) == 0) {
+	if (argc > 0 && key_parse_hex(argv[0], a->author) == 0)
 		a->has_author = true;
-		memcpy(a->blob, a->author, 32);
-		a->has_blob = true;
-	}
 	if (strcmp(name, "slow-relay") == 0 && argc == 2 && a->has_author)
 		return s_slow_relay(a, argv[1]);
 	if (!md || (md->needs && !a->has_author)) {
