@@ -37,7 +37,9 @@
  *         ping / pong    nonces 2^64-1 and random, never reading
  *         cancel         signed cancels of invented requests at ts 2^63
  *   adversary slow-relay ENDPOINT NODE_ID PORT SECONDS AUTHOR AUTHOR_EP
- *       peer also with AUTHOR's node (at AUTHOR_EP, its answers on PORT+1),
+ *             [KEYFILE]
+ *       peer also with AUTHOR's node (at AUTHOR_EP, its answers on PORT+1;
+ *       as the key in KEYFILE, when AUTHOR's node trusts only some keys),
  *       take its feed honestly, claim to the node what it holds and answer
  *       the node's wants with one record every SLOW_RELAY_MS.
  *   adversary fill-requests ENDPOINT NODE_ID N
@@ -731,17 +733,37 @@ static void s_relay_tell(adv_t *a, relay_t *r)
 	r->told = r->held;
 }
 
-static int s_slow_relay(adv_t *a, const char *author_ep)
+/* Our peer of the author's node: with the key in keyfile when given (an
+ * author that trusts only some keys), else a fresh one. */
+static int s_relay_open(adv_t *a, peerlib_client_t *up, const char *author_ep,
+			const char *keyfile)
+{
+	char up_server[KEY_Z85_LEN + 1], err[256];
+	key_pair_t kp;
+	int rc;
+
+	if (key_curve_public(a->author, up_server) < 0)
+		return -1;
+	if (!keyfile)
+		return peerlib_open(up, author_ep, up_server);
+	if (key_load(keyfile, &kp, err, sizeof(err)) < 0) {
+		fprintf(stderr, "adversary: %s\n", err);
+		return -1;
+	}
+	rc = peerlib_open_key(up, author_ep, up_server, &kp);
+	key_wipe(&kp);
+	return rc;
+}
+
+static int s_slow_relay(adv_t *a, const char *author_ep, const char *keyfile)
 {
 	static relay_t r;
 	peerlib_client_t up;
-	char up_server[KEY_Z85_LEN + 1];
 	zsock_t *ul;
 	int64_t t0 = zclock_mono(), next_send = t0;
 	unsigned long sent = 0;
 
-	if (key_curve_public(a->author, up_server) < 0 ||
-	    peerlib_open(&up, author_ep, up_server) < 0)
+	if (s_relay_open(a, &up, author_ep, keyfile) < 0)
 		return 2;
 	ul = peerlib_listener(&up, a->port + 1);
 	if (!ul || s_connect(a) < 0)
@@ -895,8 +917,9 @@ static int s_run_mode(adv_t *a, const char *name, int argc, char **argv)
 			md = &s_modes[i];
 	if (argc > 0 && key_parse_hex(argv[0], a->author) == 0)
 		a->has_author = true;
-	if (strcmp(name, "slow-relay") == 0 && argc == 2 && a->has_author)
-		return s_slow_relay(a, argv[1]);
+	if (strcmp(name, "slow-relay") == 0 && (argc == 2 || argc == 3) &&
+	    a->has_author)
+		return s_slow_relay(a, argv[1], argc == 3 ? argv[2] : NULL);
 	if (!md || (md->needs && !a->has_author)) {
 		s_usage();
 		return 2;

@@ -31,8 +31,13 @@ status and another samples its RSS. One row per mode:
 
 Then, with the request-ids attack going on, SIGTERM stops the target
 within STOP_MAX_S, and `labmesh store check` passes on both stores.
+The slow relay stands between a far node and the target: the far node
+trusts only a middle node (seeded with the target) and the relay's key,
+so its feed reaches the target two hops away, by the middle node or the
+relay; that row is judged against unloaded samples of the same path.
+
 Short by default (every mode, briefly); LM_TEST_LONG=1 takes more samples
-and longer attacks.
+and longer attacks; LM_ADV_MODES=a,b runs only those modes.
 """
 import os
 import sqlite3
@@ -41,6 +46,7 @@ import statistics
 import subprocess
 import threading
 import time
+import types
 import urllib.request
 
 import lmtest
@@ -259,7 +265,8 @@ class Attack:
             elif arg == 'blob':
                 argv.append(blob)
             elif arg == 'relay':
-                argv += [h.id, h.endpoint]
+                argv += [ports['far'].id, ports['far'].endpoint,
+                         ports['relay_key']]
         self.mode = mode
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
@@ -283,7 +290,13 @@ def restart(t, h, rep):
 
 def run_mode(net, t, h, rep, mon, ports, blob, mode, arg, limit_rss):
     row = {'mode': mode, 'fails': []}
-    base = [rep.once() for _ in range(SAMPLES_BASE)]
+    n_base = SAMPLES_BASE
+    if arg == 'relay':
+        # the far node's feed, two hops away: its own unloaded samples
+        rep = ports['far_rep']
+        row['own_base'] = True
+        n_base = 2 * SAMPLES_BASE + 1
+    base = [rep.once() for _ in range(n_base)]
     if not rep.settle(RECOVER_S):
         restart(t, h, rep)
     time.sleep(0.3)
@@ -353,17 +366,23 @@ def ms(xs):
 
 
 def judge(rows):
-    base = statistics.median([x for r in rows for x in r['base']])
+    direct = [x for r in rows if not r.get('own_base') for x in r['base']]
+    base_direct = statistics.median(direct)
     print('\nunloaded replication of %d records: median %.0f ms over %d'
-          ' samples (%s)' % (RECORDS, base * 1000, sum(len(r['base'])
-                                                      for r in rows),
-                             ' '.join('%.0f' % (x * 1000) for r in rows
-                                      for x in r['base'])))
+          ' samples (%s)' % (RECORDS, base_direct * 1000, len(direct),
+                             ms(direct)))
+    for r in rows:
+        if r.get('own_base'):
+            print('  %s: from the far node, two hops: median %.0f ms (%s)'
+                  % (r['mode'], statistics.median(r['base']) * 1000,
+                     ms(r['base'])))
     print('%-14s %9s %6s %8s %9s %6s %8s %8s %7s  %s' % (
         'mode', 'during ms', 'ratio', 'worst ms', 'after ms', 'ratio',
         'peak KiB', 'after KiB', 'ctl ms', 'result'))
     failed = []
     for r in rows:
+        base = statistics.median(r['base']) if r.get('own_base') \
+            else base_direct
         d = statistics.median(r['during'])
         worst = max(r['during'] + r['afters'])
         if worst > STALL_MAX * base:
@@ -409,9 +428,17 @@ def test(net):
     t = net.node('target', ports['target'],
                  extra='  http: "127.0.0.1:%d"\n' % ports['http'])
     h = net.node('honest', ports['honest'], seeds=[t])
+    # the slow relay's stage: a far node that only a middle node and the
+    # relay's key may reach, so its feed comes to the target two hops away
+    key = os.path.join(net.dir, 'relay.key')
+    net.run('keygen', '--out', key)
+    relay = types.SimpleNamespace(id=open(key + '.pub').read().split()[-1])
+    m = net.node('middle', base + 4, seeds=[t])
+    far = net.node('far', base + 3, seeds=[m], trust=[m, relay])
+    ports.update(far=far, relay_key=key)
     blob = put_blob(t.home, BLOB_MIB)
-    t.start()
-    h.start()
+    for n in (t, h, m, far):
+        n.start()
     wait_for('honest peer up', lambda: honest_up(t, h), 10)
     adv = net.tools[0]
     p = subprocess.run([adv, 'fill-requests', t.endpoint, t.id,
@@ -422,6 +449,8 @@ def test(net):
         t) >= FILL_REQUESTS, 60, 0.2)
     print('target holds %d requests (%.1f s)' % (stored_requests(t), dt))
     rep = Replicator(h, t)
+    ports['far_rep'] = Replicator(far, t)
+    ports['far_rep'].once()
     rep.once()  # warm-up
     check(rep.settle(60), 'the target caught up: seq %d of %d, peers %s' % (
         rep.held(), rep._seq(rep.hdb, rep.author), t.peers()))
@@ -429,15 +458,19 @@ def test(net):
     mon = Monitor(t)
     rows = []
     try:
+        only = os.environ.get('LM_ADV_MODES')  # e.g. "liar,hellos"
         for mode, arg in MODES:
+            if only and mode not in only.split(','):
+                continue
             rows.append(run_mode(net, t, h, rep, mon, ports, blob, mode, arg,
                                  limit))
         dt = stop_under_attack(net, t, h, ports, blob)
     finally:
         mon.stop()
     failed = judge(rows)
-    h.stop()
-    for n in (t, h):
+    for n in (h, m, far):
+        n.stop()
+    for n in (t, h, m, far):
         p = n.cli('store', 'check', check_rc=False, timeout=120)
         print('store check %s: exit %d %s' % (n.name, p.returncode,
                                              p.stdout.strip()[-200:]))
