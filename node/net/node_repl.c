@@ -279,7 +279,7 @@ static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
 
 /* Whether p delivered records to us lately: such a peer is asked before
  * one that only claims, whatever it claims. */
-static bool s_delivers(peer_t *p, int64_t now)
+static bool s_delivers(const peer_t *p, int64_t now)
 {
 	return p->last_delivered_ms &&
 	       now - p->last_delivered_ms < NODE_DELIVERED_MS;
@@ -289,7 +289,13 @@ static bool s_delivers(peer_t *p, int64_t now)
  * the author itself (its word on its own feed is the one that counts),
  * then peers that delivered lately, then the rest; never one whose claim
  * on it was not delivered, nor one with its wants in flight full. */
-static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
+static int s_rank(const peer_t *p, const char *hex, int64_t now)
+{
+	return strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
+}
+
+static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
+			       int *ret_rank)
 {
 	peer_t *best = NULL;
 	uint64_t best_seq = have;
@@ -307,13 +313,14 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have)
 		s = repl_their_seq(p, hex);
 		if (s <= have || s_distrusted(p, hex, now))
 			continue;
-		rank = strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
+		rank = s_rank(p, hex, now);
 		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
 			best = p;
 			best_seq = s;
 			best_rank = rank;
 		}
 	}
+	*ret_rank = best_rank;
 	return best;
 }
 
@@ -325,15 +332,22 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	uint8_t *b = NULL;
 	size_t len = 0;
 	peer_t *p;
+	int rank;
 
 	if ((f && f->flagged) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
 		return;
-	if (u)
-		return; /* in flight: it ends by progress or by its deadline */
-	p = s_best_upstream(node, hex, have);
+	p = s_best_upstream(node, hex, have, &rank);
 	if (!p)
 		return;
+	/* in flight: it ends by progress or by its deadline, unless a
+	 * better placed peer (the author, one that delivers) now claims
+	 * more than we have, and takes over at once */
+	if (u && (u->peer == p || !u->peer ||
+		  rank <= s_rank(u->peer, hex, node_now())))
+		return;
+	if (u)
+		s_upstream_end(node, hex, u, false);
 	u = xzalloc(sizeof(*u));
 	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
