@@ -11,9 +11,9 @@ honest node, timed until the target's store holds the 200th record.
 For each mode of `adversary` (every message kind with its extreme field
 values, and the attacks named in the modes' table): an unloaded
 replication, then the attack; replications during it; the attack stopped;
-replications again from AFTER_S later (their median). Unloaded samples are taken before
-every mode, so they spread over the same minutes as the attacks (the
-machine is shared and its load drifts); the bound is against their
+replications again from AFTER_S later. Unloaded samples are taken
+before every mode, so they spread over the same minutes as the attacks
+(the machine is shared and its load drifts); the bound is against their
 median. Throughout, a thread asks the target's control socket for its
 status and another samples its RSS. One row per mode:
 
@@ -26,11 +26,14 @@ status and another samples its RSS. One row per mode:
   in a sanitized build, whose allocator keeps freed memory);
 - the control socket answers within CTL_MAX_S;
 - the honest peer is still up at the end of the attack;
+- the target holds the honest feed again within RECOVER_S (else it is
+  restarted, so the next row measures the next attack);
 - request-times: no request with absurd times is stored;
 - http: an honest GET of the dashboard is answered during the attack.
 
 Then, with the request-ids attack going on, SIGTERM stops the target
-within STOP_MAX_S, and `labmesh store check` passes on both stores.
+within STOP_MAX_S, and `labmesh store check` passes on every store.
+
 The slow relay stands between a far node and the target: the far node
 trusts only a middle node (seeded with the target) and the relay's key,
 so its feed reaches the target two hops away, by the middle node or the
@@ -252,21 +255,21 @@ def http_get(port):
 
 
 class Attack:
-    def __init__(self, net, t, h, ports, mode, arg, blob, secs=600):
+    def __init__(self, net, t, h, stage, mode, arg, blob, secs=600):
         adv = net.tools[0]
         if mode == 'http':
-            argv = [adv, 'http', '127.0.0.1', str(ports['http']),
+            argv = [adv, 'http', '127.0.0.1', str(stage['http']),
                     str(HTTP_CONNS), str(secs)]
         else:
-            argv = [adv, mode, t.endpoint, t.id, str(ports['adv']),
+            argv = [adv, mode, t.endpoint, t.id, str(stage['adv']),
                     str(secs)]
             if arg == 'author':
                 argv.append(h.id)
             elif arg == 'blob':
                 argv.append(blob)
             elif arg == 'relay':
-                argv += [ports['far'].id, ports['far'].endpoint,
-                         ports['relay_key']]
+                argv += [stage['far'].id, stage['far'].endpoint,
+                         stage['relay_key']]
         self.mode = mode
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
@@ -288,12 +291,12 @@ def restart(t, h, rep):
     check(rep.settle(60), 'the restarted target caught up')
 
 
-def run_mode(net, t, h, rep, mon, ports, blob, mode, arg, limit_rss):
+def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss):
     row = {'mode': mode, 'fails': []}
     n_base = SAMPLES_BASE
     if arg == 'relay':
         # the far node's feed, two hops away: its own unloaded samples
-        rep = ports['far_rep']
+        rep = stage['far_rep']
         row['own_base'] = True
         n_base = 2 * SAMPLES_BASE + 1
     base = [rep.once() for _ in range(n_base)]
@@ -303,13 +306,13 @@ def run_mode(net, t, h, rep, mon, ports, blob, mode, arg, limit_rss):
     rss0 = t.rss_kib()
     req0 = stored_requests(t)
     mon.window()
-    atk = Attack(net, t, h, ports, mode, arg, blob)
+    atk = Attack(net, t, h, stage, mode, arg, blob)
     time.sleep(WARMUP_S)
     if not atk.alive():
         row['fails'].append('adversary exited: %s' % atk.stop()[-300:])
     during = [rep.once() for _ in range(SAMPLES_DURING)]
     if mode == 'http':
-        st, n, dt = http_get(ports['http'])
+        st, n, dt = http_get(stage['http'])
         row['extra'] = 'GET %d, %d B, %.2f s' % (st, n, dt)
         if st != 200 or n == 0 or dt > 2:
             row['fails'].append('honest dashboard GET: status %d, %d bytes,'
@@ -403,8 +406,8 @@ def judge(rows):
     return failed
 
 
-def stop_under_attack(net, t, h, ports, blob):
-    atk = Attack(net, t, h, ports, 'request-ids', None, blob)
+def stop_under_attack(net, t, h, stage, blob):
+    atk = Attack(net, t, h, stage, 'request-ids', None, blob)
     time.sleep(1.5)
     t0 = time.time()
     t.proc.terminate()
@@ -423,11 +426,12 @@ def stop_under_attack(net, t, h, ports, blob):
 
 def test(net):
     base = lmtest.port_block(BASE, 27000, 27100, 20)
-    ports = {'target': base, 'honest': base + 1, 'http': base + 2,
+    # ports, and what the slow relay's mode needs
+    stage = {'target': base, 'honest': base + 1, 'http': base + 2,
              'adv': base + 5}
-    t = net.node('target', ports['target'],
-                 extra='  http: "127.0.0.1:%d"\n' % ports['http'])
-    h = net.node('honest', ports['honest'], seeds=[t])
+    t = net.node('target', stage['target'],
+                 extra='  http: "127.0.0.1:%d"\n' % stage['http'])
+    h = net.node('honest', stage['honest'], seeds=[t])
     # the slow relay's stage: a far node that only a middle node and the
     # relay's key may reach, so its feed comes to the target two hops away
     key = os.path.join(net.dir, 'relay.key')
@@ -435,7 +439,7 @@ def test(net):
     relay = types.SimpleNamespace(id=open(key + '.pub').read().split()[-1])
     m = net.node('middle', base + 4, seeds=[t])
     far = net.node('far', base + 3, seeds=[m], trust=[m, relay])
-    ports.update(far=far, relay_key=key)
+    stage.update(far=far, relay_key=key)
     blob = put_blob(t.home, BLOB_MIB)
     for n in (t, h, m, far):
         n.start()
@@ -449,8 +453,8 @@ def test(net):
         t) >= FILL_REQUESTS, 60, 0.2)
     print('target holds %d requests (%.1f s)' % (stored_requests(t), dt))
     rep = Replicator(h, t)
-    ports['far_rep'] = Replicator(far, t)
-    ports['far_rep'].once()
+    stage['far_rep'] = Replicator(far, t)
+    stage['far_rep'].once()
     rep.once()  # warm-up
     check(rep.settle(60), 'the target caught up: seq %d of %d, peers %s' % (
         rep.held(), rep._seq(rep.hdb, rep.author), t.peers()))
@@ -462,9 +466,9 @@ def test(net):
         for mode, arg in MODES:
             if only and mode not in only.split(','):
                 continue
-            rows.append(run_mode(net, t, h, rep, mon, ports, blob, mode, arg,
+            rows.append(run_mode(net, t, h, rep, mon, stage, blob, mode, arg,
                                  limit))
-        dt = stop_under_attack(net, t, h, ports, blob)
+        dt = stop_under_attack(net, t, h, stage, blob)
     finally:
         mon.stop()
     failed = judge(rows)
