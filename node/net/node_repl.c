@@ -287,8 +287,11 @@ static bool s_delivers(const peer_t *p, int64_t now)
 
 /* The peer claiming most of author hex past have, asked in this order:
  * the author itself (its word on its own feed is the one that counts),
- * then peers that delivered lately, then the rest; never one whose claim
- * on it was not delivered, nor one with its wants in flight full. */
+ * then peers that delivered lately, then the rest; never one with its
+ * wants in flight full. One whose claim on it was not delivered lately
+ * is asked only when no other peer claims more than we have (a stopped
+ * peer come back may be the only one with its feed), ranked below all,
+ * so that any other claim takes the feed from it. */
 static int s_rank(const peer_t *p, const char *hex, int64_t now)
 {
 	return strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
@@ -297,8 +300,8 @@ static int s_rank(const peer_t *p, const char *hex, int64_t now)
 static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 			       int *ret_rank)
 {
-	peer_t *best = NULL;
-	uint64_t best_seq = have;
+	peer_t *best = NULL, *last = NULL;
+	uint64_t best_seq = have, last_seq = have;
 	int best_rank = -1;
 	int64_t now = node_now();
 
@@ -311,14 +314,23 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
 			continue;
 		s = repl_their_seq(p, hex);
-		if (s <= have || s_distrusted(p, hex, now))
+		if (s <= have)
 			continue;
+		if (s_distrusted(p, hex, now)) {
+			if (s > last_seq)
+				last = p, last_seq = s;
+			continue;
+		}
 		rank = s_rank(p, hex, now);
 		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
 			best = p;
 			best_seq = s;
 			best_rank = rank;
 		}
+	}
+	if (!best && last) {
+		*ret_rank = -1;
+		return last;
 	}
 	*ret_rank = best_rank;
 	return best;
@@ -344,7 +356,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	 * better placed peer (the author, one that delivers) now claims
 	 * more than we have, and takes over at once */
 	if (u && (u->peer == p || !u->peer ||
-		  rank <= s_rank(u->peer, hex, node_now())))
+		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
+			   -1 : s_rank(u->peer, hex, node_now()))))
 		return;
 	if (u)
 		s_upstream_end(node, hex, u, false);
@@ -739,6 +752,8 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	upstream_t *u;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
+	if (added) /* it delivers that feed after all */
+		zhashx_delete(p->distrust, hex);
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
