@@ -713,6 +713,21 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 
 /* ---- receiving records ----------------------------------------------------- */
 
+/* A feed we hold, p's own, or one we asked p for: anything else would
+ * let a peer make us keep any number of feeds it signs itself. */
+static bool s_solicited(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	upstream_t *u;
+
+	if (store_feed(node->store, author) ||
+	    memcmp(author, p->id, WIRE_KEY_BYTES) == 0)
+		return true;
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	u = zhashx_lookup(node->upstream, hex);
+	return u && u->peer == p;
+}
+
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 		     uint8_t *ret_author, int *ret_kind)
 {
@@ -725,10 +740,12 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			     " verify)");
 		return rc;
 	}
-	sr = wire_store_rec(&r, item->p, item->len);
-	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
+	if (!s_solicited(node, p, r.author))
+		return STORE_GAP; /* not asked for: not stored */
+	sr = wire_store_rec(&r, item->p, item->len);
+	rc = store_put_record(node->store, &sr);
 	if (rc == STORE_EQUIVOCATION) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
