@@ -352,10 +352,12 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	p = s_best_upstream(node, hex, have, &rank);
 	if (!p)
 		return;
-	/* in flight: it ends by progress or by its deadline, unless a
-	 * better placed peer (the author, one that delivers) now claims
-	 * more than we have, and takes over at once */
-	if (u && (u->peer == p || !u->peer ||
+	/* in flight: it ends by progress or by its deadline, unless it
+	 * delivered nothing yet and a better placed peer (the author, one
+	 * that delivers) now claims more than we have: that one takes over
+	 * at once. One that delivers keeps its range, which it is serving:
+	 * two upstreams would each send it */
+	if (u && (u->peer == p || !u->peer || u->got ||
 		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
 			   -1 : s_rank(u->peer, hex, node_now()))))
 		return;
