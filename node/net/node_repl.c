@@ -287,8 +287,11 @@ static bool s_delivers(const peer_t *p, int64_t now)
 
 /* The peer claiming most of author hex past have, asked in this order:
  * the author itself (its word on its own feed is the one that counts),
- * then peers that delivered lately, then the rest; never one whose claim
- * on it was not delivered, nor one with its wants in flight full. */
+ * then peers that delivered lately, then the rest; never one with its
+ * wants in flight full. One whose claim on it was not delivered lately
+ * is asked only when no other peer claims more than we have (a stopped
+ * peer come back may be the only one with its feed), ranked below all,
+ * so that any other claim takes the feed from it. */
 static int s_rank(const peer_t *p, const char *hex, int64_t now)
 {
 	return strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
@@ -297,8 +300,8 @@ static int s_rank(const peer_t *p, const char *hex, int64_t now)
 static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 			       int *ret_rank)
 {
-	peer_t *best = NULL;
-	uint64_t best_seq = have;
+	peer_t *best = NULL, *last = NULL;
+	uint64_t best_seq = have, last_seq = have;
 	int best_rank = -1;
 	int64_t now = node_now();
 
@@ -311,14 +314,23 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
 			continue;
 		s = repl_their_seq(p, hex);
-		if (s <= have || s_distrusted(p, hex, now))
+		if (s <= have)
 			continue;
+		if (s_distrusted(p, hex, now)) {
+			if (s > last_seq)
+				last = p, last_seq = s;
+			continue;
+		}
 		rank = s_rank(p, hex, now);
 		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
 			best = p;
 			best_seq = s;
 			best_rank = rank;
 		}
+	}
+	if (!best && last) {
+		*ret_rank = -1;
+		return last;
 	}
 	*ret_rank = best_rank;
 	return best;
@@ -340,11 +352,14 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	p = s_best_upstream(node, hex, have, &rank);
 	if (!p)
 		return;
-	/* in flight: it ends by progress or by its deadline, unless a
-	 * better placed peer (the author, one that delivers) now claims
-	 * more than we have, and takes over at once */
-	if (u && (u->peer == p || !u->peer ||
-		  rank <= s_rank(u->peer, hex, node_now())))
+	/* in flight: it ends by progress or by its deadline, unless it
+	 * delivered nothing yet and a better placed peer (the author, one
+	 * that delivers) now claims more than we have: that one takes over
+	 * at once. One that delivers keeps its range, which it is serving:
+	 * two upstreams would each send it */
+	if (u && (u->peer == p || !u->peer || u->got ||
+		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
+			   -1 : s_rank(u->peer, hex, node_now()))))
 		return;
 	if (u)
 		s_upstream_end(node, hex, u, false);
@@ -700,6 +715,21 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 
 /* ---- receiving records ----------------------------------------------------- */
 
+/* A feed we hold, p's own, or one we asked p for: anything else would
+ * let a peer make us keep any number of feeds it signs itself. */
+static bool s_solicited(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	upstream_t *u;
+
+	if (store_feed(node->store, author) ||
+	    memcmp(author, p->id, WIRE_KEY_BYTES) == 0)
+		return true;
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	u = zhashx_lookup(node->upstream, hex);
+	return u && u->peer == p;
+}
+
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 		     uint8_t *ret_author, int *ret_kind)
 {
@@ -712,10 +742,12 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			     " verify)");
 		return rc;
 	}
-	sr = wire_store_rec(&r, item->p, item->len);
-	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
+	if (!s_solicited(node, p, r.author))
+		return STORE_GAP; /* not asked for: not stored */
+	sr = wire_store_rec(&r, item->p, item->len);
+	rc = store_put_record(node->store, &sr);
 	if (rc == STORE_EQUIVOCATION) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
@@ -739,6 +771,8 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	upstream_t *u;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
+	if (added) /* it delivers that feed after all */
+		zhashx_delete(p->distrust, hex);
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
