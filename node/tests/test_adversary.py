@@ -18,9 +18,12 @@ median. Throughout, a thread asks the target's control socket for its
 status and another samples its RSS. One row per mode:
 
 - honest replication during the attack <= RATIO_MAX x unloaded (medians:
-  one slow sample on a shared machine is noise), and from AFTER_S after
-  it <= RATIO_MAX x unloaded; no single one, during or after, over
-  STALL_MAX x (a stall is not noise);
+  one slow sample on a shared machine is noise; unloaded: this row's
+  samples and the next one's), and from AFTER_S after it <= RATIO_MAX x
+  unloaded; no single one, during or after, over STALL_MAX x (a stall is
+  not noise). A row that broke only the RATIO_MAX bounds is run once
+  more at the end, against unloaded samples taken just before, and that
+  run decides (a load spike does not come back on cue; a real cost does);
 - RSS peak <= RSS_PEAK_KIB over the level before the attack, and back
   within RSS_SETTLED_KIB once the node has trimmed (TRIM_WAIT_S; skipped
   in a sanitized build, whose allocator keeps freed memory);
@@ -291,9 +294,9 @@ def restart(t, h, rep):
     check(rep.settle(60), 'the restarted target caught up')
 
 
-def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss):
-    row = {'mode': mode, 'fails': []}
-    n_base = SAMPLES_BASE
+def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss,
+             n_base=SAMPLES_BASE):
+    row = {'mode': mode, 'arg': arg, 'fails': []}
     if arg == 'relay':
         # the far node's feed, two hops away: its own unloaded samples
         rep = stage['far_rep']
@@ -368,40 +371,65 @@ def ms(xs):
     return ' '.join('%.0f' % (x * 1000) for x in xs)
 
 
+def baseline(rows, i):
+    """Row i's unloaded median: its own samples and the next row's (or
+    the one before), taken minutes apart at most, so a drift of the
+    machine's load moves both sides; the slow relay's path only its own."""
+    r = rows[i]
+    if r.get('own_base') or r.get('again'):
+        return statistics.median(r['base'])
+    near = [j for j in (i + 1, i - 1) if 0 <= j < len(rows) and
+            not rows[j].get('own_base')][:1]
+    return statistics.median(r['base'] + [x for j in near
+                                          for x in rows[j]['base']])
+
+
+def timing_fails(r, base):
+    d = statistics.median(r['during'])
+    worst = max(r['during'] + r['afters'])
+    fails = []
+    if d > RATIO_MAX * base:
+        fails.append('during %.1fx' % (d / base))
+    if r['after'] > RATIO_MAX * base:
+        fails.append('after %.1fx' % (r['after'] / base))
+    if worst > STALL_MAX * base:
+        fails.append('a stall of %.1f s' % worst)
+    return fails
+
+
+def slow_only(rows, i):
+    """Whether row i broke only the 2x bounds: on a shared machine, one
+    load spike can do that; a cost the node really pays does it again."""
+    f = timing_fails(rows[i], baseline(rows, i))
+    return bool(not rows[i]['fails'] and f and
+                not any('stall' in x for x in f))
+
+
 def judge(rows):
     direct = [x for r in rows if not r.get('own_base') for x in r['base']]
-    base_direct = statistics.median(direct)
     print('\nunloaded replication of %d records: median %.0f ms over %d'
-          ' samples (%s)' % (RECORDS, base_direct * 1000, len(direct),
-                             ms(direct)))
-    for r in rows:
-        if r.get('own_base'):
-            print('  %s: from the far node, two hops: median %.0f ms (%s)'
-                  % (r['mode'], statistics.median(r['base']) * 1000,
-                     ms(r['base'])))
-    print('%-14s %9s %6s %8s %9s %6s %8s %8s %7s  %s' % (
-        'mode', 'during ms', 'ratio', 'worst ms', 'after ms', 'ratio',
-        'peak KiB', 'after KiB', 'ctl ms', 'result'))
+          ' samples (%s); each row against its own and its neighbour\'s'
+          % (RECORDS, statistics.median(direct) * 1000, len(direct),
+             ms(direct)))
+    print('%-14s %7s %9s %6s %8s %9s %6s %8s %8s %7s  %s' % (
+        'mode', 'base ms', 'during ms', 'ratio', 'worst ms', 'after ms',
+        'ratio', 'peak KiB', 'after KiB', 'ctl ms', 'result'))
     failed = []
-    for r in rows:
-        base = statistics.median(r['base']) if r.get('own_base') \
-            else base_direct
+    for i, r in enumerate(rows):
+        base = baseline(rows, i)
         d = statistics.median(r['during'])
         worst = max(r['during'] + r['afters'])
-        if worst > STALL_MAX * base:
-            r['fails'].insert(0, 'a stall of %.1f s' % worst)
-        if d > RATIO_MAX * base:
-            r['fails'].insert(0, 'during %.1fx' % (d / base))
-        if r['after'] > RATIO_MAX * base:
-            r['fails'].insert(0, 'after %.1fx' % (r['after'] / base))
-        res = 'ok' if not r['fails'] else 'FAIL: ' + '; '.join(r['fails'])
+        fails = timing_fails(r, base) + r['fails']
+        res = 'ok' if not fails else 'FAIL: ' + '; '.join(fails)
         if r.get('extra'):
             res += ' (%s)' % r['extra']
-        print('%-14s %9.0f %6.1f %8.0f %9.0f %6.1f %+8d %+8d %7.0f  %s' % (
-            r['mode'], d * 1000, d / base, worst * 1000, r['after'] * 1000,
-            r['after'] / base, r['peak'], r['settled'], r['ctl'] * 1000,
-            res))
-        if r['fails']:
+        if r.get('again'):
+            res += ' (run again: %s)' % r['again']
+        print('%-14s %7.0f %9.0f %6.1f %8.0f %9.0f %6.1f %+8d %+8d %7.0f  %s'
+              % (r['mode'], base * 1000, d * 1000, d / base, worst * 1000,
+                 r['after'] * 1000, r['after'] / base, r['peak'],
+                 r['settled'], r['ctl'] * 1000, res))
+        if fails:
             failed.append(r['mode'])
     return failed
 
@@ -468,6 +496,12 @@ def test(net):
                 continue
             rows.append(run_mode(net, t, h, rep, mon, stage, blob, mode, arg,
                                  limit))
+        for i in [i for i in range(len(rows)) if slow_only(rows, i)]:
+            first = timing_fails(rows[i], baseline(rows, i))
+            rows[i] = run_mode(net, t, h, rep, mon, stage, blob,
+                               rows[i]['mode'], rows[i]['arg'], limit,
+                               2 * SAMPLES_BASE + 1)
+            rows[i]['again'] = 'first ' + ', '.join(first)
         dt = stop_under_attack(net, t, h, stage, blob)
     finally:
         mon.stop()
