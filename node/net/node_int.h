@@ -76,7 +76,8 @@
 #define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
 #define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
 /* request ids remembered per peer session as sent to it or held by it,
- * so that no request is sent twice to one session */
+ * so that a request is not sent twice to one session (but see
+ * NODE_REQ_RESEND_MS) */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
 /* a request the peer still lacks this long after we sent it is sent
  * again on its request-ids: it could not store it (a full disk) and asks
@@ -94,7 +95,8 @@
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
-#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: ignored */
+#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
+					 * peer asked last for it */
 #define NODE_DELIVERED_MS 10000         /* a peer that delivered records
 					 * this lately is asked first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
