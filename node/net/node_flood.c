@@ -162,23 +162,48 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 
 static const char s_mark[] = "";
 
-/* Remember that p's session has id (sent to it, or it holds it); false
- * when the session's memory is full. */
+static void s_free_box(void **item)
+{
+	free(*item);
+	*item = NULL;
+}
+
+static zhashx_t *s_known_new(void)
+{
+	zhashx_t *h = zhashx_new();
+
+	zhashx_set_destructor(h, s_free_box);
+	return h;
+}
+
+/* Remember in known that p's session has id (sent to it, or it holds it)
+ * since at; false when the memory is full. */
+static bool s_known_put(zhashx_t *known, const char *hex, int64_t at)
+{
+	int64_t *box = zhashx_lookup(known, hex);
+
+	if (!box) {
+		if (zhashx_size(known) >= NODE_MAX_REQ_KNOWN)
+			return false;
+		box = xmalloc(sizeof(*box));
+		zhashx_insert(known, hex, box);
+	}
+	*box = at;
+	return true;
+}
+
 static bool s_known_add(peer_t *p, const uint8_t *id)
 {
 	char hex[2 * WIRE_ID_BYTES + 1];
 
 	wire_hex(id, WIRE_ID_BYTES, hex);
-	if (zhashx_lookup(p->req_known, hex))
-		return true;
-	if (zhashx_size(p->req_known) >= NODE_MAX_REQ_KNOWN)
-		return false;
-	zhashx_insert(p->req_known, hex, (void *)s_mark);
-	return true;
+	return s_known_put(p->req_known, hex, node_now());
 }
 
 void repl_forget_requests(peer_t *p)
 {
+	if (!p->req_known)
+		p->req_known = s_known_new();
 	zhashx_purge(p->req_known);
 	p->n_req_todo = 0;
 	p->ask_sent = p->ask_at_ping = p->ask_acked = 0;
@@ -196,13 +221,21 @@ static int s_note_lacking(void *arg, const uint8_t *id, int64_t expires_ms)
 	s_lack_t *l = arg;
 	peer_t *p = l->p;
 	char hex[2 * WIRE_ID_BYTES + 1];
-	bool sent;
+	int64_t *sent, now = node_now();
 
 	wire_hex(id, WIRE_ID_BYTES, hex);
-	sent = zhashx_lookup(p->req_known, hex) != NULL;
-	zhashx_insert(l->known, hex, (void *)s_mark);
-	if (sent || zhashx_lookup(l->theirs, hex))
+	sent = zhashx_lookup(p->req_known, hex);
+	if (zhashx_lookup(l->theirs, hex)) {
+		s_known_put(l->known, hex, sent ? *sent : now);
 		return 0;
+	}
+	/* sent lately: not again. Sent long ago and lacking still: it
+	 * could not store it (a full disk) and asks again */
+	if (sent && now - *sent < NODE_REQ_RESEND_MS) {
+		s_known_put(l->known, hex, *sent);
+		return 0;
+	}
+	s_known_put(l->known, hex, now);
 	if (!p->req_todo)
 		p->req_todo = xmalloc(WIRE_MAX_REQUEST_IDS *
 				      sizeof(*p->req_todo));
@@ -251,7 +284,7 @@ void repl_pump_requests(node_t *node, peer_t *p)
 
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	s_lack_t l = { p, zhashx_new(), zhashx_new() };
+	s_lack_t l = { p, zhashx_new(), s_known_new() };
 
 	if (!node_rate_ok(&p->ids_window_ms, &p->ids_count,
 			  NODE_MAX_REQ_IDS_PER_MIN)) {

@@ -76,8 +76,13 @@
 #define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
 #define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
 /* request ids remembered per peer session as sent to it or held by it,
- * so that no request is sent twice to one session */
+ * so that a request is not sent twice to one session (but see
+ * NODE_REQ_RESEND_MS) */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
+/* a request the peer still lacks this long after we sent it is sent
+ * again on its request-ids: it could not store it (a full disk) and asks
+ * again each round while so; a round is at least NODE_ROUND_MIN_MS */
+#define NODE_REQ_RESEND_MS 5000
 /* Their vector: entries for authors we hold no feed of (invented, or not
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
@@ -90,7 +95,8 @@
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
-#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: ignored */
+#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
+					 * peer asked last for it */
 #define NODE_DELIVERED_MS 10000         /* a peer that delivered records
 					 * this lately is asked first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
@@ -137,7 +143,8 @@ typedef struct peer {
 		uint64_t next, left;
 	} wants[NODE_MAX_WANTS];
 	size_t n_wants;
-	/* requests: ids sent to it or held by it this session (hex -> ""),
+	/* requests: ids sent to it or held by it this session (hex -> int64
+	 * since when, node_now),
 	 * ids to send it, and the window paced by its pongs */
 	zhashx_t *req_known;
 	uint8_t (*req_todo)[WIRE_ID_BYTES]; /* WIRE_MAX_REQUEST_IDS, lazily */

@@ -146,7 +146,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	zhashx_set_destructor(p->their_vec, s_free_box);
 	p->sent_vec = zhashx_new();
 	zhashx_set_destructor(p->sent_vec, s_free_box);
-	p->req_known = zhashx_new(); /* items: a static "" */
+	repl_forget_requests(p); /* makes req_known */
 	p->distrust = zhashx_new();
 	zhashx_set_destructor(p->distrust, s_free_box);
 	node->peers = xreallocarray(node->peers, node->n_peers + 1,

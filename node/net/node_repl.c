@@ -786,7 +786,7 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	size_t added = 0, added_last = 0;
+	size_t added = 0;
 	uint8_t *b = NULL;
 	size_t len = 0;
 	uint8_t last_author[WIRE_KEY_BYTES];
@@ -807,7 +807,6 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 
 		if (rc == STORE_ADDED) {
 			added++;
-			added_last = added; /* batches hold one author */
 			any = true;
 			if (kind == WIRE_KIND_RUN && n_runs < WIRE_MAX_BATCH_RECORDS)
 				runs[n_runs++] = m->items[i];
@@ -832,7 +831,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		node->last_record_ms = node_wall_ms();
 	}
 	if (any)
-		s_progress(node, p, last_author, added_last);
+		s_progress(node, p, last_author, added); /* one author a batch */
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
