@@ -97,8 +97,9 @@
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
 #define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
 					 * peer asked last for it */
-#define NODE_DELIVERED_MS 10000         /* a peer that delivered records
-					 * this lately is asked first */
+#define NODE_DELIVERED_MS 10000         /* a peer that served a pull at
+					 * the rate this lately is asked
+					 * first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 #define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
 #define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
@@ -158,7 +159,7 @@ typedef struct peer {
 	size_t pulls_out;
 	zhashx_t *distrust;
 	size_t vec_unknown; /* their_vec entries for authors we lack */
-	int64_t last_delivered_ms; /* records from it stored then */
+	int64_t last_delivered_ms; /* it served a pull at the rate then */
 	int64_t reset_window_ms;
 	int reset_count;
 	/* limits */

@@ -277,8 +277,9 @@ static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
 
 /* ---- pulling ------------------------------------------------------------- */
 
-/* Whether p delivered records to us lately: such a peer is asked before
- * one that only claims, whatever it claims. */
+/* Whether p lately served a pull at the rate asked (its range, or its due
+ * records by the deadline): such a peer is asked before one that only
+ * claims, or trickles, whatever it claims. */
 static bool s_delivers(const peer_t *p, int64_t now)
 {
 	return p->last_delivered_ms &&
@@ -771,8 +772,6 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	upstream_t *u;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
-	if (added) /* it delivers that feed after all */
-		zhashx_delete(p->distrust, hex);
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
@@ -780,8 +779,12 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
 	u->got += added;
 	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
-	    ours >= repl_their_seq(p, hex))
+	    ours >= repl_their_seq(p, hex)) {
+		/* served what it was asked: it delivers, that feed too */
+		p->last_delivered_ms = node_now();
+		zhashx_delete(p->distrust, hex);
 		s_upstream_end(node, hex, u, true);
+	}
 }
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -826,7 +829,6 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	p->records_rx += added;
 	node->records_in += added;
 	if (added) {
-		p->last_delivered_ms = node_now();
 		node->vec_dirty = true;
 		node->last_record_ms = node_wall_ms();
 	}
@@ -866,20 +868,32 @@ void repl_tick(node_t *node)
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 		uint8_t author[WIRE_KEY_BYTES];
-		uint64_t ours, gained;
+		uint64_t ours, gained, due;
 
-		if (!u || u->deadline_ms > now)
+		if (!u || (u->deadline_ms > now &&
+			   (!u->got || now - u->started_ms <
+					       NODE_FIRST_RECORDS_MS)))
 			continue;
 		/* what we gained since the want, from it or from anyone (an
 		 * author's own push): not held against it */
 		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
 			       s_our_seq(node, author) : 0;
 		gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
-		if (u->peer && gained < u->need) {
+		/* once its first records are in, due pro rata of the time
+		 * since the want: a trickle loses the feed early */
+		due = u->need;
+		if (u->deadline_ms > now)
+			due = u->need * (uint64_t)(now - u->started_ms) /
+			      NODE_WANT_TIMEOUT_MS;
+		if (u->deadline_ms > now && gained >= due)
+			continue;
+		if (u->peer && gained < due) {
 			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
 				  " of %" PRIu64 " records), switching",
-				  u->peer->hex, k, gained, u->need);
+				  u->peer->hex, k, gained, due);
 			s_distrust(node, u->peer, k);
+		} else if (u->peer) {
+			u->peer->last_delivered_ms = now; /* at the rate */
 		}
 		s_upstream_end(node, k, u, true);
 	}
