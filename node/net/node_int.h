@@ -160,6 +160,7 @@ typedef struct peer {
 	zhashx_t *distrust;
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
+	uint64_t serve_rate;       /* records a second, that pull */
 	int64_t reset_window_ms;
 	int reset_count;
 	/* limits */

@@ -277,6 +277,22 @@ static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
 
 /* ---- pulling ------------------------------------------------------------- */
 
+/* p served a pull of u at the rate asked: gained records since the want */
+static void s_served(peer_t *p, const upstream_t *u, const char *hex,
+		     uint64_t gained, int64_t now)
+{
+	int64_t ms = now - u->started_ms;
+	/* records a second, over at least a second: one record at once
+	 * (a trickle's range of one) is not a peer that delivers */
+	uint64_t rate = gained * 1000 / (uint64_t)(ms > 1000 ? ms : 1000);
+
+	if (rate * NODE_WANT_TIMEOUT_MS < NODE_PULL_MIN_RECORDS * 1000)
+		return;
+	p->last_delivered_ms = now;
+	p->serve_rate = rate;
+	zhashx_delete(p->distrust, hex); /* it delivers that feed after all */
+}
+
 /* Whether p lately served a pull at the rate asked (its range, or its due
  * records by the deadline): such a peer is asked before one that only
  * claims, or trickles, whatever it claims. */
@@ -323,7 +339,13 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 			continue;
 		}
 		rank = s_rank(p, hex, now);
-		if (rank > best_rank || (rank == best_rank && s > best_seq)) {
+		/* among those that deliver, the faster lately */
+		if (rank > best_rank ||
+		    (rank == best_rank && rank == 1 &&
+		     p->serve_rate > best->serve_rate) ||
+		    (rank == best_rank && (rank != 1 ||
+					   p->serve_rate == best->serve_rate) &&
+		     s > best_seq)) {
 			best = p;
 			best_seq = s;
 			best_rank = rank;
@@ -780,9 +802,7 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u->got += added;
 	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
 	    ours >= repl_their_seq(p, hex)) {
-		/* served what it was asked: it delivers, that feed too */
-		p->last_delivered_ms = node_now();
-		zhashx_delete(p->distrust, hex);
+		s_served(p, u, hex, ours + 1 - u->from, node_now());
 		s_upstream_end(node, hex, u, true);
 	}
 }
@@ -870,9 +890,7 @@ void repl_tick(node_t *node)
 		uint8_t author[WIRE_KEY_BYTES];
 		uint64_t ours, gained, due;
 
-		if (!u || (u->deadline_ms > now &&
-			   (!u->got || now - u->started_ms <
-					       NODE_FIRST_RECORDS_MS)))
+		if (!u || (u->deadline_ms > now && !u->got))
 			continue;
 		/* what we gained since the want, from it or from anyone (an
 		 * author's own push): not held against it */
@@ -893,7 +911,7 @@ void repl_tick(node_t *node)
 				  u->peer->hex, k, gained, due);
 			s_distrust(node, u->peer, k);
 		} else if (u->peer) {
-			u->peer->last_delivered_ms = now; /* at the rate */
+			s_served(u->peer, u, k, gained, now); /* at the rate */
 		}
 		s_upstream_end(node, k, u, true);
 	}
