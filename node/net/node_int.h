@@ -95,6 +95,10 @@
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
+/* a pull with no answer this long may be taken over by a better placed
+ * peer (the author, one that delivers); sooner, an honest peer that is
+ * about to answer would send its range as well */
+#define NODE_PREEMPT_MS 500
 #define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
 					 * peer asked last for it */
 #define NODE_DELIVERED_MS 10000         /* a peer that served a pull at

@@ -321,7 +321,19 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 	uint64_t best_seq = have, last_seq = have;
 	int best_rank = -1;
 	int64_t now = node_now();
+	uint8_t author[WIRE_KEY_BYTES];
+	peer_t *a = wire_unhex(hex, author, sizeof(author)) == 0 ?
+			    peer_find(node, author) : NULL;
 
+	/* the author in session with us: its word on its own feed is the
+	 * only one, a relay claiming more is lying or ahead of the author's
+	 * own vector, which comes (or its records do, pushed) */
+	if (a && a->state == PEER_ACTIVE) {
+		*ret_rank = 2;
+		return repl_their_seq(a, hex) > have &&
+				       a->pulls_out < NODE_MAX_PULLS_PER_PEER ?
+			       a : NULL;
+	}
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
@@ -381,6 +393,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	 * at once. One that delivers keeps its range, which it is serving:
 	 * two upstreams would each send it */
 	if (u && (u->peer == p || !u->peer || u->got ||
+		  node_now() - u->started_ms < NODE_PREEMPT_MS ||
 		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
 			   -1 : s_rank(u->peer, hex, node_now()))))
 		return;
@@ -890,8 +903,14 @@ void repl_tick(node_t *node)
 		uint8_t author[WIRE_KEY_BYTES];
 		uint64_t ours, gained, due;
 
-		if (!u || (u->deadline_ms > now && !u->got))
+		if (!u)
 			continue;
+		if (u->deadline_ms > now && !u->got) {
+			/* no answer yet: a better placed peer may take it */
+			if (now - u->started_ms >= NODE_PREEMPT_MS)
+				s_pull_note(node, k);
+			continue;
+		}
 		/* what we gained since the want, from it or from anyone (an
 		 * author's own push): not held against it */
 		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
