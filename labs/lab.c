@@ -9,6 +9,7 @@
  * and every mapping is checked for keys nobody read (typos).
  */
 #include "labs/lab_private.h"
+#include "proto/caps.h"
 #include "proto/mem.h"
 
 #include <ctype.h>
@@ -22,6 +23,11 @@
 #define LAB_DEFAULT_LISTEN "tcp://127.0.0.1:7701"
 #define LAB_DEFAULT_MAX_PEERS 8
 #define LAB_MAX_PEERS_CAP 1024
+/* node.max_request_hours: the longest a request this lab stores and
+ * forwards may live (expires - created). At most proto's own cap. */
+#define LAB_DEFAULT_MAX_REQUEST_HOURS (7 * 24)
+#define LAB_MAX_REQUEST_HOURS_CAP                                           \
+	((int)(PROTO_MAX_REQUEST_LIFETIME_MS / (3600 * 1000)))
 #define LAB_MAX_QUOTA 1000000
 #define LAB_RECIPE_TIMEOUT_S 3600
 #define LAB_MAX_TIMEOUT_S 86400
@@ -80,6 +86,7 @@ static lab_config_t *s_config_new(const char *path)
 	cfg->path = xstrdup(path);
 	cfg->trust_open = true;
 	cfg->max_peers = LAB_DEFAULT_MAX_PEERS;
+	cfg->max_request_hours = LAB_DEFAULT_MAX_REQUEST_HOURS;
 	cfg->submitters_any = true;
 	cfg->build_any = true;
 	cfg->blob_budget = LAB_DEFAULT_BLOB_BUDGET;
@@ -303,6 +310,10 @@ static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
 		return r;
 	r = yaml_get_int(node, "max_peers", YAML_OPTIONAL, 1, LAB_MAX_PEERS_CAP,
 			 &cfg->max_peers);
+	if (r < 0)
+		return r;
+	r = yaml_get_int(node, "max_request_hours", YAML_OPTIONAL, 1,
+			 LAB_MAX_REQUEST_HOURS_CAP, &cfg->max_request_hours);
 	if (r < 0)
 		return r;
 	r = yaml_get_bool(node, "beacon", YAML_OPTIONAL, &cfg->beacon);

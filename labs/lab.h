@@ -166,6 +166,9 @@ typedef struct {
 	char **trust_keys; /* node ids (64 hex) */
 	size_t n_trust_keys;
 	int max_peers;     /* 8 by default */
+	/* requests living longer (expires - created) are refused: 168 by
+	 * default, 1..PROTO_MAX_REQUEST_LIFETIME_MS in hours */
+	int max_request_hours;
 	bool beacon;       /* LAN beacon hint, off by default */
 	char *http;        /* dashboard address, NULL: off */
 	/* store: blob retention (logs, kernel images); the node keeps

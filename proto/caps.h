@@ -47,6 +47,13 @@
 
 /* Ranges. */
 #define PROTO_MAX_PRIORITY 100 /* request priority 0..100, higher first */
+/* Times a request or cancel may carry (ms since the epoch): up to
+ * 2100-01-01, so that they fit an int64 with room and are never wrapped */
+#define PROTO_MAX_TIME_MS 4102444800000ULL
+/* A request's expires_ms - created_ms, whatever the lab; a lab's own cap
+ * (node.max_request_lifetime) is at most this: a submitter must not decide
+ * how long every node keeps and re-sends its request */
+#define PROTO_MAX_REQUEST_LIFETIME_MS (30ULL * 24 * 3600 * 1000)
 
 /* Fixed sizes. */
 #define PROTO_KEY_LEN 32    /* Ed25519 public key = node / submitter id */

@@ -33,6 +33,8 @@ static const char *const s_msgs[] = {
 	[25] = "key file permissions too open",
 	[26] = "malformed key file",
 	[27] = "required field is empty",
+	[28] = "time out of range (after the year 2100)",
+	[29] = "request lives longer than allowed (expires - created)",
 };
 
 const char *proto_strerror(int err)

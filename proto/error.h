@@ -38,6 +38,9 @@ enum proto_error {
 	PROTO_E_KEYPERM = -1025,      /* secret key file readable by others */
 	PROTO_E_KEYFORMAT = -1026,    /* key file malformed */
 	PROTO_E_EMPTY = -1027,	      /* required text or list is empty */
+	PROTO_E_TIME = -1028,	      /* a time past PROTO_MAX_TIME_MS */
+	PROTO_E_LIFETIME = -1029,     /* request lives longer than allowed */
+	PROTO_E_LAST = PROTO_E_LIFETIME, /* the last code, for tests */
 };
 
 /*

@@ -158,8 +158,13 @@ static int s_dec_fields(mp_reader_t *r, arena_t *a, request_t *q)
 	    (e = mp_get_uint(r, &q->created_ms)) < 0 ||
 	    (e = mp_get_uint(r, &q->expires_ms)) < 0)
 		return e;
+	if (q->created_ms > PROTO_MAX_TIME_MS ||
+	    q->expires_ms > PROTO_MAX_TIME_MS)
+		return PROTO_E_TIME;
 	if (q->expires_ms <= q->created_ms)
 		return PROTO_E_RANGE;
+	if (q->expires_ms - q->created_ms > PROTO_MAX_REQUEST_LIFETIME_MS)
+		return PROTO_E_LIFETIME;
 	if ((e = mp_get_bin_exact(r, PROTO_NONCE_LEN, q->nonce)) < 0 ||
 	    (e = dec_u32(r, 0, PROTO_MAX_PRIORITY, &q->priority)) < 0 ||
 	    (e = s_dec_kernel(r, a, &q->kernel)) < 0 ||
@@ -302,7 +307,9 @@ static int s_cancel_fields(mp_reader_t *r, request_cancel_t *c)
 	if ((e = mp_get_bin_exact(r, 32, c->submitter)) < 0 ||
 	    (e = mp_get_bin_exact(r, 32, c->request_id)) < 0)
 		return e;
-	return mp_get_uint(r, &c->ts_ms);
+	if ((e = mp_get_uint(r, &c->ts_ms)) < 0)
+		return e;
+	return c->ts_ms > PROTO_MAX_TIME_MS ? PROTO_E_TIME : 0;
 }
 
 int cancel_decode(const void *data, size_t len, request_cancel_t *ret)

@@ -7,7 +7,9 @@
  *    kernel, suites, selector, sig]
  *   version     uint, REQUEST_VERSION
  *   submitter   bin 32, Ed25519 public key
- *   created_ms, expires_ms  uint, expires_ms > created_ms
+ *   created_ms, expires_ms  uint <= PROTO_MAX_TIME_MS, expires_ms >
+ *               created_ms, expires_ms - created_ms <=
+ *               PROTO_MAX_REQUEST_LIFETIME_MS
  *   nonce       bin 16 (random: two identical requests differ)
  *   priority    uint 0..PROTO_MAX_PRIORITY
  *   kernel      [0]                                        none

@@ -61,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			wire_desc_verify(m.items[i].p, m.items[i].len, &d);
 		break;
 	case WIRE_REQUEST:
-		if (wire_request_verify(m.items[0].p, m.items[0].len, id,
+		if (wire_request_verify(m.items[0].p, m.items[0].len,
+					PROTO_MAX_REQUEST_LIFETIME_MS, id,
 					&exp) == 0)
 			store_put_request(s_store, id, m.items[0].p,
 					  m.items[0].len, exp);

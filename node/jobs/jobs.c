@@ -166,7 +166,7 @@ int jobs_queue(jobs_t *j, const request_t *req, const uint8_t *bytes,
 	sqlite3_bind_blob(st, 1, req->id, 32, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 2, req->submitter, 32, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, bytes, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)req->expires_ms);
+	sqlite3_bind_int64(st, 4, jobs_time_ms(req->expires_ms));
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	sqlite3_finalize(st);
 	st = jobs_prep(j, "INSERT OR IGNORE INTO jobs(request_id, board,"
@@ -183,7 +183,7 @@ int jobs_queue(jobs_t *j, const request_t *req, const uint8_t *bytes,
 		sqlite3_bind_int(st, 5, (int)req->priority);
 		sqlite3_bind_int64(st, 6, now);
 		sqlite3_bind_int64(st, 7, now);
-		sqlite3_bind_int64(st, 8, (int64_t)req->expires_ms);
+		sqlite3_bind_int64(st, 8, jobs_time_ms(req->expires_ms));
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(st);

@@ -138,7 +138,7 @@ static bool s_nonce_fresh(jobs_t *j, const request_t *req)
 		return false;
 	sqlite3_bind_blob(st, 1, req->submitter, 32, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 2, req->nonce, PROTO_NONCE_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)req->expires_ms);
+	sqlite3_bind_int64(st, 3, jobs_time_ms(req->expires_ms));
 	fresh = sqlite3_step(st) == SQLITE_DONE &&
 		sqlite3_changes(j->db) == 1;
 	sqlite3_finalize(st);
@@ -221,7 +221,7 @@ static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 	size_t n;
 	int reason;
 
-	if ((int64_t)req->expires_ms <= jobs_wall_ms()) {
+	if (jobs_time_ms(req->expires_ms) <= jobs_wall_ms()) {
 		s_decline(j, req->id, DECLINE_EXPIRED, "request expired");
 		return;
 	}

@@ -32,6 +32,13 @@
 #define JOBS_MAX_FETCHES 64          /* blobs fetched at once */
 #define JOBS_QUOTA_WINDOW_MS (24LL * 3600 * 1000)
 
+/* A request's time (uint64 ms, at most PROTO_MAX_TIME_MS once decoded) as
+ * SQLite's and the clock's int64: clamped, never wrapped by a cast. */
+static inline int64_t jobs_time_ms(uint64_t ms)
+{
+	return ms > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ms;
+}
+
 /* Job states in jobs.db are enum job_state (proto/record.h). */
 
 typedef struct {

@@ -232,6 +232,26 @@ static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 
 /* ---- ROUTER: everything peers send us --------------------------------- */
 
+/*
+ * A blob-get is answered with up to PROTO_MAX_BLOB_CHUNK bytes: at most
+ * NODE_MAX_BLOB_GET_PER_MIN of them (more is garbage), and none while
+ * NODE_BLOB_WINDOW_BYTES sent to p are not yet followed by its pong; the
+ * asker asks again after its chunk timeout, so its reading paces it.
+ */
+static bool s_blob_get_ok(node_t *node, peer_t *p)
+{
+	if (!node_rate_ok(&p->blob_window_ms, &p->blob_count,
+			  NODE_MAX_BLOB_GET_PER_MIN)) {
+		node_garbage(node, p->curve, "too many blob-gets");
+		return false;
+	}
+	if (p->ask_sent - p->ask_acked < NODE_BLOB_WINDOW_BYTES)
+		return true;
+	if (!p->ping_open)
+		peer_ping(node, p);
+	return false;
+}
+
 static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	switch (m->type) {
@@ -239,7 +259,11 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 		peer_on_peers(node, p, m);
 		break;
 	case WIRE_PING:
-		peer_on_ping(node, p, m);
+		/* a pong each: answered up to a rate, not held against it
+		 * (our windows make an honest peer ping in bursts) */
+		if (m->pong || node_rate_ok(&p->ping_window_ms, &p->ping_count,
+					    NODE_MAX_PING_PER_MIN))
+			peer_on_ping(node, p, m);
 		break;
 	case WIRE_VECTOR:
 		repl_on_vector(node, p, m);
@@ -262,6 +286,15 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	default: {
 		jobs_peer_t jp = { .curve = p->curve, .hex = p->hex };
 
+		if (m->msg->type == MSG_BLOB_GET && !s_blob_get_ok(node, p))
+			break;
+		/* a signature check and store lookups each, then a flood */
+		if (m->msg->type == MSG_CANCEL &&
+		    !node_rate_ok(&p->cancel_window_ms, &p->cancel_count,
+				  NODE_MAX_CANCEL_PER_MIN)) {
+			node_garbage(node, p->curve, "too many cancels");
+			break;
+		}
 		jobs_on_message(node->jobs, &jp, m->msg); /* blobs, cancels */
 		break;
 	}
@@ -337,20 +370,38 @@ static bool s_recv_one(node_t *node, void *sock)
 	return true;
 }
 
+/* Peers messages go to every peer when the table changed: at most one
+ * round of them per NODE_PEERS_EVERY_MS, however fast peers come and go. */
+static void s_peers_paced(node_t *node)
+{
+	int64_t now = node_now();
+
+	if (!node->peers_changed ||
+	    (node->last_peers_ms && now - node->last_peers_ms <
+					    NODE_PEERS_EVERY_MS))
+		return;
+	node->peers_changed = false;
+	node->last_peers_ms = now;
+	peer_send_peers(node, NULL);
+}
+
 static int s_handle_router(zloop_t *loop, zsock_t *router, void *arg)
 {
 	node_t *node = arg;
 	void *sock = zsock_resolve(router);
 
-	for (int i = 0; i < NODE_MAX_BURST; i++)
-		if (!s_recv_one(node, sock))
+	int64_t start = node_now();
+
+	/* bounded work per wakeup, in messages and in time, so the control
+	 * socket, the timers and a SIGTERM (zsys_interrupted, which zloop
+	 * checks between wakeups) are heard whatever peers send */
+	for (int i = 0; i < NODE_MAX_BURST && !zsys_interrupted; i++)
+		if (!s_recv_one(node, sock) ||
+		    node_now() - start >= NODE_BURST_MS)
 			break;
 	repl_send_vectors(node);
 	repl_pull_all(node);
-	if (node->peers_changed) {
-		node->peers_changed = false;
-		peer_send_peers(node, NULL);
-	}
+	s_peers_paced(node);
 	return node->stopping ? -1 : 0;
 }
 
@@ -425,10 +476,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 		malloc_trim(0);
 		node->last_trim_ms = node_now();
 	}
-	if (node->peers_changed) {
-		node->peers_changed = false;
-		peer_send_peers(node, NULL);
-	}
+	s_peers_paced(node);
 	return node->stopping ? -1 : 0;
 }
 

@@ -11,7 +11,9 @@
 #include "node/net/node_int.h"
 #include "node/jobs/jobs.h"
 
+#include "proto/error.h"
 #include "proto/log.h"
+#include "proto/mem.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -19,8 +21,7 @@
 
 /* ---- request ids ------------------------------------------------------ */
 
-static int s_send_id(void *arg, const uint8_t *id, const uint8_t *bytes,
-		     size_t len, int64_t expires_ms)
+static int s_send_id(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
 	size_t *n = ((void **)arg)[1];
@@ -37,8 +38,8 @@ void repl_send_request_ids(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_send_id, args);
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_send_id, args);
 	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
 			     &len) == 0)
 		node_send(node, p, b, len);
@@ -46,9 +47,14 @@ void repl_send_request_ids(node_t *node, peer_t *p)
 
 /* ---- requests --------------------------------------------------------- */
 
+static bool s_known_add(peer_t *p, const uint8_t *id);
+
 static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 			      size_t len)
 {
+	uint8_t id[WIRE_ID_BYTES];
+
+	proto_id(bytes, len, id);
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint8_t *b = NULL;
@@ -62,9 +68,12 @@ static void s_forward_request(node_t *node, peer_t *from, const uint8_t *bytes,
 		if (!node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
 				  NODE_MAX_FWD_PER_MIN))
 			continue;
+		(void)s_known_add(p, id); /* full: sent again at worst */
 		if (wire_request(bytes, len, &b, &blen) == 0 &&
-		    node_send(node, p, b, blen) == 0)
+		    node_send(node, p, b, blen) == 0) {
 			node->req_msgs_tx++;
+			p->ask_sent += blen;
+		}
 	}
 }
 
@@ -81,7 +90,10 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 	proto_id(bytes, len, id);
 	if (store_has_request(node->store, id))
 		return 0;
-	rc = wire_request_verify(bytes, len, id, &expires);
+	rc = wire_request_verify(bytes, len,
+				 (uint64_t)node->cfg->max_request_hours *
+					 3600 * 1000,
+				 id, &expires);
 	if (rc < 0)
 		return rc;
 	if (expires <= node_wall_ms())
@@ -128,39 +140,175 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 		return;
 	}
 	rc = s_take_request(node, p, m->items[0].p, m->items[0].len, &local);
+	if (rc >= 0) { /* it holds it: never sent back this session */
+		uint8_t id[WIRE_ID_BYTES];
+
+		proto_id(m->items[0].p, m->items[0].len, id);
+		s_known_add(p, id);
+	}
 	if (rc == 1)
 		p->requests_rx++;
+	else if (rc == PROTO_E_LIFETIME)
+		/* labs may allow less than others: not the relay's fault;
+		 * past proto's own cap it is garbage at decode already */
+		log_debug("request from %.12s refused: %s", p->hex,
+			  wire_strerror(rc));
 	else if (rc < 0 && !local && rc != -ETIME)
-		node_garbage(node, p->curve, "bad request");
+		node_garbage(node, p->curve, rc == PROTO_E_TIME ?
+			     "bad request: time out of range" : "bad request");
+}
+
+/* ---- what a peer lacks ------------------------------------------------ */
+
+static const char s_mark[] = "";
+
+static void s_free_box(void **item)
+{
+	free(*item);
+	*item = NULL;
+}
+
+static zhashx_t *s_known_new(void)
+{
+	zhashx_t *h = zhashx_new();
+
+	zhashx_set_destructor(h, s_free_box);
+	return h;
+}
+
+/* Remember in known that p's session has id (sent to it, or it holds it)
+ * since at; false when the memory is full. */
+static bool s_known_put(zhashx_t *known, const char *hex, int64_t at)
+{
+	int64_t *box = zhashx_lookup(known, hex);
+
+	if (!box) {
+		if (zhashx_size(known) >= NODE_MAX_REQ_KNOWN)
+			return false;
+		box = xmalloc(sizeof(*box));
+		zhashx_insert(known, hex, box);
+	}
+	*box = at;
+	return true;
+}
+
+static bool s_known_add(peer_t *p, const uint8_t *id)
+{
+	char hex[2 * WIRE_ID_BYTES + 1];
+
+	wire_hex(id, WIRE_ID_BYTES, hex);
+	return s_known_put(p->req_known, hex, node_now());
+}
+
+void repl_forget_requests(peer_t *p)
+{
+	if (!p->req_known)
+		p->req_known = s_known_new();
+	zhashx_purge(p->req_known);
+	p->n_req_todo = 0;
+	p->ask_sent = p->ask_at_ping = p->ask_acked = 0;
+	p->ping_open = false;
 }
 
 typedef struct {
-	node_t *node;
 	peer_t *p;
-	const wire_msg_t *theirs;
+	zhashx_t *theirs; /* hex ids it said it has */
+	zhashx_t *known;  /* the session's memory, rebuilt */
 } s_lack_t;
 
-static int s_send_if_lacking(void *arg, const uint8_t *id, const uint8_t *bytes,
-			     size_t len, int64_t expires_ms)
+static int s_note_lacking(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	s_lack_t *l = arg;
-	uint8_t *b = NULL;
-	size_t blen = 0;
+	peer_t *p = l->p;
+	char hex[2 * WIRE_ID_BYTES + 1];
+	int64_t *sent, now = node_now();
 
-	for (size_t i = 0; i < l->theirs->n_items; i++)
-		if (memcmp(l->theirs->items[i].p, id, WIRE_ID_BYTES) == 0)
-			return 0;
-	if (wire_request(bytes, len, &b, &blen) == 0 &&
-	    node_send(l->node, l->p, b, blen) == 0)
-		l->node->req_msgs_tx++;
+	wire_hex(id, WIRE_ID_BYTES, hex);
+	sent = zhashx_lookup(p->req_known, hex);
+	if (zhashx_lookup(l->theirs, hex)) {
+		s_known_put(l->known, hex, sent ? *sent : now);
+		return 0;
+	}
+	/* sent lately: not again. Sent long ago and lacking still: it
+	 * could not store it (a full disk) and asks again */
+	if (sent && now - *sent < NODE_REQ_RESEND_MS) {
+		s_known_put(l->known, hex, *sent);
+		return 0;
+	}
+	s_known_put(l->known, hex, now);
+	if (!p->req_todo)
+		p->req_todo = xmalloc(WIRE_MAX_REQUEST_IDS *
+				      sizeof(*p->req_todo));
+	if (p->n_req_todo < WIRE_MAX_REQUEST_IDS)
+		memcpy(p->req_todo[p->n_req_todo++], id, WIRE_ID_BYTES);
 	return 0;
+}
+
+/*
+ * Send p, from the queue, the requests it lacks while its window allows:
+ * once the window is full, a ping follows them and its pong opens the
+ * window again, so a peer that does not read is sent at most
+ * NODE_REQ_WINDOW_BYTES beyond what it read.
+ */
+void repl_pump_requests(node_t *node, peer_t *p)
+{
+	size_t done = 0;
+
+	while (done < p->n_req_todo && p->state == PEER_ACTIVE &&
+	       p->ask_sent - p->ask_acked < NODE_REQ_WINDOW_BYTES) {
+		uint8_t *bytes = NULL, *b = NULL;
+		size_t len = 0, blen = 0;
+		int rc = store_get_request(node->store, p->req_todo[done],
+					   &bytes, &len);
+
+		if (rc == 0 && wire_request(bytes, len, &b, &blen) == 0) {
+			rc = node_send(node, p, b, blen);
+			if (rc == -EAGAIN) {
+				free(bytes);
+				break; /* its queue is full: later */
+			}
+			if (rc == 0) {
+				node->req_msgs_tx++;
+				p->ask_sent += blen;
+			}
+		}
+		free(bytes);
+		done++;
+	}
+	memmove(p->req_todo, p->req_todo + done,
+		(p->n_req_todo - done) * sizeof(*p->req_todo));
+	p->n_req_todo -= done;
+	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE)
+		peer_ping(node, p);
 }
 
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	s_lack_t l = { node, p, m };
+	s_lack_t l = { p, zhashx_new(), s_known_new() };
 
-	/* it told us what it has: send it what it lacks */
-	store_requests(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
-		       s_send_if_lacking, &l);
+	if (!node_rate_ok(&p->ids_window_ms, &p->ids_count,
+			  NODE_MAX_REQ_IDS_PER_MIN)) {
+		node_garbage(node, p->curve, "too many request-ids");
+		goto out;
+	}
+	for (size_t i = 0; i < m->n_items; i++) {
+		char hex[2 * WIRE_ID_BYTES + 1];
+
+		if (m->items[i].len != WIRE_ID_BYTES)
+			continue;
+		wire_hex(m->items[i].p, WIRE_ID_BYTES, hex);
+		zhashx_insert(l.theirs, hex, (void *)s_mark);
+	}
+	/* it told us what it has: queue what it lacks, once per session.
+	 * The memory is rebuilt from our own requests (at most
+	 * WIRE_MAX_REQUEST_IDS), whatever ids it named */
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_note_lacking, &l);
+	zhashx_destroy(&p->req_known);
+	p->req_known = l.known;
+	l.known = NULL;
+	repl_pump_requests(node, p);
+out:
+	zhashx_destroy(&l.theirs);
+	zhashx_destroy(&l.known);
 }

@@ -33,6 +33,7 @@
 #define NODE_GARBAGE_BAN 64             /* bad messages before a ban */
 #define NODE_BAN_MS (60 * 1000)
 #define NODE_MAX_BURST 64               /* messages per ROUTER wakeup */
+#define NODE_BURST_MS 50                /* and time spent on them */
 #define NODE_CREDIT_INITIAL 512        /* records a peer lets us send */
 #define NODE_CREDIT_MAX 1024
 #define NODE_MAX_INFLIGHT 32            /* batches sent, not credited */
@@ -63,6 +64,49 @@
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
 #define NODE_LOG_BURST 20               /* such warnings per window, all
 					 * keys together */
+/* Requests sent to a peer, paced by its reading: a ping goes after them and
+ * its pong says everything before it was read. At most this many bytes of
+ * requests sent and not yet followed by a pong. */
+#define NODE_REQ_WINDOW_BYTES (1024 * 1024)
+#define NODE_MAX_REQ_IDS_PER_MIN 12     /* request-ids a peer may send */
+/* blob data (and cancels) sent to a peer and not yet followed by a pong:
+ * past it, its blob-gets wait for its reading */
+#define NODE_BLOB_WINDOW_BYTES NODE_MAX_PENDING_BYTES
+#define NODE_MAX_BLOB_GET_PER_MIN 12000  /* 200 chunks a second */
+#define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
+#define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
+/* request ids remembered per peer session as sent to it or held by it,
+ * so that a request is not sent twice to one session (but see
+ * NODE_REQ_RESEND_MS) */
+#define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
+/* a request the peer still lacks this long after we sent it is sent
+ * again on its request-ids: it could not store it (a full disk) and asks
+ * again each round while so; a round is at least NODE_ROUND_MIN_MS */
+#define NODE_REQ_RESEND_MS 5000
+/* Their vector: entries for authors we hold no feed of (invented, or not
+ * pulled yet) per peer; more in one vector message is the peer's garbage */
+#define NODE_MAX_VEC_UNKNOWN 4096
+#define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
+#define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
+					 * held feeds and others each */
+#define NODE_PULL_PER_TURN 256          /* of those looked at per wakeup */
+/* An upstream must deliver at least this many records (or all it claimed)
+ * per NODE_WANT_TIMEOUT_MS, or it loses the feed: judged by rate, so a
+ * relay trickling one record per window cannot hold a feed back */
+#define NODE_PULL_MIN_RECORDS 16
+#define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
+/* a pull with no answer this long may be taken over by a better placed
+ * peer (the author, one that delivers); sooner, an honest peer that is
+ * about to answer would send its range as well */
+#define NODE_PREEMPT_MS 500
+#define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
+					 * peer asked last for it */
+#define NODE_DELIVERED_MS 10000         /* a peer that served a pull at
+					 * the rate this lately is asked
+					 * first */
+#define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
+#define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
+#define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -104,6 +148,25 @@ typedef struct peer {
 		uint64_t next, left;
 	} wants[NODE_MAX_WANTS];
 	size_t n_wants;
+	/* requests: ids sent to it or held by it this session (hex -> int64
+	 * since when, node_now),
+	 * ids to send it, and the window paced by its pongs */
+	zhashx_t *req_known;
+	uint8_t (*req_todo)[WIRE_ID_BYTES]; /* WIRE_MAX_REQUEST_IDS, lazily */
+	size_t n_req_todo;
+	uint64_t ask_sent, ask_at_ping, ask_acked;
+	bool ping_open;
+	int64_t ids_window_ms, blob_window_ms, ping_window_ms, cancel_window_ms;
+	int ids_count, blob_count, ping_count, cancel_count;
+	/* pulls: wants in flight to it; authors whose claim it did not
+	 * deliver (hex -> int64 until, node_now) */
+	size_t pulls_out;
+	zhashx_t *distrust;
+	size_t vec_unknown; /* their_vec entries for authors we lack */
+	int64_t last_delivered_ms; /* it served a pull at the rate then */
+	uint64_t serve_rate;       /* records a second, that pull */
+	int64_t reset_window_ms;
+	int reset_count;
 	/* limits */
 	int64_t req_window_ms, hello_window_ms;
 	int req_count, hello_count;
@@ -126,7 +189,9 @@ typedef struct {
 	peer_t *peer;
 	uint64_t from;
 	int64_t deadline_ms;
-	char avoid[WIRE_Z85_LEN + 1]; /* timed out: try someone else */
+	int64_t started_ms; /* the want sent */
+	uint64_t need; /* records due by the deadline */
+	uint64_t got;  /* records it delivered since the want */
 } upstream_t;
 
 struct node {
@@ -145,6 +210,9 @@ struct node {
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */
 	zhashx_t *strangers; /* z85 -> stranger_t (owned) */
 	zhashx_t *upstream;  /* hex author -> upstream_t (owned) */
+	/* hex author -> "": to look at for pulling, feeds we hold and
+	 * authors we do not */
+	zhashx_t *pull_known, *pull_new;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;
@@ -165,6 +233,7 @@ struct node {
 	uint64_t records_in;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
+	int64_t last_peers_ms; /* peers messages sent then */
 	bool stopping;
 	bool tamper;
 	uint64_t debug_append_left;
@@ -228,6 +297,8 @@ void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
 void peer_send_peers(node_t *node, peer_t *only);
+/* Ping p: its pong says it read everything we sent before. */
+void peer_ping(node_t *node, peer_t *p);
 int peer_seed(node_t *node);
 void peer_restore(node_t *node);
 
@@ -250,6 +321,10 @@ uint64_t repl_their_seq(peer_t *p, const char *author_hex);
 void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_request_ids(node_t *node, peer_t *p);
+/* Send p what it lacks of our requests, within its window (node_flood.c);
+ * repl_forget_requests ends the session's memory of them */
+void repl_pump_requests(node_t *node, peer_t *p);
+void repl_forget_requests(peer_t *p);
 
 /* node_ctl.c */
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply);

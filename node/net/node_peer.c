@@ -146,6 +146,9 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	zhashx_set_destructor(p->their_vec, s_free_box);
 	p->sent_vec = zhashx_new();
 	zhashx_set_destructor(p->sent_vec, s_free_box);
+	repl_forget_requests(p); /* makes req_known */
+	p->distrust = zhashx_new();
+	zhashx_set_destructor(p->distrust, s_free_box);
 	node->peers = xreallocarray(node->peers, node->n_peers + 1,
 				    sizeof(*node->peers));
 	node->peers[node->n_peers++] = p;
@@ -168,6 +171,9 @@ void peer_free(peer_t **pp)
 	zsock_destroy(&p->dealer);
 	zhashx_destroy(&p->their_vec);
 	zhashx_destroy(&p->sent_vec);
+	zhashx_destroy(&p->req_known);
+	zhashx_destroy(&p->distrust);
+	free(p->req_todo);
 	free(p->endpoint);
 	free(p->desc);
 	free(p);
@@ -248,13 +254,16 @@ static void s_take_desc(peer_t *p, const wire_desc_t *d, const wire_bytes_t *b)
 	}
 }
 
-static void s_ping(node_t *node, peer_t *p)
+void peer_ping(node_t *node, peer_t *p)
 {
 	uint8_t *b = NULL;
 	size_t len = 0;
 
 	p->ping_nonce = randombytes_random();
 	p->ping_sent_ms = node_now();
+	/* queued after every request sent so far: its pong acknowledges them */
+	p->ask_at_ping = p->ask_sent;
+	p->ping_open = true;
 	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
@@ -281,7 +290,7 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 			 p->endpoint);
 	node->peers_changed = true;
 	repl_on_active(node, p);
-	s_ping(node, p); /* a pong proves its endpoint works both ways */
+	peer_ping(node, p); /* a pong proves its endpoint works both ways */
 }
 
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
@@ -300,8 +309,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 	if (s && (!p || p->state == PEER_ACTIVE) &&
 	    !node_rate_ok(&s->hello_window_ms, &s->hello_count,
 			  NODE_MAX_HELLO_PER_MIN)) {
-		log_debug("hello from %.12s dropped: over %d a minute", curve,
-			  NODE_MAX_HELLO_PER_MIN);
+		node_garbage(node, curve, "too many hellos");
 		return;
 	}
 	rc = wire_desc_verify(m->desc.p, m->desc.len, &d);
@@ -318,6 +326,14 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 			  node_now() - s->evicted_ms >= NODE_EVICTED_MS);
 	if (!p) {
 		log_debug("hello from %.12s ignored: peer table full", curve);
+		return;
+	}
+	/* a hello from a peer in session restarts it: its vectors, wants,
+	 * pulls and requests are sent again, so restarts are budgeted */
+	if (p->state == PEER_ACTIVE &&
+	    !node_rate_ok(&p->reset_window_ms, &p->reset_count,
+			  NODE_MAX_RESET_PER_MIN)) {
+		node_garbage(node, curve, "too many session restarts");
 		return;
 	}
 	s_activate(node, p, m, &d);
@@ -409,6 +425,11 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		if (p->ping_open) {
+			p->ping_open = false;
+			p->ask_acked = p->ask_at_ping;
+			repl_pump_requests(node, p);
+		}
 		if (p->rtt_ms < 0) {
 			/* reachable both ways: now worth remembering and
 			 * telling others about */
@@ -440,8 +461,9 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 		 * peer silent for a while, so an idle link carries about
 		 * one ping and one pong per interval, not two of each */
 		if (now - (p->ping_sent_ms > p->last_seen_ms ?
-			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS)
-			s_ping(node, p);
+			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS ||
+		    (p->ping_open && now - p->ping_sent_ms >= NODE_PING_MS))
+			peer_ping(node, p);
 		break;
 	}
 }

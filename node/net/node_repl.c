@@ -111,6 +111,38 @@ void repl_send_vectors(node_t *node)
 			s_send_vector(node, node->peers[i]);
 }
 
+static const char s_mark[] = "";
+
+/* Look at author (hex) for pulling soon: feeds we hold apart from
+ * authors we do not (invented ones among them), which are looked at
+ * after. Bounded: the round looks at every author again, so one not
+ * noted here waits for it at worst. */
+static void s_pull_note(node_t *node, const char *hex)
+{
+	uint8_t author[WIRE_KEY_BYTES];
+	zhashx_t *todo;
+
+	if (wire_unhex(hex, author, sizeof(author)) < 0)
+		return;
+	todo = store_feed(node->store, author) ? node->pull_known :
+						 node->pull_new;
+	if (zhashx_size(todo) < NODE_MAX_PULL_TODO)
+		zhashx_insert(todo, hex, (void *)s_mark);
+}
+
+/* The upstream of author hex is done with (delivered, stalled, or its
+ * peer gone: again false, the round looks at it then). */
+static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
+			   bool again)
+{
+	if (u->peer && u->peer->pulls_out)
+		u->peer->pulls_out--;
+	u->peer = NULL;
+	if (again)
+		s_pull_note(node, hex);
+	zhashx_delete(node->upstream, hex); /* frees u */
+}
+
 void repl_forget_peer(node_t *node, peer_t *p)
 {
 	zlistx_t *keys = zhashx_keys(node->upstream);
@@ -119,15 +151,19 @@ void repl_forget_peer(node_t *node, peer_t *p)
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 
 		if (u->peer == p)
-			zhashx_delete(node->upstream, k);
+			s_upstream_end(node, k, u, false);
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->sent_vec);
+	zhashx_purge(p->distrust);
+	p->vec_unknown = 0;
+	p->pulls_out = 0;
 	p->credit = NODE_CREDIT_INITIAL;
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	node->pull_dirty = true;
 }
 
@@ -140,82 +176,245 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
+	repl_forget_requests(p);
 	s_send_vector(node, p);
 	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
 }
 
+/*
+ * Their vector. Entries for authors we hold no feed of cost memory for as
+ * long as they are claimed and cannot be checked: at most
+ * NODE_MAX_VEC_UNKNOWN of them per peer, the rest of a message dropped and
+ * the message counted as garbage. Only entries ahead of us are looked at
+ * for pulling.
+ */
+static size_t s_count_unknown(node_t *node, peer_t *p)
+{
+	size_t n = 0;
+
+	for (uint64_t *s = zhashx_first(p->their_vec); s;
+	     s = zhashx_next(p->their_vec)) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		if (wire_unhex(zhashx_cursor(p->their_vec), author,
+			       sizeof(author)) < 0 ||
+		    !store_feed(node->store, author))
+			n++;
+	}
+	return n;
+}
+
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
 {
+	bool over = false, counted = false;
+
 	for (size_t i = 0; i < m->n_vec; i++) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
+		uint64_t ours = s_our_seq(node, m->vec[i].author);
+		bool known = store_feed(node->store, m->vec[i].author) != NULL;
 
 		wire_hex(m->vec[i].author, WIRE_KEY_BYTES, hex);
+		if (!known && !zhashx_lookup(p->their_vec, hex)) {
+			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN &&
+			    !counted) {
+				/* some became known since (pulled): the
+				 * count only drifts up; once per message */
+				p->vec_unknown = s_count_unknown(node, p);
+				counted = true;
+			}
+			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN) {
+				over = true;
+				continue;
+			}
+			p->vec_unknown++;
+		}
 		s_vec_set(p->their_vec, hex, m->vec[i].seq);
+		if (m->vec[i].seq > ours)
+			s_pull_note(node, hex);
 	}
-	node->pull_dirty = true;
+	if (over)
+		node_garbage(node, p->curve, "vector names too many unknown"
+			     " authors");
+}
+
+/* Drop p's claim on author hex (it did not deliver): the entry, and p's
+ * word for that author for NODE_DISTRUST_MS. */
+static void s_distrust(node_t *node, peer_t *p, const char *hex)
+{
+	int64_t *until = zhashx_lookup(p->distrust, hex);
+	uint8_t author[WIRE_KEY_BYTES];
+
+	if (zhashx_lookup(p->their_vec, hex)) {
+		if (wire_unhex(hex, author, sizeof(author)) == 0 &&
+		    !store_feed(node->store, author) && p->vec_unknown)
+			p->vec_unknown--;
+		zhashx_delete(p->their_vec, hex);
+	}
+	if (!until) {
+		if (zhashx_size(p->distrust) >= NODE_MAX_DISTRUST) {
+			node_garbage(node, p->curve, "too many claims not"
+				     " delivered");
+			return;
+		}
+		until = xmalloc(sizeof(*until));
+		zhashx_insert(p->distrust, hex, until);
+	}
+	*until = node_now() + NODE_DISTRUST_MS;
+}
+
+static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
+{
+	int64_t *until = zhashx_lookup(p->distrust, hex);
+
+	if (!until)
+		return false;
+	if (*until > now)
+		return true;
+	zhashx_delete(p->distrust, hex);
+	return false;
 }
 
 /* ---- pulling ------------------------------------------------------------- */
 
-static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
-			       const char *avoid)
+/* p served a pull of u at the rate asked: gained records since the want */
+static void s_served(peer_t *p, const upstream_t *u, const char *hex,
+		     uint64_t gained, int64_t now)
 {
-	peer_t *best = NULL, *fallback = NULL;
-	uint64_t best_seq = have, fb_seq = have;
+	int64_t ms = now - u->started_ms;
+	/* records a second, over at least a second: one record at once
+	 * (a trickle's range of one) is not a peer that delivers */
+	uint64_t rate = gained * 1000 / (uint64_t)(ms > 1000 ? ms : 1000);
 
+	if (rate * NODE_WANT_TIMEOUT_MS < NODE_PULL_MIN_RECORDS * 1000)
+		return;
+	p->last_delivered_ms = now;
+	p->serve_rate = rate;
+	zhashx_delete(p->distrust, hex); /* it delivers that feed after all */
+}
+
+/* Whether p lately served a pull at the rate asked (its range, or its due
+ * records by the deadline): such a peer is asked before one that only
+ * claims, or trickles, whatever it claims. */
+static bool s_delivers(const peer_t *p, int64_t now)
+{
+	return p->last_delivered_ms &&
+	       now - p->last_delivered_ms < NODE_DELIVERED_MS;
+}
+
+/* The peer claiming most of author hex past have, asked in this order:
+ * the author itself (its word on its own feed is the one that counts),
+ * then peers that delivered lately, then the rest; never one with its
+ * wants in flight full. One whose claim on it was not delivered lately
+ * is asked only when no other peer claims more than we have (a stopped
+ * peer come back may be the only one with its feed), ranked below all,
+ * so that any other claim takes the feed from it. */
+static int s_rank(const peer_t *p, const char *hex, int64_t now)
+{
+	return strcmp(p->hex, hex) == 0 ? 2 : s_delivers(p, now);
+}
+
+static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
+			       int *ret_rank)
+{
+	peer_t *best = NULL, *last = NULL;
+	uint64_t best_seq = have, last_seq = have;
+	int best_rank = -1;
+	int64_t now = node_now();
+	uint8_t author[WIRE_KEY_BYTES];
+	peer_t *a = wire_unhex(hex, author, sizeof(author)) == 0 ?
+			    peer_find(node, author) : NULL;
+
+	/* the author in session with us: its word on its own feed is the
+	 * only one, a relay claiming more is lying or ahead of the author's
+	 * own vector, which comes (or its records do, pushed) */
+	if (a && a->state == PEER_ACTIVE) {
+		*ret_rank = 2;
+		return repl_their_seq(a, hex) > have &&
+				       a->pulls_out < NODE_MAX_PULLS_PER_PEER ?
+			       a : NULL;
+	}
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
+		int rank;
 
-		if (p->state != PEER_ACTIVE)
+		if (p->state != PEER_ACTIVE ||
+		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
 			continue;
 		s = repl_their_seq(p, hex);
-		if (avoid && strcmp(p->curve, avoid) == 0) {
-			if (s > fb_seq)
-				fallback = p, fb_seq = s;
+		if (s <= have)
+			continue;
+		if (s_distrusted(p, hex, now)) {
+			if (s > last_seq)
+				last = p, last_seq = s;
 			continue;
 		}
-		if (s > best_seq)
-			best = p, best_seq = s;
+		rank = s_rank(p, hex, now);
+		/* among those that deliver, the faster lately */
+		if (rank > best_rank ||
+		    (rank == best_rank && rank == 1 &&
+		     p->serve_rate > best->serve_rate) ||
+		    (rank == best_rank && (rank != 1 ||
+					   p->serve_rate == best->serve_rate) &&
+		     s > best_seq)) {
+			best = p;
+			best_seq = s;
+			best_rank = rank;
+		}
 	}
-	return best ? best : fallback;
+	if (!best && last) {
+		*ret_rank = -1;
+		return last;
+	}
+	*ret_rank = best_rank;
+	return best;
 }
 
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
 	const store_feed_t *f = store_feed(node->store, author);
-	uint64_t have = f ? f->seq : 0;
+	uint64_t have = f ? f->seq : 0, claim;
 	uint8_t *b = NULL;
 	size_t len = 0;
 	peer_t *p;
+	int rank;
 
 	if ((f && f->flagged) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
 		return;
-	if (u && u->peer && u->deadline_ms > node_now())
-		return; /* in flight */
-	p = s_best_upstream(node, hex, have, u ? u->avoid : NULL);
+	p = s_best_upstream(node, hex, have, &rank);
 	if (!p)
 		return;
-	if (!u) {
-		u = xzalloc(sizeof(*u));
-		zhashx_insert(node->upstream, hex, u);
-	}
+	/* in flight: it ends by progress or by its deadline, unless it
+	 * delivered nothing yet and a better placed peer (the author, one
+	 * that delivers) now claims more than we have: that one takes over
+	 * at once. One that delivers keeps its range, which it is serving:
+	 * two upstreams would each send it */
+	if (u && (u->peer == p || !u->peer || u->got ||
+		  node_now() - u->started_ms < NODE_PREEMPT_MS ||
+		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
+			   -1 : s_rank(u->peer, hex, node_now()))))
+		return;
+	if (u)
+		s_upstream_end(node, hex, u, false);
+	u = xzalloc(sizeof(*u));
+	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
+	p->pulls_out++;
 	u->from = have + 1;
-	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
+	u->started_ms = node_now();
+	u->deadline_ms = u->started_ms + NODE_FIRST_RECORDS_MS;
+	claim = repl_their_seq(p, hex) - have;
+	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
 	if (wire_want(author, have + 1, NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
 
-/* Pull every author some peer has more of; one upstream per author. */
-void repl_pull_all(node_t *node)
+/* Every author some peer has more of, into the authors to look at. */
+static void s_note_all(node_t *node)
 {
-	if (!node->pull_dirty)
-		return;
-	node->pull_dirty = false;
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 
@@ -226,12 +425,47 @@ void repl_pull_all(node_t *node)
 			const char *hex = zhashx_cursor(p->their_vec);
 			uint8_t author[WIRE_KEY_BYTES];
 
-			if (wire_unhex(hex, author, sizeof(author)) < 0)
-				continue;
-			if (*s > s_our_seq(node, author))
-				s_pull(node, author, hex);
+			if (wire_unhex(hex, author, sizeof(author)) == 0 &&
+			    *s > s_our_seq(node, author))
+				s_pull_note(node, hex);
 		}
 	}
+}
+
+/* Pull up to max authors of todo; how many were looked at. */
+static size_t s_pull_some(node_t *node, zhashx_t *todo, size_t max)
+{
+	static char keys[NODE_PULL_PER_TURN][2 * WIRE_KEY_BYTES + 1];
+	size_t n = 0;
+
+	/* taken out first: pulling may note authors again */
+	for (void *v = zhashx_first(todo); v && n < max; v = zhashx_next(todo))
+		snprintf(keys[n++], sizeof(keys[0]), "%s",
+			 (const char *)zhashx_cursor(todo));
+	for (size_t i = 0; i < n; i++) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		zhashx_delete(todo, keys[i]);
+		if (wire_unhex(keys[i], author, sizeof(author)) == 0)
+			s_pull(node, author, keys[i]);
+	}
+	return n;
+}
+
+/* Pull the authors noted, at most NODE_PULL_PER_TURN a call, feeds we
+ * hold first, one upstream per author; pull_dirty (the round, a peer
+ * gone) looks at all again. */
+void repl_pull_all(node_t *node)
+{
+	size_t n;
+
+	if (node->pull_dirty) {
+		node->pull_dirty = false;
+		s_note_all(node);
+	}
+	n = s_pull_some(node, node->pull_known, NODE_PULL_PER_TURN);
+	if (n < NODE_PULL_PER_TURN)
+		s_pull_some(node, node->pull_new, NODE_PULL_PER_TURN - n);
 }
 
 /* ---- serving --------------------------------------------------------------- */
@@ -517,6 +751,21 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 
 /* ---- receiving records ----------------------------------------------------- */
 
+/* A feed we hold, p's own, or one we asked p for: anything else would
+ * let a peer make us keep any number of feeds it signs itself. */
+static bool s_solicited(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	upstream_t *u;
+
+	if (store_feed(node->store, author) ||
+	    memcmp(author, p->id, WIRE_KEY_BYTES) == 0)
+		return true;
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	u = zhashx_lookup(node->upstream, hex);
+	return u && u->peer == p;
+}
+
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 		     uint8_t *ret_author, int *ret_kind)
 {
@@ -529,10 +778,12 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 			     " verify)");
 		return rc;
 	}
-	sr = wire_store_rec(&r, item->p, item->len);
-	rc = store_put_record(node->store, &sr);
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
+	if (!s_solicited(node, p, r.author))
+		return STORE_GAP; /* not asked for: not stored */
+	sr = wire_store_rec(&r, item->p, item->len);
+	rc = store_put_record(node->store, &sr);
 	if (rc == STORE_EQUIVOCATION) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
@@ -546,21 +797,27 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 	return rc;
 }
 
-static void s_progress(node_t *node, peer_t *p, const uint8_t *author)
+/* Records of author from p: its upstream is done once the range is in or
+ * p has no more; the next want goes out from repl_pull_all. */
+static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
+		       size_t added)
 {
 	char hex[2 * WIRE_KEY_BYTES + 1];
+	uint64_t ours = s_our_seq(node, author);
 	upstream_t *u;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
-	u->deadline_ms = node_now() + NODE_WANT_TIMEOUT_MS;
-	/* ask for the next range once this one is in */
-	if (s_our_seq(node, author) + 1 >= u->from + NODE_WANT_RECORDS ||
-	    s_our_seq(node, author) >= repl_their_seq(p, hex))
-		u->peer = NULL;
-	node->pull_dirty = true;
+	if (!u->got && added) /* it answers: the rest by rate */
+		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
+	u->got += added;
+	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
+	    ours >= repl_their_seq(p, hex)) {
+		s_served(p, u, hex, ours + 1 - u->from, node_now());
+		s_upstream_end(node, hex, u, true);
+	}
 }
 
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -609,7 +866,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		node->last_record_ms = node_wall_ms();
 	}
 	if (any)
-		s_progress(node, p, last_author);
+		s_progress(node, p, last_author, added); /* one author a batch */
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
@@ -636,18 +893,48 @@ void repl_tick(node_t *node)
 {
 	int64_t now = node_now();
 
-	for (upstream_t *u = zhashx_first(node->upstream); u;
-	     u = zhashx_next(node->upstream)) {
-		if (u->peer && u->deadline_ms <= now) {
-			log_debug("upstream %.12s stalled for %.12s, switching",
-				  u->peer->hex,
-				  (const char *)zhashx_cursor(node->upstream));
-			snprintf(u->avoid, sizeof(u->avoid), "%s",
-				 u->peer->curve);
-			u->peer = NULL;
-			node->pull_dirty = true;
+	zlistx_t *keys = zhashx_keys(node->upstream);
+
+	/* at most one entry per author in flight: NODE_MAX_PULLS_PER_PEER
+	 * per peer. One that did not deliver at the rate asked of it loses
+	 * the feed to the next best claim, and its claim is dropped */
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		upstream_t *u = zhashx_lookup(node->upstream, k);
+		uint8_t author[WIRE_KEY_BYTES];
+		uint64_t ours, gained, due;
+
+		if (!u)
+			continue;
+		if (u->deadline_ms > now && !u->got) {
+			/* no answer yet: a better placed peer may take it */
+			if (now - u->started_ms >= NODE_PREEMPT_MS)
+				s_pull_note(node, k);
+			continue;
 		}
+		/* what we gained since the want, from it or from anyone (an
+		 * author's own push): not held against it */
+		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
+			       s_our_seq(node, author) : 0;
+		gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
+		/* once its first records are in, due pro rata of the time
+		 * since the want: a trickle loses the feed early */
+		due = u->need;
+		if (u->deadline_ms > now)
+			due = u->need * (uint64_t)(now - u->started_ms) /
+			      NODE_WANT_TIMEOUT_MS;
+		if (u->deadline_ms > now && gained >= due)
+			continue;
+		if (u->peer && gained < due) {
+			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
+				  " of %" PRIu64 " records), switching",
+				  u->peer->hex, k, gained, due);
+			s_distrust(node, u->peer, k);
+		} else if (u->peer) {
+			s_served(u->peer, u, k, gained, now); /* at the rate */
+		}
+		s_upstream_end(node, k, u, true);
 	}
+	zlistx_destroy(&keys);
 	if (now >= node->next_full_ms) {
 		/* the safety net: changes are sent as they happen and a
 		 * vector that could not be queued is resent in full, but a
@@ -680,6 +967,9 @@ void repl_tick(node_t *node)
 		node->next_round_ms = now + NODE_ROUND_MIN_MS +
 				      randombytes_uniform(NODE_ROUND_JITTER_MS);
 	}
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->n_req_todo)
+			repl_pump_requests(node, node->peers[i]);
 	repl_send_vectors(node);
 	repl_pull_all(node);
 }

@@ -206,11 +206,21 @@ static int s_jobs_send(void *arg, const char *curve, uint8_t *bytes,
 	node_t *node = arg;
 	peer_t *p = zhashx_lookup(node->by_curve, curve);
 
+	int rc;
+
 	if (!p) {
 		free(bytes);
 		return -ENOTCONN;
 	}
-	return node_send(node, p, bytes, len);
+	rc = node_send(node, p, bytes, len);
+	if (rc == 0) {
+		/* blob data, mostly: paced by its pongs (node.c) */
+		p->ask_sent += len;
+		if (p->ask_sent - p->ask_acked >= NODE_BLOB_WINDOW_BYTES / 2 &&
+		    !p->ping_open && p->state == PEER_ACTIVE)
+			peer_ping(node, p);
+	}
+	return rc;
 }
 
 static size_t s_jobs_n_peers(void *arg)
@@ -298,6 +308,8 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	zhashx_set_destructor(node->strangers, s_free_stranger);
 	node->upstream = zhashx_new();
 	zhashx_set_destructor(node->upstream, s_free_stranger);
+	node->pull_known = zhashx_new(); /* items: a static "" */
+	node->pull_new = zhashx_new();
 	rc = s_setup(node, opts, ret_err);
 	if (rc == 0)
 		rc = s_setup_jobs(node, ret_err);
@@ -333,6 +345,8 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->by_curve);
 	zhashx_destroy(&node->strangers);
 	zhashx_destroy(&node->upstream);
+	zhashx_destroy(&node->pull_known);
+	zhashx_destroy(&node->pull_new);
 	zhashx_destroy(&node->trust);
 	store_destroy(&node->store);
 	lab_config_destroy(&node->cfg);

@@ -67,6 +67,9 @@ static const char s_schema[] =
 	"CREATE TABLE IF NOT EXISTS requests("
 	" id BLOB PRIMARY KEY, bytes BLOB NOT NULL, expires_ms INTEGER NOT NULL,"
 	" seen_ms INTEGER NOT NULL);"
+	/* covers the ids by age: listing them never reads the bytes */
+	"CREATE INDEX IF NOT EXISTS requests_seen ON requests(seen_ms,"
+	" expires_ms, id);"
 	"CREATE TABLE IF NOT EXISTS peers("
 	" id BLOB PRIMARY KEY, endpoint TEXT NOT NULL, descriptor BLOB NOT NULL,"
 	" seen_ms INTEGER NOT NULL);";
@@ -685,6 +688,34 @@ int store_requests(store_t *s, int64_t now_ms, size_t max, store_req_fn fn,
 		       sqlite3_column_blob(st, 1),
 		       (size_t)sqlite3_column_bytes(st, 1),
 		       sqlite3_column_int64(st, 2)))
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		n = s_err(rc);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int store_request_ids(store_t *s, int64_t now_ms, size_t max,
+		      store_req_id_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, expires_ms FROM requests"
+				" INDEXED BY requests_seen WHERE expires_ms >"
+				" ?1 ORDER BY seen_ms DESC LIMIT ?2", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return s_err(rc);
+	sqlite3_bind_int64(st, 1, now_ms);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(st, 0) != STORE_ID_BYTES)
+			continue;
+		n++;
+		if (fn(arg, sqlite3_column_blob(st, 0),
+		       sqlite3_column_int64(st, 1)))
 			break;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

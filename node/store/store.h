@@ -129,6 +129,11 @@ typedef int (*store_req_fn)(void *arg, const uint8_t *id, const uint8_t *bytes,
 			    size_t len, int64_t expires_ms);
 int store_requests(store_t *s, int64_t now_ms, size_t max, store_req_fn fn,
 		   void *arg);
+/* The same, ids only: reads no request's bytes. The count or -errno. */
+typedef int (*store_req_id_fn)(void *arg, const uint8_t *id,
+			       int64_t expires_ms);
+int store_request_ids(store_t *s, int64_t now_ms, size_t max,
+		      store_req_id_fn fn, void *arg);
 int store_get_request(store_t *s, const uint8_t *id, uint8_t **ret_bytes,
 		      size_t *ret_len);
 /* Drop expired requests. */

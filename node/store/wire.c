@@ -16,6 +16,12 @@
 
 #include <sodium.h>
 
+/* A signer's time (uint64, its word) as int64: clamped, never wrapped. */
+static int64_t s_ms(uint64_t ms)
+{
+	return ms > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ms;
+}
+
 #ifndef LABMESH_VERSION
 #define LABMESH_VERSION "0.1.0"
 #endif
@@ -107,7 +113,7 @@ static void s_head(const record_head_t *h, wire_record_t *r)
 		memset(r->prev_id, 0, WIRE_ID_BYTES);
 	r->seq = h->seq;
 	r->kind = (int)h->kind;
-	r->ts_ms = (int64_t)h->ts_ms;
+	r->ts_ms = s_ms(h->ts_ms);
 }
 
 int wire_record_verify(const uint8_t *bytes, size_t len, wire_record_t *ret)
@@ -301,12 +307,13 @@ int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret)
 	if (d->n_endpoints)
 		snprintf(ret->endpoint, sizeof(ret->endpoint), "%s",
 			 d->endpoints[0]);
-	ret->ts_ms = (int64_t)d->ts_ms;
+	ret->ts_ms = s_ms(d->ts_ms);
 	desc_destroy(&d);
 	return 0;
 }
 
-int wire_request_verify(const uint8_t *bytes, size_t len, uint8_t *ret_id,
+int wire_request_verify(const uint8_t *bytes, size_t len,
+			uint64_t max_lifetime_ms, uint8_t *ret_id,
 			int64_t *ret_expires_ms)
 {
 	request_t *r = NULL;
@@ -314,9 +321,13 @@ int wire_request_verify(const uint8_t *bytes, size_t len, uint8_t *ret_id,
 
 	if (rc < 0)
 		return rc;
+	/* decode bounds both times by PROTO_MAX_TIME_MS: no cast wraps */
+	if (r->expires_ms - r->created_ms > max_lifetime_ms) {
+		request_destroy(&r);
+		return PROTO_E_LIFETIME;
+	}
 	memcpy(ret_id, r->id, WIRE_ID_BYTES);
-	*ret_expires_ms = r->expires_ms > INT64_MAX ? INT64_MAX :
-						      (int64_t)r->expires_ms;
+	*ret_expires_ms = (int64_t)r->expires_ms;
 	request_destroy(&r);
 	return 0;
 }

@@ -140,9 +140,12 @@ int wire_desc_make(const wire_key_t *key, const char *lab,
 		   const char *endpoint, uint8_t **ret_bytes, size_t *ret_len);
 int wire_desc_verify(const uint8_t *bytes, size_t len, wire_desc_t *ret);
 
-/* A signed test request: verify, its id and expiry. */
+/* A signed test request: verify it, and that it lives (expires - created)
+ * at most max_lifetime_ms; its id and expiry. 0, PROTO_E_LIFETIME (longer),
+ * PROTO_E_TIME (a time past PROTO_MAX_TIME_MS) or another negative code. */
 int wire_request_verify(const uint8_t *bytes, size_t len,
-			uint8_t *ret_id, int64_t *ret_expires_ms);
+			uint64_t max_lifetime_ms, uint8_t *ret_id,
+			int64_t *ret_expires_ms);
 
 /* The full request, decoded strictly with its signature checked: 0 and
  * *ret (free with request_destroy), or a negative code. */

@@ -60,8 +60,8 @@
  *       msg/s; blob bytes served: forbidden F, control C".
  *
  * It uses proto only to build the few valid things (hello, descriptor,
- * records) that get it past the first checks. The flood lives in
- * hostile_flood.c.
+ * records) that get it past the first checks. The client (key, hello,
+ * listener) is peerlib's; the flood lives in hostile_flood.c.
  */
 #include "node/tests/hostile.h"
 
@@ -79,95 +79,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned long hostile_sent;
-
-void hostile_client_close(hostile_client_t *c)
-{
-	zsock_destroy(&c->sock);
-	key_wipe(&c->kp);
-}
-
-int hostile_client_open(hostile_client_t *c, const char *ep, const char *server)
-{
-	memset(c, 0, sizeof(*c));
-	if (key_generate(&c->kp) < 0 || key_curve(&c->kp, c->pub, c->sec) < 0)
-		return -1;
-	c->sock = zsock_new(ZMQ_DEALER);
-	zsock_set_curve_serverkey(c->sock, server);
-	zsock_set_curve_publickey(c->sock, c->pub);
-	zsock_set_curve_secretkey(c->sock, c->sec);
-	zsock_set_linger(c->sock, 5000);
-	zsock_set_sndhwm(c->sock, 100000);
-	zsock_set_sndtimeo(c->sock, 2000);
-	return zsock_connect(c->sock, "%s", ep);
-}
-
-static void s_send(hostile_client_t *c, const void *p, size_t n)
-{
-	if (zmq_send(zsock_resolve(c->sock), p, n, 0) >= 0)
-		hostile_sent++;
-}
-
-void hostile_hello(hostile_client_t *c, int port)
-{
-	const char *eps[1];
-	char ep[64];
-	node_desc_t d = { 0 };
-	msg_t m = { .type = MSG_HELLO };
-	uint8_t *desc = NULL, *b = NULL, id[32];
-	size_t dlen = 0, blen = 0;
-
-	snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%d", port);
-	eps[0] = ep;
-	d.lab = "hostile";
-	d.endpoints = eps;
-	d.n_endpoints = 1;
-	d.software = "hostile";
-	d.ts_ms = 1;
-	d.epoch = 1;
-	if (desc_sign(&d, &c->kp, &desc, &dlen, id) < 0)
-		return;
-	m.hello.version = PROTO_VERSION;
-	m.hello.desc = (proto_bytes_t){ desc, dlen };
-	if (msg_encode(&m, &b, &blen) == 0)
-		s_send(c, b, blen);
-	free(desc);
-	free(b);
-}
-
-static void s_rotate(hostile_client_t *c, const char *ep, const char *server,
+static void s_rotate(peerlib_client_t *c, const char *ep, const char *server,
 		     int *count, bool hello)
 {
 	if (++*count % HOSTILE_KEY_EVERY)
 		return;
-	hostile_client_close(c);
-	hostile_client_open(c, ep, server);
+	peerlib_close(c);
+	peerlib_open(c, ep, server);
 	if (hello)
-		hostile_hello(c, 1);
+		peerlib_hello(c, 1);
 }
 
 static void s_garbage(const char *ep, const char *server, int n)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	uint8_t buf[2048];
 	int count = 0;
 
-	hostile_client_open(&c, ep, server);
+	peerlib_open(&c, ep, server);
 	for (int i = 0; i < n; i++) {
 		size_t len = 1 + randombytes_uniform(sizeof(buf));
 
 		randombytes_buf(buf, len);
 		if (i % 10 == 0)
 			buf[0] = 0x9c; /* looks like an array: goes deeper */
-		s_send(&c, buf, len);
+		peerlib_send(&c, buf, len);
 		s_rotate(&c, ep, server, &count, false);
 	}
 	/* multi-part messages */
 	for (int i = 0; i < 100; i++) {
 		zmq_send(zsock_resolve(c.sock), "a", 1, ZMQ_SNDMORE);
-		s_send(&c, "b", 1);
+		peerlib_send(&c, "b", 1);
 	}
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	printf("garbage: %d random frames, 100 multi-part\n", n);
 }
 
@@ -175,20 +119,20 @@ static void s_oversized(const char *ep, const char *server)
 {
 	size_t len = 3 * 1024 * 1024;
 	uint8_t *big = malloc(len);
-	hostile_client_t c;
+	peerlib_client_t c;
 
 	memset(big, 0x91, len);
 	for (int i = 0; i < 8; i++) {
-		hostile_client_open(&c, ep, server);
-		s_send(&c, big, len);
+		peerlib_open(&c, ep, server);
+		peerlib_send(&c, big, len);
 		zclock_sleep(50);
-		hostile_client_close(&c);
+		peerlib_close(&c);
 	}
 	/* just over the pre-hello cap, from a key that said no hello */
-	hostile_client_open(&c, ep, server);
+	peerlib_open(&c, ep, server);
 	for (int i = 0; i < 20; i++)
-		s_send(&c, big, 20 * 1024);
-	hostile_client_close(&c);
+		peerlib_send(&c, big, 20 * 1024);
+	peerlib_close(&c);
 	free(big);
 	printf("oversized: 8 x 3 MiB, 20 x 20 KiB before hello\n");
 }
@@ -214,18 +158,18 @@ static const struct {
 static void s_noncanonical(const char *ep, const char *server, int rounds)
 {
 	size_t n = sizeof(s_noncanon) / sizeof(s_noncanon[0]);
-	hostile_client_t c;
+	peerlib_client_t c;
 	int count = 0;
 
-	hostile_client_open(&c, ep, server);
-	hostile_hello(&c, 1);
+	peerlib_open(&c, ep, server);
+	peerlib_hello(&c, 1);
 	for (int r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < n; i++) {
-			s_send(&c, s_noncanon[i].b, s_noncanon[i].len);
+			peerlib_send(&c, s_noncanon[i].b, s_noncanon[i].len);
 			s_rotate(&c, ep, server, &count, true);
 		}
 	}
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	printf("non-canonical: %zu kinds x %d\n", n, rounds);
 }
 
@@ -275,23 +219,23 @@ static int s_forged_batch(const key_pair_t *kp, const uint8_t *victim,
 static void s_forged(const char *ep, const char *server,
 		     const uint8_t *victim, int n)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	int count = 0, sent = 0;
 
-	hostile_client_open(&c, ep, server);
-	hostile_hello(&c, 1);
+	peerlib_open(&c, ep, server);
+	peerlib_hello(&c, 1);
 	for (int i = 0; i < n; i++) {
 		uint8_t *b = NULL;
 		size_t len = 0;
 
 		if (s_forged_batch(&c.kp, victim, &b, &len) == 0) {
-			s_send(&c, b, len);
+			peerlib_send(&c, b, len);
 			sent++;
 		}
 		free(b);
 		s_rotate(&c, ep, server, &count, true);
 	}
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	printf("forged: %d records messages of %d records\n", sent,
 	       PROTO_MAX_BATCH);
 }
@@ -302,11 +246,11 @@ static int s_equivocate(const char *ep, const char *server)
 {
 	const char *texts[3] = { "one story", "another story", "more" };
 	uint8_t first[32];
-	hostile_client_t c;
+	peerlib_client_t c;
 
-	if (hostile_client_open(&c, ep, server) < 0)
+	if (peerlib_open(&c, ep, server) < 0)
 		return 1;
-	hostile_hello(&c, 1);
+	peerlib_hello(&c, 1);
 	for (int i = 0; i < 3; i++) {
 		proto_bytes_t one;
 		msg_t m = { .type = MSG_RECORDS };
@@ -332,7 +276,7 @@ static int s_equivocate(const char *ep, const char *server)
 		m.records.recs = &one;
 		m.records.n = 1;
 		if (msg_encode(&m, &b, &blen) == 0)
-			s_send(&c, b, blen);
+			peerlib_send(&c, b, blen);
 		free(rb);
 		free(b);
 		zclock_sleep(200);
@@ -340,7 +284,7 @@ static int s_equivocate(const char *ep, const char *server)
 	for (int i = 0; i < 32; i++)
 		printf("%02x", c.kp.pk[i]);
 	printf("\n");
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	return 0;
 }
 
@@ -368,7 +312,7 @@ static int s_plain(const char *ep)
 static int s_hello(const char *ep, const char *server, const char *keyfile,
 		   int port, bool plain)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	zsock_t *l;
 	zpoller_t *poller;
 	char err[256];
@@ -398,7 +342,7 @@ static int s_hello(const char *ep, const char *server, const char *keyfile,
 	zsock_set_linger(c.sock, 0);
 	zsock_set_sndtimeo(c.sock, 2000);
 	zsock_connect(c.sock, "%s", ep);
-	hostile_hello(&c, port);
+	peerlib_hello(&c, port);
 	poller = zpoller_new(c.sock, l, NULL);
 	end = zclock_mono() + 3000;
 	while (zclock_mono() < end) {
@@ -417,26 +361,10 @@ static int s_hello(const char *ep, const char *server, const char *keyfile,
 	zpoller_destroy(&poller);
 	printf("hello %s: %d answers (%d on the connection, %d on the"
 	       " listener), hello queued %lu\n", plain ? "plain" : "curve",
-	       on_conn + on_listener, on_conn, on_listener, hostile_sent);
+	       on_conn + on_listener, on_conn, on_listener, peerlib_sent);
 	zsock_destroy(&l);
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	return 0;
-}
-
-/* A CURVE server on port with c's key: where the node sends its answers. */
-static zsock_t *s_listener(hostile_client_t *c, int port)
-{
-	zsock_t *l = zsock_new(ZMQ_ROUTER);
-
-	zsock_set_curve_server(l, 1);
-	zsock_set_curve_publickey(l, c->pub);
-	zsock_set_curve_secretkey(l, c->sec);
-	zsock_set_maxmsgsize(l, PROTO_MAX_MSG);
-	if (zsock_bind(l, "tcp://127.0.0.1:%d", port) < 0) {
-		fprintf(stderr, "hostile: cannot listen on port %d\n", port);
-		zsock_destroy(&l);
-	}
-	return l;
 }
 
 /* Records messages arriving on l until quiet_ms pass without one. */
@@ -471,38 +399,26 @@ static void s_count_records(zsock_t *l, int quiet_ms, unsigned long *recs,
 	zpoller_destroy(&poller);
 }
 
-static int s_send_msg(hostile_client_t *c, const msg_t *m)
-{
-	uint8_t *b = NULL;
-	size_t len = 0;
-	int rc = msg_encode(m, &b, &len);
-
-	if (rc == 0)
-		rc = zmq_send(zsock_resolve(c->sock), b, len, 0) < 0 ? -1 : 0;
-	free(b);
-	return rc;
-}
-
 static int s_want(const char *ep, const char *server, int port,
 		  const char *author, uint64_t from, uint32_t max, int n_credit,
 		  char **credit)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	zsock_t *l;
 	msg_t m = { .type = MSG_WANT };
 	unsigned long recs, batches, bytes;
 
 	if (key_parse_hex(author, m.want.author) < 0 ||
-	    hostile_client_open(&c, ep, server) < 0)
+	    peerlib_open(&c, ep, server) < 0)
 		return 2;
-	l = s_listener(&c, port);
+	l = peerlib_listener(&c, port);
 	if (!l)
 		return 2;
-	hostile_hello(&c, port);
+	peerlib_hello(&c, port);
 	zclock_sleep(500); /* its answer: we are a peer */
 	m.want.from_seq = from;
 	m.want.max = max;
-	if (s_send_msg(&c, &m) < 0) {
+	if (peerlib_send_msg(&c, &m) < 0) {
 		fprintf(stderr, "hostile: cannot send want(%" PRIu64 ", %u)\n",
 			from, max);
 		return 1;
@@ -514,7 +430,7 @@ static int s_want(const char *ep, const char *server, int port,
 		msg_t cm = { .type = MSG_CREDIT };
 
 		cm.credit = (uint32_t)atol(credit[i]);
-		if (s_send_msg(&c, &cm) < 0) {
+		if (peerlib_send_msg(&c, &cm) < 0) {
 			fprintf(stderr, "hostile: cannot send credit %u\n",
 				cm.credit);
 			return 1;
@@ -525,7 +441,7 @@ static int s_want(const char *ep, const char *server, int port,
 	}
 	fflush(stdout);
 	zsock_destroy(&l);
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	return 0;
 }
 
@@ -575,14 +491,14 @@ static int s_big_advert(const key_pair_t *kp, uint64_t seq,
 
 static int s_bigfeed(const char *ep, const char *server, int n)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	uint8_t prev[32];
 	size_t total = 0;
 	int sent = 0;
 
-	if (hostile_client_open(&c, ep, server) < 0)
+	if (peerlib_open(&c, ep, server) < 0)
 		return 2;
-	hostile_hello(&c, 1);
+	peerlib_hello(&c, 1);
 	zclock_sleep(300);
 	while (sent < n) {
 		proto_bytes_t recs[PROTO_MAX_BATCH];
@@ -621,7 +537,7 @@ static int s_bigfeed(const char *ep, const char *server, int n)
 				proto_strerror(rc));
 			return 1;
 		}
-		s_send(&c, b, blen);
+		peerlib_send(&c, b, blen);
 		free(b);
 		sent += (int)k;
 		zclock_sleep(20);
@@ -630,7 +546,7 @@ static int s_bigfeed(const char *ep, const char *server, int n)
 	for (int i = 0; i < 32; i++)
 		printf("%02x", c.kp.pk[i]);
 	printf("\nbigfeed: %d records, %zu bytes\n", sent, total);
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	return 0;
 }
 
@@ -676,11 +592,11 @@ static int s_requests(const char *ep, const char *server, int keys, int n)
 	int sent = 0;
 
 	for (int k = 0; k < keys; k++) {
-		hostile_client_t c;
+		peerlib_client_t c;
 
-		if (hostile_client_open(&c, ep, server) < 0)
+		if (peerlib_open(&c, ep, server) < 0)
 			return 1;
-		hostile_hello(&c, 1);
+		peerlib_hello(&c, 1);
 		zclock_sleep(300); /* a peer, then a flooder */
 		for (int i = 0; i < n; i++) {
 			size_t blen = 0;
@@ -691,7 +607,7 @@ static int s_requests(const char *ep, const char *server, int keys, int n)
 				sent++;
 			free(b);
 		}
-		hostile_client_close(&c);
+		peerlib_close(&c);
 	}
 	printf("requests: %d sent from %d keys\n", sent, keys);
 	return 0;
@@ -701,14 +617,14 @@ static int s_requests(const char *ep, const char *server, int keys, int n)
 static int s_peer_request(const char *ep, const char *server, const char *lab,
 			  bool forged)
 {
-	hostile_client_t c;
+	peerlib_client_t c;
 	size_t blen = 0;
 	uint8_t *b;
 	int rc = 1;
 
-	if (hostile_client_open(&c, ep, server) < 0)
+	if (peerlib_open(&c, ep, server) < 0)
 		return 1;
-	hostile_hello(&c, 1);
+	peerlib_hello(&c, 1);
 	zclock_sleep(300);
 	b = hostile_request_msg(&c.kp, lab, NULL, 600 * 1000, 50, &blen);
 	if (b && blen > 8) {
@@ -719,7 +635,7 @@ static int s_peer_request(const char *ep, const char *server, const char *lab,
 	}
 	free(b);
 	zclock_sleep(500);
-	hostile_client_close(&c);
+	peerlib_close(&c);
 	printf("peer-request: %s request %s\n", forged ? "forged" : "valid",
 	       rc ? "not sent" : "sent");
 	return rc;
@@ -840,6 +756,6 @@ int main(int argc, char **argv)
 		s_forged(argv[2], server, victim, 200);
 		fflush(stdout);
 	}
-	printf("sent %lu messages\n", hostile_sent);
+	printf("sent %lu messages\n", peerlib_sent);
 	return 0;
 }

@@ -76,7 +76,7 @@ static const struct {
 };
 
 typedef struct {
-	hostile_client_t c;
+	peerlib_client_t c;
 	int bad;
 	key_pair_t sub; /* its submitter key */
 	uint8_t *rec, *forged, *trunc, *unknown, *req;
@@ -86,9 +86,9 @@ typedef struct {
 typedef struct {
 	const char *ep, *server, *lab, *board;
 	fclient_t fc[FLOOD_CLIENTS];
-	hostile_client_t pre;	/* says no hello: garbage */
+	peerlib_client_t pre;	/* says no hello: garbage */
 	int pre_bad;
-	hostile_client_t lis;	/* says hello with an endpoint it listens on */
+	peerlib_client_t lis;	/* says hello with an endpoint it listens on */
 	zsock_t *router;
 	bool has_blob;
 	uint8_t blob[32];
@@ -99,12 +99,12 @@ typedef struct {
 	uint64_t served_forbidden, served_control, answers;
 } flood_t;
 
-static bool s_fsend(hostile_client_t *c, const void *p, size_t n)
+static bool s_fsend(peerlib_client_t *c, const void *p, size_t n)
 {
 	if (!c->sock ||
 	    zmq_send(zsock_resolve(c->sock), p, n, ZMQ_DONTWAIT) < 0)
 		return false;
-	hostile_sent++;
+	peerlib_sent++;
 	return true;
 }
 
@@ -131,7 +131,7 @@ static uint8_t *s_flood_request(flood_t *f, fclient_t *fc, size_t *ret_len)
 
 static void s_fclient_free(fclient_t *fc)
 {
-	hostile_client_close(&fc->c);
+	peerlib_close(&fc->c);
 	key_wipe(&fc->sub);
 	free(fc->rec);
 	free(fc->forged);
@@ -149,11 +149,11 @@ static void s_fclient_open(flood_t *f, fclient_t *fc)
 	size_t len = 0, cut;
 
 	s_fclient_free(fc);
-	if (hostile_client_open(&fc->c, f->ep, f->server) < 0 ||
+	if (peerlib_open(&fc->c, f->ep, f->server) < 0 ||
 	    key_generate(&fc->sub) < 0)
 		return;
 	zsock_set_linger(fc->c.sock, 1000);
-	hostile_hello(&fc->c, 1);
+	peerlib_hello(&fc->c, 1);
 	memset(&r, 0, sizeof(r));
 	r.head.kind = RECORD_EVENT;
 	r.head.seq = 1;
@@ -217,7 +217,7 @@ static bool s_send_count(flood_t *f, fclient_t *fc, uint64_t i)
 static bool s_send_blob(flood_t *f, fclient_t *fc, uint64_t i)
 {
 	msg_t m = { .type = MSG_BLOB_GET };
-	hostile_client_t *c = f->router ? &f->lis : &fc->c;
+	peerlib_client_t *c = f->router ? &f->lis : &fc->c;
 	uint8_t *b = NULL;
 	size_t len = 0;
 	bool ok;
@@ -249,8 +249,8 @@ static bool s_flood_one(flood_t *f, enum flood_kind k, uint64_t i)
 		junk[0] = i % 3 ? 0x92 : junk[0]; /* often a plausible start */
 		ok = s_fsend(&f->pre, junk, len);
 		if (++f->pre_bad >= HOSTILE_KEY_EVERY) {
-			hostile_client_close(&f->pre);
-			hostile_client_open(&f->pre, f->ep, f->server);
+			peerlib_close(&f->pre);
+			peerlib_open(&f->pre, f->ep, f->server);
 			zsock_set_linger(f->pre.sock, 1000);
 			f->pre_bad = 0;
 			f->rotated++;
@@ -448,7 +448,7 @@ int hostile_flood_main(int argc, char **argv)
 	if (argc > 9 && key_parse_hex(argv[9], f.blob) == 0)
 		f.has_blob = true;
 	s_flood_make(&f);
-	if (port > 0 && hostile_client_open(&f.lis, f.ep, server) == 0) {
+	if (port > 0 && peerlib_open(&f.lis, f.ep, server) == 0) {
 		f.router = zsock_new(ZMQ_ROUTER);
 		zsock_set_curve_server(f.router, 1);
 		zsock_set_curve_secretkey(f.router, f.lis.sec);
@@ -456,18 +456,18 @@ int hostile_flood_main(int argc, char **argv)
 			fprintf(stderr, "hostile: cannot listen on %d\n", port);
 			return 1;
 		}
-		hostile_hello(&f.lis, port);
+		peerlib_hello(&f.lis, port);
 		zclock_sleep(300); /* the node connects back */
 	}
-	hostile_client_open(&f.pre, f.ep, server);
+	peerlib_open(&f.pre, f.ep, server);
 	for (int c = 0; c < FLOOD_CLIENTS; c++)
 		s_fclient_open(&f, &f.fc[c]);
 	zclock_sleep(200); /* the hellos first */
 	s_flood_run(&f, secs, rate);
 	for (int c = 0; c < FLOOD_CLIENTS; c++)
 		s_fclient_free(&f.fc[c]);
-	hostile_client_close(&f.pre);
-	hostile_client_close(&f.lis);
+	peerlib_close(&f.pre);
+	peerlib_close(&f.lis);
 	zsock_destroy(&f.router);
 	free(f.big_ids);
 	free(f.want);

@@ -42,6 +42,16 @@ typedef struct {
 	int64_t last_ms;
 } s_client_t;
 
+/* One TCP connection: waiting for a request, or being answered. */
+typedef struct s_conn {
+	struct s_conn *prev, *next; /* oldest first */
+	struct MHD_Connection *c;
+	uint8_t addr[16];
+	int family;
+	bool waiting;
+	bool closing; /* shut down, MHD not done with it yet */
+} s_conn_t;
+
 struct http {
 	struct MHD_Daemon *daemon;
 	api_t *api;
@@ -51,6 +61,8 @@ struct http {
 	char *addr;    /* as given: HOST:PORT */
 	char *port;    /* its port, for the loopback Host names */
 	bool loopback; /* Host headers are checked (DNS rebinding) */
+	s_conn_t *head, *tail; /* open connections */
+	size_t n_waiting;
 };
 
 /* ---- the address ---- */
@@ -192,6 +204,152 @@ static bool s_rate_ok(http_t *h, struct MHD_Connection *conn)
 	return true;
 }
 
+/* ---- connections waiting for a request ---- */
+
+static void s_addr_key(const struct sockaddr *sa, uint8_t key[16])
+{
+	memset(key, 0, 16);
+	if (sa->sa_family == AF_INET)
+		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)
+				       ->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)
+				       ->sin6_addr, 16);
+}
+
+static void s_unlink(http_t *h, s_conn_t *sc)
+{
+	if (sc->prev)
+		sc->prev->next = sc->next;
+	else
+		h->head = sc->next;
+	if (sc->next)
+		sc->next->prev = sc->prev;
+	else
+		h->tail = sc->prev;
+	sc->prev = sc->next = NULL;
+}
+
+static void s_append(http_t *h, s_conn_t *sc)
+{
+	sc->prev = h->tail;
+	if (h->tail)
+		h->tail->next = sc;
+	else
+		h->head = sc;
+	h->tail = sc;
+}
+
+static void s_set_waiting(http_t *h, s_conn_t *sc, bool waiting)
+{
+	if (sc->waiting == waiting)
+		return;
+	sc->waiting = waiting;
+	if (waiting) {
+		h->n_waiting++;
+		s_unlink(h, sc); /* the newest waiting, last to be closed */
+		s_append(h, sc);
+	} else {
+		h->n_waiting--;
+	}
+}
+
+/* Close sc now: MHD sees the shut-down socket on its next poll and frees
+ * the connection (the descriptor stays MHD's to close). */
+static void s_close(http_t *h, s_conn_t *sc)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		sc->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	if (ci)
+		shutdown(ci->connect_fd, SHUT_RDWR);
+	sc->closing = true;
+	s_set_waiting(h, sc, false);
+}
+
+/* Over a cap: the oldest waiting connection (of that address when the
+ * address is over its own) makes room. */
+static void s_make_room(http_t *h, const s_conn_t *new)
+{
+	size_t same = 0;
+	s_conn_t *oldest_same = NULL;
+
+	for (s_conn_t *sc = h->head; sc; sc = sc->next) {
+		if (!sc->waiting || sc->family != new->family ||
+		    memcmp(sc->addr, new->addr, 16))
+			continue;
+		if (!oldest_same && sc != new)
+			oldest_same = sc;
+		same++;
+	}
+	if (same > HTTP_MAX_WAITING_PER_IP && oldest_same) {
+		s_close(h, oldest_same);
+		return;
+	}
+	if (h->n_waiting <= HTTP_MAX_WAITING)
+		return;
+	for (s_conn_t *sc = h->head; sc; sc = sc->next)
+		if (sc->waiting && sc != new) {
+			s_close(h, sc);
+			return;
+		}
+}
+
+static void s_on_connection(void *cls, struct MHD_Connection *c,
+			    void **socket_context,
+			    enum MHD_ConnectionNotificationCode toe)
+{
+	http_t *h = cls;
+	s_conn_t *sc = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (sc) {
+			s_set_waiting(h, sc, false);
+			s_unlink(h, sc);
+			free(sc);
+		}
+		*socket_context = NULL;
+		return;
+	}
+	sc = xzalloc(sizeof(*sc));
+	sc->c = c;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr) {
+		sc->family = ci->client_addr->sa_family;
+		s_addr_key(ci->client_addr, sc->addr);
+	}
+	s_append(h, sc);
+	s_set_waiting(h, sc, true);
+	*socket_context = sc;
+	s_make_room(h, sc);
+}
+
+/* A request's headers are in: it no longer waits. */
+static void s_request_started(http_t *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci && ci->socket_context)
+		s_set_waiting(h, ci->socket_context, false);
+}
+
+/* Answered: a kept-alive connection waits for its next request. */
+static void s_request_done(void *cls, struct MHD_Connection *c,
+			   void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	http_t *h = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	s_conn_t *sc = ci ? ci->socket_context : NULL;
+
+	if (sc && !sc->closing && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+		s_set_waiting(h, sc, true);
+		s_make_room(h, sc);
+	}
+}
+
 /* ---- answers ---- */
 
 static enum MHD_Result s_send(struct MHD_Connection *conn, int status,
@@ -319,6 +477,7 @@ static enum MHD_Result s_handle(void *cls, struct MHD_Connection *conn,
 	http_t *h = cls;
 	uintptr_t uri_len = (uintptr_t)*con_cls;
 
+	s_request_started(h, conn);
 	/* answered at once, body or not: nothing here reads a body */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -401,7 +560,8 @@ int http_new(const char *home, const char *addr, bool allow_public,
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, s_handle, h,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_PER_IP,
+		MHD_OPTION_NOTIFY_CONNECTION, s_on_connection, h,
+		MHD_OPTION_NOTIFY_COMPLETED, s_request_done, h,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 		MHD_OPTION_URI_LOG_CALLBACK, s_uri_log, h,

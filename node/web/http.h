@@ -26,8 +26,13 @@
 
 #include <stdbool.h>
 
-#define HTTP_MAX_CONNECTIONS 64	     /* open at once */
-#define HTTP_MAX_PER_IP 16	     /* open at once from one address */
+#define HTTP_MAX_CONNECTIONS 256     /* open at once (file descriptors) */
+/* Connections waiting for a request (half-sent, or idle between
+ * requests): past either cap the oldest such connection is closed, so a
+ * client holding many cannot keep a new one, from its own address or
+ * another, out; the caps leave HTTP_MAX_CONNECTIONS room to spare */
+#define HTTP_MAX_WAITING 32	     /* all addresses */
+#define HTTP_MAX_WAITING_PER_IP 8    /* one address */
 #define HTTP_CONN_MEMORY (32 * 1024) /* request line + headers */
 #define HTTP_MAX_URL 4096	     /* bytes of path + query */
 #define HTTP_TIMEOUT_S 15	     /* idle connection */

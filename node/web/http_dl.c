@@ -132,7 +132,10 @@ MHD_get_connection_info(struct MHD_Connection *connection,
 					      enum MHD_ConnectionInfoType,
 					      ...);
 
-	if (info_type != MHD_CONNECTION_INFO_CLIENT_ADDRESS)
+	/* the kinds http.c asks for, none of which takes more arguments */
+	if (info_type != MHD_CONNECTION_INFO_CLIENT_ADDRESS &&
+	    info_type != MHD_CONNECTION_INFO_CONNECTION_FD &&
+	    info_type != MHD_CONNECTION_INFO_SOCKET_CONTEXT)
 		return NULL;
 	*(void **)&fn = s_sym("MHD_get_connection_info");
 	return fn ? fn(connection, info_type) : NULL;

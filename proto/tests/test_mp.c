@@ -379,7 +379,7 @@ static void test_compare_agrees(void)
 
 static void test_strerror(void)
 {
-	for (int c = PROTO_E_EMPTY; c <= PROTO_E_TRUNCATED; c++) {
+	for (int c = PROTO_E_LAST; c <= PROTO_E_TRUNCATED; c++) {
 		CHECK(strcmp(proto_strerror(c), "unknown error") != 0);
 		for (int d = c + 1; d <= PROTO_E_TRUNCATED; d++)
 			CHECK(strcmp(proto_strerror(c), proto_strerror(d)) !=

@@ -171,6 +171,35 @@ static int s_splice(enum request_kernel_type type, size_t off, size_t n,
 }
 
 /* Malformed values inside a signed request, each with its own code. */
+/* Absurd times and over-long lifetimes are refused at decode (signing
+ * decodes what it made), each with its own reason. */
+static void test_times(void)
+{
+	request_t q;
+
+	sample_request(REQUEST_KERNEL_NONE, &q);
+	q.created_ms = 1ULL << 62; /* and expires 2^63: wrapped by a cast */
+	q.expires_ms = 1ULL << 63;
+	CHECK_ERR(s_sign(&q), PROTO_E_TIME);
+	sample_request(REQUEST_KERNEL_NONE, &q);
+	q.expires_ms = UINT64_MAX;
+	CHECK_ERR(s_sign(&q), PROTO_E_TIME);
+	sample_request(REQUEST_KERNEL_NONE, &q);
+	q.expires_ms = PROTO_MAX_TIME_MS + 1;
+	CHECK_ERR(s_sign(&q), PROTO_E_TIME);
+	sample_request(REQUEST_KERNEL_NONE, &q);
+	q.created_ms = PROTO_MAX_TIME_MS - 1000;
+	q.expires_ms = PROTO_MAX_TIME_MS;
+	CHECK_ERR(s_sign(&q), 0);
+	sample_request(REQUEST_KERNEL_NONE, &q);
+	q.expires_ms = q.created_ms + PROTO_MAX_REQUEST_LIFETIME_MS;
+	CHECK_ERR(s_sign(&q), 0);
+	q.expires_ms++;
+	CHECK_ERR(s_sign(&q), PROTO_E_LIFETIME);
+	CHECK(strcmp(proto_strerror(PROTO_E_LIFETIME),
+		     proto_strerror(PROTO_E_TIME)) != 0);
+}
+
 static void test_values(void)
 {
 	enum { VERSION = 0, PRIORITY = 5, SUITES = 7 };
@@ -276,6 +305,7 @@ int main(void)
 	s_roundtrip(REQUEST_KERNEL_GIT);
 	s_roundtrip(REQUEST_KERNEL_ARTIFACT);
 	test_rules();
+	test_times();
 	test_values();
 	test_bitflips();
 	test_cancel();
