@@ -461,30 +461,66 @@ static void s_export_help(void)
 	       "       labmesh export --junit [FILTERS] [--out FILE]\n"
 	       "KCIDB I/O schema v5.3 JSON (origin default '%s', [a-z0-9_]+;\n"
 	       "--log-base: http(s) URL under which blobs are served, for"
-	       " log_url)\nor JUnit XML for Jenkins/GitLab.\n\n%s",
+	       " log_url;\nby default the dashboard of the node in --home,"
+	       " when it serves one)\nor JUnit XML for Jenkins/GitLab."
+	       " With no run to export: exit 1.\n\n%s",
 	       EXPORT_DEFAULT_ORIGIN, s_filter_help);
+}
+
+/* The dashboard of the node in home, as it wrote HOME/dashboard.url when
+ * it started (NULL: none; the caller frees). */
+static char *s_dashboard_url(const char *home)
+{
+	char *path = xasprintf("%s/dashboard.url", home), line[512];
+	FILE *f = fopen(path, "r");
+	char *url = NULL;
+
+	free(path);
+	if (!f)
+		return NULL;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "http://", 7) || !strncmp(line, "https://", 8))
+			url = xstrdup(line);
+	}
+	fclose(f);
+	return url;
 }
 
 static int s_export_run(s_opts_t *o, int fmt, const char *origin,
 			const char *log_base, const char *out_path)
 {
 	char err[256] = "";
+	export_kcidb_opts_t ko = { .origin = origin, .log_base = log_base,
+				   .home = o->home };
+	char *dash = log_base ? NULL : s_dashboard_url(o->home);
 	FILE *out = stdout;
+	size_t n = 0;
 	sqlite3 *db;
 	int rc;
 
-	if (s_open(o, &db) < 0)
+	ko.dash = dash;
+	if (s_open(o, &db) < 0) {
+		free(dash);
 		return EXIT_FAIL;
+	}
+	if (export_count_runs(db, &o->f, &n) == 0 && n == 0) {
+		sqlite3_close(db);
+		free(dash);
+		return s_fail(o->cmd, "nothing to export",
+			      "no run matches the filters");
+	}
 	if (out_path && !(out = fopen(out_path, "w"))) {
 		sqlite3_close(db);
+		free(dash);
 		return s_fail(o->cmd, "cannot write", out_path);
 	}
 	if (fmt == O_KCIDB)
-		rc = export_kcidb(db, &o->f, origin, log_base, out, err,
-				  sizeof(err));
+		rc = export_kcidb_opts(db, &o->f, &ko, out, err, sizeof(err));
 	else
 		rc = export_junit(db, &o->f, out, err, sizeof(err));
 	sqlite3_close(db);
+	free(dash);
 	if ((out != stdout ? fclose(out) : fflush(out)) != 0 && rc == 0) {
 		rc = -EIO;
 		snprintf(err, sizeof(err), "write failed");

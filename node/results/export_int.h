@@ -33,4 +33,24 @@ void export_suites_clear(export_suites_t *ss);
 const export_suite_t *export_suite_find(const export_suites_t *ss,
 					const char *name);
 
+/* Where logs are for the KCIDB exporter (export_logs.c). */
+typedef struct {
+	const char *log_base; /* a blob server's prefix: BASE/HEX, or NULL */
+	const char *dash;     /* the dashboard: DASH/api/log?run=..., or NULL */
+	const char *home;     /* whose blobs give excerpts, or NULL */
+} export_logs_t;
+
+/* The log_url of blob hex, a log of run rec (suite: of that suite; name:
+ * that log of the run), or NULL when there is no base to give one. The
+ * caller frees. No '//' after a base that ends in '/'. */
+char *export_log_url(const export_logs_t *l, const uint8_t rec[32],
+		     const char *suite, const char *name, const char *hex);
+/* The lines of log blob hex (NULL: none) that report the failure of
+ * case path (relative to its suite; NULL: the whole suite or build, with
+ * the log's tail when no line failed), each with the diagnostics after
+ * it; else msg. At most EXPORT_MAX_EXCERPT bytes; NULL when there is
+ * nothing to say. The caller frees. */
+char *export_log_excerpt(const export_logs_t *l, const char *hex,
+			 const char *path, const char *msg);
+
 #endif

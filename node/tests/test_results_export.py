@@ -99,11 +99,27 @@ def test_kcidb(home, v):
                         for c in other), "non-https tree URL only in misc")
     check(all(c["patchset_hash"] == "" for c in doc["checkouts"]),
           "patchset_hash is empty")
+    check(all(c.get("tree_name") and (c.get("git_commit_hash") or
+                                      c.get("git_commit_name"))
+              for c in doc["checkouts"]),
+          "every checkout has a tree name and a commit or a describe")
+    check(all(b.get("status") for b in doc["builds"]), "every build has a"
+          " status")
+    failed = [t for t in doc["tests"] if t["status"] in ("FAIL", "ERROR")
+              and t["misc"].get("message")]
+    check(failed and all(t.get("comment") == t["misc"]["message"] and
+                         t.get("log_excerpt") for t in failed),
+          "a failure's reason is its comment and, with no log held, its"
+          " excerpt")
     t = doc["tests"][0]
     check(t["environment"]["misc"]["lab"] and t["environment"]["misc"]["board"],
           "environment.misc has lab and board")
     check(t["log_url"].startswith("https://logs.example.org/blobs/"),
           "log_url from --log-base")
+    slash = json.loads(run("export", "--home", home, "--kcidb", "--log-base",
+                           "https://logs.example.org/blobs/").stdout)
+    check(slash["tests"][0]["log_url"] == t["log_url"],
+          "a --log-base ending in / gives the same log_url (no //)")
     metrics = [t for t in doc["tests"] if "number" in t]
     check(metrics and all(m["status"] == "DONE" for m in metrics),
           "metrics are DONE tests with a number")

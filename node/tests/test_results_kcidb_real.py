@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The KCIDB export of a real run, as a KCIDB dashboard would take it.
+
+One lab with a local board serves the dashboard (`--http`). A request
+without a kernel runs smoke and `probe`, a suite of the test's own with a
+passing, a failing and a skipped case. The export must validate against
+the upstream v5.3 schema with format checking; its checkout must say the
+kernel is the board's running one (tree_name, git_commit_name = uname
+-r, a comment, misc.kernel); the build must have a status; the failed
+case a comment and a log_excerpt holding the failed line and its
+diagnostics; every log_url must point at the dashboard, and fetching one
+must give the suite's log. --log-base with a trailing '/' gives no '//';
+exporting a commit with no runs says so and exits 1.
+
+usage: test_results_kcidb_real.py LABMESH
+"""
+import json
+import os
+import sys
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+import kcidb_check  # noqa: E402
+from jobstest import (Net, check, local_board, main, wait_for,  # noqa: E402
+                      write_suite)
+
+PROBE_YAML = ('name: probe\nversion: 1\nkind: functional\n'
+              'description: one case of each verdict\ntimeout: 60\n'
+              'parser: tap\n')
+PROBE_SH = '''#!/bin/sh
+echo "1..3"
+sleep 0.3
+echo "ok 1 - works"
+sleep 0.4
+echo "not ok 2 - broken"
+echo "# expected 42, got 41"
+echo "# at probe line 7"
+echo "ok 3 - later # SKIP not here"
+'''
+
+
+def test(net):
+    base = net.base(17940)
+    d = os.path.join(net.dir, 'suites')
+    write_suite(d, 'probe', PROBE_YAML, PROBE_SH)
+    os.symlink(os.path.join(net.root, 'suites', 'smoke'),
+               os.path.join(d, 'smoke'))
+    net.env['LABMESH_SUITES'] = d
+    n = net.node('lab-k', base, [local_board('box')])
+    http = base + 1
+    n.start(args=['--http', '127.0.0.1:%d' % http])
+    p = n.cli('submit', '--suite', 'smoke,probe', '--wait',
+              check_rc=False, timeout=180)
+    check(p.returncode == 1, 'submit --wait of a failing suite exits 1: %d'
+          % p.returncode)
+    req = p.stdout.split()[1]
+    doc = json.loads(n.cmd('export', '--kcidb', '--request', req))
+    errs = kcidb_check.errors(doc)
+    for e in errs[:5]:
+        print('schema:', list(e.path), e.message)
+    check(not errs, 'the export validates (upstream schema, formats)')
+
+    release = os.uname().release
+    co = doc['checkouts']
+    check(len(co) == 1, 'one checkout: %d' % len(co))
+    c = co[0]
+    check(c.get('tree_name') == 'running-kernel' and
+          c.get('git_commit_name') == release and
+          c['misc'].get('kernel') == 'running' and
+          'running' in c.get('comment', ''),
+          'the checkout says it is the running kernel %s: %s' % (release, c))
+    b = doc['builds'][0]
+    check(b.get('status') == 'PASS' and 'not built' in b.get('comment', ''),
+          'the build has a status and says nothing was built: %s' % b)
+
+    tests = {t['path']: t for t in doc['tests']}
+    bad = tests.get('probe.broken', {})
+    check(bad.get('status') == 'FAIL', 'probe.broken FAILs: %s' % bad)
+    x = bad.get('log_excerpt', '')
+    check('not ok 2 - broken' in x and 'expected 42, got 41' in x and
+          'ok 1 - works' not in x,
+          'the excerpt is the failed line and its diagnostics: %r' % x)
+    suite = tests.get('probe', {})
+    check('not ok 2 - broken' in suite.get('log_excerpt', ''),
+          'the failed suite has an excerpt too: %s' % suite)
+    check(all('log_excerpt' in t for t in doc['tests']
+              if t.get('status') in ('FAIL', 'ERROR')),
+          'every failure has a log_excerpt')
+
+    dash = 'http://127.0.0.1:%d/api/log?run=' % http
+    urls = [t['log_url'] for t in doc['tests'] if 'log_url' in t]
+    check(urls and all(u.startswith(dash) for u in urls),
+          'every log_url is on the dashboard: %s' % urls[:2])
+    check(all('//' not in u.split('://', 1)[1] for u in urls),
+          'no // in a log_url')
+    with urllib.request.urlopen(bad['log_url'], timeout=10) as r:
+        text = r.read().decode()
+        check(r.status == 200 and 'not ok 2 - broken' in text,
+              'the failed case\'s log_url gives its log: %r' % text[:200])
+    print('log_url %s: %d bytes' % (bad['log_url'], len(text)))
+
+    other = json.loads(n.cmd('export', '--kcidb', '--request', req,
+                             '--log-base', 'https://logs.example.org/b/'))
+    urls = [t['log_url'] for t in other['tests'] if 'log_url' in t]
+    check(urls and all(u.startswith('https://logs.example.org/b/') and
+                       '//' not in u.split('://', 1)[1] for u in urls),
+          '--log-base ending in / gives no //: %s' % urls[:1])
+
+    p = n.cli('export', '--kcidb', '--commit', '0' * 40, check_rc=False)
+    check(p.returncode == 1 and p.stdout == '' and
+          'nothing to export' in p.stderr,
+          'a commit with no runs: exit %d, %r' % (p.returncode, p.stderr))
+    p = n.cli('export', '--junit', '--commit', '0' * 40, check_rc=False)
+    check(p.returncode == 1 and 'nothing to export' in p.stderr,
+          'the same for JUnit: exit %d, %r' % (p.returncode, p.stderr))
+    print('export of a commit with no runs: %s' % p.stderr.strip())
+
+
+if __name__ == '__main__':
+    main(test, Net)
