@@ -294,8 +294,11 @@ static void s_print_result(const suite_result_t *res)
 		for (size_t i = 0; i < res->n_cases; i++) {
 			const suite_case_t *c = &res->cases[i];
 			char dur[32] = "-";
-			if (c->duration_ms >= 0)
+			if (c->duration_ms > 0)
 				snprintf(dur, sizeof(dur), "%lld ms", (long long)c->duration_ms);
+			else if (res->duration_ms > 0) /* not measured: the suite's */
+				snprintf(dur, sizeof(dur), "suite %.1f s",
+					 (double)res->duration_ms / 1000.0);
 			printf("  %-5s %-56s %9s  %s\n",
 			       c->known ? "KNOWN" : suite_status_name(c->status), c->path, dur,
 			       c->message ? c->message : "");

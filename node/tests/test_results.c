@@ -276,9 +276,11 @@ static void s_test_list(sqlite3 *db)
 	l = s_capture(db, &f, s_list_text, &rc);
 	CHECK(rc == 0);
 	/* rpi4 has two runs of commit B: both listed, latest first */
-	CHECK(strstr(l, "lab-a  qemu-a  ") != NULL);
-	CHECK(strstr(l, "kselftest.net.a  FAIL  10ms  broke <here> & \"there\""));
-	CHECK(strstr(l, "kselftest.net.b  ERROR  20ms") != NULL);
+	CHECK(!strncmp(l, "TIME              LAB    BOARD   COMMIT", 39));
+	CHECK(strstr(l, "  lab-a  qemu-a  ") != NULL);
+	CHECK(strstr(l, "kselftest.net.a     FAIL         10 ms  broke <here> &"
+			" \"there\""));
+	CHECK(strstr(l, "kselftest.net.b     ERROR        20 ms") != NULL);
 	CHECK(strstr(l, "PASS") == NULL);
 	free(l);
 	f = (query_filter_t){ .path = "kselftest.net", .board = "bbb" };

@@ -10,7 +10,10 @@ kernel is the board's running one (tree_name, git_commit_name = uname
 case a comment and a log_excerpt holding the failed line and its
 diagnostics; every log_url must point at the dashboard, and fetching one
 must give the suite's log. --log-base with a trailing '/' gives no '//';
-exporting a commit with no runs says so and exits 1.
+exporting a commit with no runs says so and exits 1. Every case has a
+real duration: probe's cases their wall clock (they sleep 300 and 400
+ms), in the export, the list view and JUnit (no time="0.000": a case the
+host could not time gets a labelled share of its suite's time).
 
 usage: test_results_kcidb_real.py LABMESH
 """
@@ -105,6 +108,29 @@ def test(net):
     check(urls and all(u.startswith('https://logs.example.org/b/') and
                        '//' not in u.split('://', 1)[1] for u in urls),
           '--log-base ending in / gives no //: %s' % urls[:1])
+
+    works, broken = tests.get('probe.works', {}), bad
+    check(0.25 <= works.get('duration', 0) < 5 and
+          0.35 <= broken.get('duration', 0) < 5,
+          'probe cases have their wall clock: %s, %s' % (
+              works.get('duration'), broken.get('duration')))
+    cases = [t for t in doc['tests'] if t['path'].count('.') and
+             'number' not in t]
+    timed = [t for t in cases if t.get('duration', 0) > 0]
+    check(len(timed) >= len(cases) * 0.8, 'most cases are timed: %d of %d'
+          % (len(timed), len(cases)))
+    listed = n.cmd('query', '--request', req, '--list').splitlines()
+    check(listed[0].split()[:3] == ['TIME', 'LAB', 'BOARD'],
+          'the list has a header: %r' % listed[0])
+    check(not [ln for ln in listed[1:] if ' 0 ms' in ln],
+          'no case lists 0 ms:\n' + '\n'.join(listed[:8]))
+    junit = n.cmd('export', '--junit', '--request', req)
+    check('time="0.000"' not in junit and 'testcase' in junit,
+          'no JUnit case has time 0.000')
+    print('durations: probe.works %.3f s, probe.broken %.3f s; %d of %d'
+          ' cases timed' % (works.get('duration', 0),
+                            broken.get('duration', 0), len(timed),
+                            len(cases)))
 
     p = n.cli('export', '--kcidb', '--commit', '0' * 40, check_rc=False)
     check(p.returncode == 1 and p.stdout == '' and

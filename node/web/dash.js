@@ -51,6 +51,22 @@ function link(page, params, text, cls) {
 	return el('a', { href: href(page, params), class: cls }, text);
 }
 
+/* A case's duration: its own, else (0: not measured for the case) its
+ * suite's, labelled so; '-' when neither is known. */
+function msText(ms) {
+	return ms < 10000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
+}
+
+function duration(ms, suiteMs) {
+	if (ms > 0)
+		return el('span', { class: 'dur' }, msText(ms));
+	if (suiteMs > 0)
+		return el('span', { class: 'dur suite-time',
+			title: 'not measured for this case: the whole suite took this long' },
+			'suite ' + msText(suiteMs));
+	return el('span', { class: 'dur' }, '-');
+}
+
 function badge(status) {
 	const s = STATUSES.includes(status) ? status : 'SKIP';
 	return el('span', { class: 'st st-' + s }, status);
@@ -303,7 +319,7 @@ async function pageCases() {
 	c.appendChild(table(['Test', 'Status', 'Duration', 'Message'],
 		cs.map(k => [link('history.html', { test: k.path }, k.path),
 			el('td', {}, badge(k.status)),
-			el('td', { class: 'num' }, k.duration_ms + ' ms'),
+			el('td', { class: 'num' }, duration(k.duration_ms, k.suite_duration_ms)),
 			el('td', { class: 'message' }, k.message)]), 'cases'));
 	setStatus('');
 }
@@ -438,7 +454,7 @@ async function pageHistory() {
 			link('matrix.html', { commit: x.commit }, short(x.commit))),
 			x.branch, x.lab, x.board,
 			'value' in x ? el('td', { class: 'num' }, x.value + ' ' + x.unit) :
-				el('td', {}, badge(x.status), ' ' + x.duration_ms + ' ms'),
+				el('td', {}, badge(x.status), ' ', duration(x.duration_ms, x.suite_duration_ms)),
 			el('td', { class: 'message' }, x.message || '')]), 'history'));
 	setStatus(h.length + ' results');
 }
