@@ -100,6 +100,21 @@ static void s_home(s_opts_t *o, const char *dir)
 		o->home = xasprintf("%s/.local/share/labmesh", h ? h : ".");
 }
 
+int64_t results_cli_typical(const char *home, const char *suite)
+{
+	s_opts_t o = { .cmd = "suites" };
+	sqlite3 *db = NULL;
+	int64_t ms = -1;
+
+	s_home(&o, home);
+	if (results_open(o.home, false, &db) == 0)
+		results_suite_typical(db, suite, &ms);
+	if (db)
+		sqlite3_close(db);
+	free(o.home);
+	return ms;
+}
+
 static int64_t s_now_ms(void)
 {
 	struct timespec ts;
