@@ -180,8 +180,16 @@ static int s_boards_offline(cli_t *cli)
 	if (access(path, R_OK) != 0) {
 		free(path);
 		fputs(cli->json ? "[]\n" : "", stdout);
+		if (!cli->json)
+			fprintf(stderr, "labmesh boards: no node is running in"
+				" %s and it has no store yet: start one with"
+				" 'labmesh node --home %s'\n", cli->home,
+				cli->home);
 		return CLI_EXIT_OK;
 	}
+	if (!cli->json)
+		fprintf(stderr, "labmesh boards: no node is running in %s:"
+			" the boards its store last heard of\n", cli->home);
 	rc = store_open(path, &store);
 	free(path);
 	if (rc == 0)
