@@ -39,6 +39,7 @@ echo "not ok 2 - broken"
 echo "# expected 42, got 41"
 echo "# at probe line 7"
 echo "ok 3 - later # SKIP not here"
+echo "# metric probe_ms 100 ms"
 '''
 
 
@@ -131,6 +132,13 @@ def test(net):
           ' cases timed' % (works.get('duration', 0),
                             broken.get('duration', 0), len(timed),
                             len(cases)))
+
+    hist = n.cmd('history', 'probe.*').splitlines()
+    check(hist[0].split()[:3] == ['TIME', 'LAB', 'BOARD'] and
+          len(hist) == 5 and sum('probe_ms' in ln for ln in hist) == 1 and
+          '100 ms' in [ln for ln in hist if 'probe_ms' in ln][0],
+          'history: a header, each test and metric once:\n' +
+          '\n'.join(hist))
 
     p = n.cli('export', '--kcidb', '--commit', '0' * 40, check_rc=False)
     check(p.returncode == 1 and p.stdout == '' and
