@@ -90,9 +90,13 @@ static int s_load_key(const char *cmd, const char *opt, key_pair_t *kp)
 {
 	char *path = opt ? xstrdup(opt) : s_default_key();
 	char err[512];
+	size_t n = strlen(path);
 	int rc = key_load(path, kp, err, sizeof(err));
 
-	if (rc < 0)
+	if (rc < 0 && n > 4 && !strcmp(path + n - 4, ".pub"))
+		cli_fail(cmd, "--key %s is a public key: give the secret key"
+			 " file that signs (%.*s)", path, (int)(n - 4), path);
+	else if (rc < 0)
 		cli_fail(cmd, "%s%s", err, rc == -ENOENT ? " (make one with"
 		       " 'labmesh keygen')" : "");
 	free(path);
@@ -399,32 +403,70 @@ static int s_one_arg(cli_t *cli, int argc, char **argv, const char *name,
 			return cli_usage_error(name, "bad option");
 		*ret_key = optarg;
 	}
-	if (optind + 1 != argc)
+	if (optind + 1 != argc && !(optind == argc && !ret_key &&
+				   !strcmp(name, "status")))
 		return cli_usage_error(name, "need one REQUEST id");
 	return -1;
+}
+
+/* The request id argv names, or the reason it names none (printed). */
+static int s_request_arg(const cli_t *cli, const char *cmd, const char *arg,
+			 uint8_t id[32])
+{
+	int rc = reqview_find(cli->home, arg, id);
+
+	/* an expired request leaves the store, but the answers and events
+	 * of the labs (why it never ran) stay: a whole id still finds them */
+	if (rc == -ENOENT && strlen(arg) == 64 && key_parse_hex(arg, id) == 0)
+		return 0;
+	if (rc == -ENOENT)
+		cli_fail(cmd, "no request %.64s in this node's store ('labmesh"
+			 " status' lists the latest)", arg);
+	else if (rc == -EINVAL)
+		cli_fail(cmd, "'%.64s' matches several requests: give more of"
+			 " the id", arg);
+	else if (rc < 0)
+		cli_fail(cmd, "'%.64s' is not a request id: give %d to 64 hex"
+			 " digits of one", arg, REQVIEW_MIN_PREFIX);
+	return rc;
+}
+
+/* `status` alone: the latest requests of this user's key (all, without
+ * a key). */
+static int s_status_list(const cli_t *cli)
+{
+	char *path = s_default_key();
+	char err[512];
+	key_pair_t kp;
+	int rc;
+
+	if (key_load(path, &kp, err, sizeof(err)) < 0) {
+		free(path);
+		return submit_list_requests(cli, NULL);
+	}
+	free(path);
+	rc = submit_list_requests(cli, kp.pk);
+	key_wipe(&kp);
+	return rc;
 }
 
 int cmd_status(cli_t *cli, int argc, char **argv)
 {
 	uint8_t id[32];
 	int rc = s_one_arg(cli, argc, argv, "status",
-			   "usage: labmesh status REQUEST [--home DIR] [--json]\n"
+			   "usage: labmesh status [REQUEST] [--home DIR] [--json]\n"
 			   "Where a request stands, per lab and board, from the"
 			   " records this node holds.\nREQUEST: the request id"
-			   " or a unique prefix of it.\n", NULL);
+			   " or a unique prefix of it (6 hex digits or more).\n"
+			   "Without REQUEST: your latest requests (those of your"
+			   " key; all without one).\n", NULL);
 
 	if (rc >= 0)
 		return rc;
-	rc = reqview_find(cli->home, argv[optind], id);
-	/* an expired request leaves the store, but the answers and events
-	 * of the labs (why it never ran) stay: a whole id still finds them */
-	if (rc == -ENOENT && strlen(argv[optind]) == 64 &&
-	    key_parse_hex(argv[optind], id) == 0)
-		rc = 0;
-	if (rc < 0)
-		return cli_fail("status", "%s", rc == -ENOENT ?
-				"no such request in this node's store" :
-				"ambiguous or malformed request id");
+	if (optind == argc)
+		return s_status_list(cli);
+	if (s_request_arg(cli, "status", argv[optind], id) < 0)
+		return CLI_EXIT_FAIL;
 	return submit_follow(cli, id, false, 0);
 }
 
@@ -435,7 +477,8 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 	size_t len = 0;
 	key_pair_t kp;
 	char *body = NULL;
-	bool ok = false;
+	bool ok = false, done = false;
+	size_t boards = 0;
 	int rc = s_one_arg(cli, argc, argv, "cancel",
 			   "usage: labmesh cancel REQUEST [--key FILE] [--home DIR]\n"
 			   "Cancel a request everywhere: signed with your key,"
@@ -446,11 +489,15 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = reqview_find(cli->home, argv[optind], id);
-	if (rc < 0)
-		return cli_fail("cancel", "%s", rc == -ENOENT ?
-				"no such request in this node's store" :
-				"ambiguous or malformed request id");
+	if (s_request_arg(cli, "cancel", argv[optind], id) < 0)
+		return CLI_EXIT_FAIL;
+	if (submit_request_done(cli->home, id, &done, &boards) == 0 && done) {
+		printf("request %.12s had already finished on %s %zu board%s:"
+		       " nothing to cancel\n", argv[optind],
+		       boards == 1 ? "its" : "all", boards,
+		       boards == 1 ? "" : "s");
+		return CLI_EXIT_OK;
+	}
 	if (s_load_key("cancel", keyfile, &kp) < 0)
 		return CLI_EXIT_FAIL;
 	rc = wire_cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len,
