@@ -17,9 +17,12 @@
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/request.h"
+#include "proto/types.h"
+#include "suites/catalog.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -157,6 +160,145 @@ static void s_submit_usage(FILE *f)
 		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
 }
 
+/* What a bad option value should have been. */
+static int s_bad_value(int c, const char *arg)
+{
+	switch (c) {
+	case 'e':
+	case 'T':
+		return cli_usage_error("submit", "--%s '%s': give a duration"
+				       " like 90s, 30m, 12h or 7d",
+				       c == 'e' ? "expires" : "timeout", arg);
+	case 'm':
+		return cli_usage_error("submit", "--max-per-lab '%s': give a"
+				       " number of boards, 1 to %d", arg,
+				       PROTO_MAX_BOARDS);
+	case 'p':
+		return cli_usage_error("submit", "--priority '%s': give 0 to"
+				       " %d (default 50)", arg,
+				       PROTO_MAX_PRIORITY);
+	default:
+		return cli_usage_error("submit", "too many names in a list"
+				       " ('%.40s'): at most %d", arg,
+				       SUBMIT_MAX_LIST);
+	}
+}
+
+/* Edit distance of a and b (short names), for "did you mean". */
+static size_t s_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[PROTO_MAX_NAME + 2];
+
+	if (la > PROTO_MAX_NAME || lb > PROTO_MAX_NAME)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+typedef struct {
+	char **v;
+	size_t n;
+} s_names_t;
+
+static void s_name_add(s_names_t *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return;
+	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = xstrdup(name);
+}
+
+static int s_advert_suites(void *arg, uint64_t seq, const uint8_t *bytes,
+			   size_t len)
+{
+	record_t *r = NULL;
+
+	(void)seq;
+	if (record_decode(bytes, len, &r) == 0 && r->head.kind == RECORD_ADVERT)
+		for (size_t i = 0; i < r->advert.n_suites; i++)
+			s_name_add(arg, r->advert.suites[i]);
+	record_destroy(&r);
+	return 0;
+}
+
+static bool s_skip_none(void *arg, const uint8_t *id)
+{
+	(void)arg, (void)id;
+	return false;
+}
+
+/* The suites anyone here knows: the local catalog and every lab's
+ * advert in the store. */
+static void s_known_suites(const cli_t *cli, s_names_t *ret)
+{
+	char *dir = catalog_default_dir(NULL), *err = NULL;
+	catalog_t *c = NULL;
+	sqlite3 *db;
+
+	if (dir && catalog_load(dir, &c, &err) == 0)
+		for (size_t i = 0; i < catalog_count(c); i++)
+			s_name_add(ret, catalog_get(c, i)->name);
+	catalog_destroy(&c);
+	free(dir), free(err);
+	if (store_open_readonly(cli->home, &db) == 0) {
+		store_db_records_of_kind(db, RECORD_ADVERT, s_skip_none,
+					 s_advert_suites, ret);
+		sqlite3_close(db);
+	}
+}
+
+/* A suite that no lab nor the local catalog knows is a mistake caught
+ * here, with the nearest name, rather than a decline from every lab. */
+static int s_check_suites(const cli_t *cli, const s_submit_t *o)
+{
+	s_names_t known = { 0 };
+	int rc = 0;
+
+	s_known_suites(cli, &known);
+	for (size_t i = 0; known.n && i < o->n_suites && rc == 0; i++) {
+		size_t best = SIZE_MAX, bi = 0, d;
+		bool found = false;
+
+		for (size_t k = 0; k < known.n && !found; k++) {
+			found = !strcmp(known.v[k], o->suites[i]);
+			d = s_distance(known.v[k], o->suites[i]);
+			if (d < best)
+				best = d, bi = k;
+		}
+		if (found)
+			continue;
+		rc = -ENOENT;
+		if (best <= 2 || best * 3 <= strlen(o->suites[i]))
+			cli_usage_error("submit", "--suite %s: no lab knows a"
+					" suite of that name; did you mean %s?"
+					" ('labmesh suites' lists them)",
+					o->suites[i], known.v[bi]);
+		else
+			cli_usage_error("submit", "--suite %s: no lab knows a"
+					" suite of that name ('labmesh suites'"
+					" lists them)", o->suites[i]);
+	}
+	for (size_t k = 0; k < known.n; k++)
+		free(known.v[k]);
+	free(known.v);
+	return rc;
+}
+
 static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 {
 	static const struct option opts[] = {
@@ -183,7 +325,8 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		{ "nonce", required_argument, NULL, 'n' },
 		{ 0 },
 	};
-	int c, rc = 0;
+	int c = 0, rc = 0;
+	char *end;
 
 	o->priority = 50;
 	o->expires_ms = SUBMIT_DEFAULT_EXPIRY_MS;
@@ -210,20 +353,21 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		case 't': rc = s_split(optarg, o->tags, &o->n_tags); break;
 		case 'l': rc = s_split(optarg, o->labs, &o->n_labs); break;
 		case 'B': rc = s_split(optarg, o->boards, &o->n_boards); break;
-		case 'm': o->max_per_lab = strtol(optarg, NULL, 10);
-			  rc = o->max_per_lab > 0 && o->max_per_lab <=
-			       PROTO_MAX_BOARDS ? 0 : -EINVAL; break;
-		case 'p': o->priority = strtol(optarg, NULL, 10);
-			  rc = o->priority >= 0 && o->priority <=
-			       PROTO_MAX_PRIORITY ? 0 : -EINVAL; break;
+		case 'm': o->max_per_lab = strtol(optarg, &end, 10);
+			  rc = *optarg && !*end && o->max_per_lab > 0 &&
+			       o->max_per_lab <= PROTO_MAX_BOARDS ? 0 : -EINVAL;
+			  break;
+		case 'p': o->priority = strtol(optarg, &end, 10);
+			  rc = *optarg && !*end && o->priority >= 0 &&
+			       o->priority <= PROTO_MAX_PRIORITY ? 0 : -EINVAL;
+			  break;
 		case 'e': rc = s_duration(optarg, &o->expires_ms); break;
 		case 'T': rc = s_duration(optarg, &o->wait_ms); break;
 		default: return -EINVAL;
 		}
 	}
 	if (rc < 0)
-		return cli_usage_error("submit", "bad value for an option"),
-		       -EINVAL;
+		return s_bad_value(c, optarg), -EINVAL;
 	if (optind < argc || !o->n_suites)
 		return cli_usage_error("submit", "%s", optind < argc ?
 				       "unexpected argument" :
@@ -234,6 +378,13 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	if (o->kernel && !o->describe)
 		return cli_usage_error("submit", "--kernel needs --describe"),
 		       -EINVAL;
+	if (o->commit && !proto_commit_ok(o->commit))
+		return cli_usage_error("submit", "--commit '%s': give the"
+				       " whole commit id, 40 lower-case hex"
+				       " digits (git rev-parse %s)",
+				       o->commit, o->commit), -EINVAL;
+	if (s_check_suites(cli, o) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -290,6 +441,33 @@ static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
 		}
 	}
 	return 0;
+}
+
+/* What Ctrl-C during --wait prints: the request goes on without us. */
+static char s_interrupt_msg[512];
+
+static void s_interrupted(int sig)
+{
+	ssize_t w = write(STDERR_FILENO, s_interrupt_msg,
+			  strlen(s_interrupt_msg));
+
+	(void)w;
+	_exit(128 + sig);
+}
+
+static void s_on_interrupt(const char *hex)
+{
+	struct sigaction sa;
+
+	snprintf(s_interrupt_msg, sizeof(s_interrupt_msg),
+		 "\nlabmesh submit: stopped following; request %s goes on in"
+		 " the network.\n  follow it:   labmesh status %.12s\n"
+		 "  withdraw it: labmesh cancel %.12s\n", hex, hex, hex);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = s_interrupted;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int cmd_submit(cli_t *cli, int argc, char **argv)
@@ -366,6 +544,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	fflush(stdout);
 	if (!o.wait)
 		return CLI_EXIT_OK;
+	s_on_interrupt(hex);
 	return submit_follow(cli, id, true, o.wait_ms);
 }
 

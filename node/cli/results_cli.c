@@ -133,7 +133,15 @@ static int s_common(s_opts_t *o, int c, const char *arg)
 	switch (c) {
 	case O_HOME: s_home(o, arg); return 1;
 	case O_JSON: o->json = true; return 1;
-	case O_COMMIT: f->commit = arg; return 1;
+	case O_COMMIT:
+		if (strlen(arg) < 4 || strlen(arg) > 40 ||
+		    strspn(arg, "0123456789abcdef") != strlen(arg))
+			return s_usage(o->cmd, "--commit '%s': give 4 to 40"
+				       " lower-case hex digits of a commit id"
+				       " (a tag or a describe is no commit:"
+				       " git rev-parse it)", arg), -1;
+		f->commit = arg;
+		return 1;
 	case O_BRANCH: f->branch = arg; return 1;
 	case O_TREE: f->tree = arg; return 1;
 	case O_BOARD: f->board = arg; return 1;
