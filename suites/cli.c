@@ -12,6 +12,7 @@
 #include "proto/mem.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -663,6 +664,9 @@ int cmd_run(int argc, char **argv)
 	struct run run = { 0 };
 	int r, rc = 2;
 
+	/* a board or QEMU that goes away is an error to report, not a
+	 * signal that ends the command without a word */
+	signal(SIGPIPE, SIG_IGN);
 	r = s_run_opts(argc, argv, &ro);
 	if (r != 0)
 		return r == 1 ? 0 : 2;

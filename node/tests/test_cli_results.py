@@ -3,7 +3,7 @@
 
 Without a node: `suites --home` (typical duration and description),
 `id` on a home that does not exist, `boards` with no node, `query
---commit v6.12`. With one lab (a local board): submit's option errors
+--commit v6.12`, `run` on a QEMU board whose QEMU is missing. With one lab (a local board): submit's option errors
 (--expires 3x, --commit v6.12, --priority, a misspelt suite with a
 "did you mean", a .pub file as --key), `status` alone listing the
 requests, a 6-hex-digit id, a malformed one, `cancel` of a finished
@@ -48,6 +48,18 @@ def without_node(net):
     check(p.returncode == 0 and 'no node is running in' in p.stderr and
           'labmesh node --home' in p.stderr,
           'boards with no node says so: %r' % p.stderr)
+
+    lab = os.path.join(net.dir, 'qemu.yaml')
+    with open(lab, 'w') as f:
+        f.write('lab: {name: q}\nboards:\n  - name: qb\n    arch: x86_64\n'
+                '    transport: {type: serial, console: qemu}\n'
+                '    boot: {method: qemu, qemu: /nonexistent/qemu-x,'
+                ' kernel: /etc/hostname, timeout: 20}\n')
+    p = net.run('run', '--home', home, '--config', lab, '--board', 'qb',
+                '--suite', 'smoke', check_rc=False)
+    check(p.returncode == 1 and 'QEMU is missing: cannot run'
+          ' /nonexistent/qemu-x' in p.stderr,
+          'run with no QEMU says so: exit %d %r' % (p.returncode, p.stderr))
 
     p = net.run('query', '--home', home, '--commit', 'v6.12',
                 check_rc=False)
