@@ -248,6 +248,14 @@ static void s_cell_text(const s_cell_t *c, char *out, size_t n)
 		snprintf(out, n, "-");
 		return;
 	}
+	/* a suite with no case to count (it SKIPped or broke as a whole)
+	 * says so, rather than 0/0/0 */
+	if (!(c->n[PROTO_PASS] + c->n[PROTO_DONE] + c->n[PROTO_FAIL] +
+	      c->n[PROTO_ERROR] + c->n[PROTO_SKIP] + c->n[PROTO_MISS]) &&
+	    c->status != PROTO_PASS && c->status != PROTO_DONE) {
+		snprintf(out, n, "%s", query_status_name(c->status));
+		return;
+	}
 	snprintf(out, n, "%lld/%lld/%lld",
 		 (long long)(c->n[PROTO_PASS] + c->n[PROTO_DONE]),
 		 (long long)(c->n[PROTO_FAIL] + c->n[PROTO_ERROR]),
@@ -278,9 +286,13 @@ static void s_matrix_text(const s_matrix_t *m, buf_t *b)
 			ws[s] = s_width(s_width(ws[s], m->suites[s]), cell);
 		}
 	}
-	buf_printf(b, "commit %s\ncells: PASS/FAIL/SKIP (FAIL includes ERROR,"
-		   " SKIP includes MISS)\n\n", *m->commit ? m->commit :
-		   "(none)");
+	if (*m->commit || !m->runs.n || !*m->runs.r[0].describe)
+		buf_printf(b, "commit %s\n", *m->commit ? m->commit : "(none)");
+	else
+		buf_printf(b, "kernel %s (no commit)\n",
+			   m->runs.r[0].describe);
+	buf_printf(b, "cells: PASS/FAIL/SKIP (FAIL includes ERROR, SKIP"
+		   " includes MISS); a suite with no case: its status\n\n");
 	buf_printf(b, "%-*s  %-*s  %-*s", (int)wb, "BOARD", (int)wl, "LAB",
 		   (int)wa, "ARCH");
 	for (size_t s = 0; s < m->n_suites; s++)

@@ -47,13 +47,15 @@ def test(net):
     base = net.base(17940)
     d = os.path.join(net.dir, 'suites')
     write_suite(d, 'probe', PROBE_YAML, PROBE_SH)
+    write_suite(d, 'skipper', PROBE_YAML.replace('probe', 'skipper'),
+                '#!/bin/sh\necho "1..0 # SKIP nothing to test here"\n')
     os.symlink(os.path.join(net.root, 'suites', 'smoke'),
                os.path.join(d, 'smoke'))
     net.env['LABMESH_SUITES'] = d
     n = net.node('lab-k', base, [local_board('box')])
     http = base + 1
     n.start(args=['--http', '127.0.0.1:%d' % http])
-    p = n.cli('submit', '--suite', 'smoke,probe', '--wait',
+    p = n.cli('submit', '--suite', 'smoke,probe,skipper', '--wait',
               check_rc=False, timeout=180)
     check(p.returncode == 1, 'submit --wait of a failing suite exits 1: %d'
           % p.returncode)
@@ -133,6 +135,12 @@ def test(net):
                             broken.get('duration', 0), len(timed),
                             len(cases)))
 
+    mx = n.cmd('query', '--request', req, '--matrix').splitlines()
+    check(mx[0] == 'kernel %s (no commit)' % release,
+          'the matrix names the kernel: %r' % mx[0])
+    row = [ln for ln in mx if ln.startswith('box ')]
+    check(row and row[0].split()[4] == 'SKIP' and '0/0/0' not in row[0],
+          'a suite that skipped whole says SKIP: %r' % mx)
     hist = n.cmd('history', 'probe.*').splitlines()
     check(hist[0].split()[:3] == ['TIME', 'LAB', 'BOARD'] and
           len(hist) == 5 and sum('probe_ms' in ln for ln in hist) == 1 and
