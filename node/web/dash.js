@@ -198,21 +198,32 @@ async function pageNetwork() {
 	c.appendChild(table(['Commit', 'Branch', 'Tree', 'Boards', 'Runs',
 		'Failed runs', 'Latest', ''],
 		cl.map((k, i) => [
-			el('td', { class: 'mono' }, link('matrix.html', { commit: k.commit }, short(k.commit))),
+			el('td', { class: 'mono' }, k.commit ? link('matrix.html', { commit: k.commit },
+				short(k.commit)) : el('span', { class: 'muted' }, '(no commit)')),
 			k.branch, k.tree,
 			el('td', { class: 'num' }, String(k.boards)),
 			el('td', { class: 'num' }, String(k.runs)),
 			el('td', { class: 'num' }, String(k.failed_runs)),
 			when(k.end_ms),
-			i + 1 < cl.length ? link('compare.html',
-				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
+			/* the oldest commit has none before it to compare with */
+			i + 1 < cl.length && cl[i + 1].commit && k.commit &&
+				cl[i + 1].commit !== k.commit ? link('compare.html',
+				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') :
+				el('td', { class: 'muted' }, i + 1 === cl.length ? 'oldest' : '')
 		]), 'commits'));
 
 	c.appendChild(el('h2', {}, 'Requests'));
 	const rl = reqs.ok ? reqs.data.requests : [];
-	c.appendChild(table(['Request', 'Submitted', 'Kernel', 'Branch', 'Suites'],
-		rl.map(r => [
+	const states = await Promise.all(rl.slice(0, 20).map(r =>
+		api('progress', { id: r.request }).then(p => !p.ok ? '?' :
+			p.data.done ? 'finished' : p.data.labs.some(l =>
+				l.boards.length) ? 'running' : 'waiting')));
+	c.appendChild(table(['Request', 'Submitter', 'State', 'Submitted', 'Kernel',
+		'Branch', 'Suites'],
+		rl.map((r, i) => [
 			el('td', { class: 'mono' }, link('request.html', { id: r.request }, short(r.request))),
+			el('td', { class: 'mono' }, short(r.submitter)),
+			el('td', { class: 'state-' + (states[i] || '') }, states[i] || ''),
 			when(r.created_ms),
 			r.kernel === 'none' ? 'boards as they are' :
 				short(r.commit) + (r.describe ? ' (' + r.describe + ')' : ''),
@@ -351,6 +362,12 @@ async function fetchLog(p) {
 	}
 }
 
+/* A line that reports a failure: TAP's "not ok", a FAIL verdict, a
+ * kernel BUG or oops. */
+function isFailLine(ln) {
+	return /^\s*(#\s*)?not ok\b/.test(ln) || /\b(FAIL|FAILED|TFAIL|BUG:|Oops)\b/.test(ln);
+}
+
 async function pageLog() {
 	const p = { run: args.get('run'), suite: args.get('suite'), name: args.get('name') };
 	setTitle('Log of ' + (p.suite || 'the run') + ' · run ' + short(p.run));
@@ -364,9 +381,29 @@ async function pageLog() {
 		return;
 	}
 	const text = await r.text();
+	const lines = text.split('\n');
+	if (lines.length && lines[lines.length - 1] === '')
+		lines.pop();
+	const failed = lines.filter(isFailLine).length;
 	content().appendChild(el('p', {}, link('cases.html', { run: p.run, suite: p.suite },
-		'back to the cases'), ' · ' + text.length + ' bytes'));
-	content().appendChild(el('pre', { class: 'log', id: 'log' }, text));
+		'back to the cases'), ' · ' + text.length + ' bytes, ' + lines.length +
+		' lines, ' + failed + ' failed · ',
+		el('a', { href: href('api/log', p), download: 'log-' + short(p.run) +
+			(p.suite ? '-' + p.suite : '') + '.txt', id: 'raw' }, 'raw log')));
+	const pre = el('pre', { class: 'log', id: 'log' });
+	lines.forEach((ln, i) => {
+		const n = String(i + 1);
+		pre.appendChild(el('span', { class: 'line' + (isFailLine(ln) ? ' fail' : ''),
+			id: 'L' + n }, el('a', { class: 'ln', href: '#L' + n }, n), ln + '\n'));
+	});
+	content().appendChild(pre);
+	if (location.hash) {
+		const t = document.getElementById(location.hash.slice(1));
+		if (t) {
+			t.classList.add('target');
+			t.scrollIntoView({ block: 'center' });
+		}
+	}
 	setStatus('');
 }
 
@@ -391,18 +428,25 @@ async function pageCompare() {
 	}
 	content().appendChild(filterForm([['base', 'Base', p.base], ['new', 'New', p.new],
 		['board', 'Board'], ['threshold', 'Metric threshold %']]));
+	if (p.base && p.base === p.new) {
+		setStatus('Base and new are the same commit: there is nothing before it' +
+			' to compare with.', true);
+		return;
+	}
 	const r = await api('compare', p);
 	if (!r.ok) {
 		setStatus(r.data.error, true);
 		return;
 	}
 	const d = r.data;
-	setTitle('Regressions from ' + short(d.base.commit) + ' to ' + short(d.new.commit));
+	setTitle('Regressions from ' + (short(d.base.commit) || short(p.base)) + ' to ' +
+		(short(d.new.commit) || short(p.new)));
 	const c = content();
 	const s = d.summary || {};
 	c.appendChild(el('p', { id: 'summary' },
-		el('b', { class: 'regress' }, (s.regressions || 0) + ' regressions'), ', ',
-		el('b', { class: 'fix' }, (s.fixes || 0) + ' fixes'), ', ',
+		el('b', { class: s.regressions ? 'regress' : 'none' },
+			(s.regressions || 0) + ' regressions'), ', ',
+		el('b', { class: s.fixes ? 'fix' : 'none' }, (s.fixes || 0) + ' fixes'), ', ',
 		(s.new || 0) + ' new, ' + (s.vanished || 0) + ' vanished, ' +
 		(s.metric_regressions || 0) + ' metric regressions (threshold ' +
 		d.threshold_pct + '%)'));
@@ -579,9 +623,25 @@ async function pageRequest() {
 		return;
 	}
 	setTitle('Request ' + short(id));
-	const [prog, jobs, res] = await Promise.all([api('progress', { id: id }),
-		api('request', { id: id }), api('query', { request: id, view: 'matrix' })]);
+	const [prog, jobs, res, reqs] = await Promise.all([api('progress', { id: id }),
+		api('request', { id: id }), api('query', { request: id, view: 'matrix' }),
+		api('requests')]);
 	const c = content();
+	const rq = reqs.ok ? reqs.data.requests.find(r => r.request.startsWith(id)) : null;
+	if (rq)
+		c.appendChild(el('dl', { class: 'facts', id: 'facts' },
+			el('dt', {}, 'Request'), el('dd', { class: 'mono' }, rq.request),
+			el('dt', {}, 'Submitter'), el('dd', { class: 'mono' }, rq.submitter),
+			el('dt', {}, 'Kernel'), el('dd', {}, rq.kernel === 'none' ?
+				'none: the boards as they are' : short(rq.commit) +
+				(rq.describe ? ' (' + rq.describe + ')' : '') +
+				(rq.branch ? ' on ' + rq.branch : '')),
+			el('dt', {}, 'Suites'), el('dd', {}, rq.suites.join(', ')),
+			el('dt', {}, 'Submitted'), el('dd', {}, when(rq.created_ms)),
+			el('dt', {}, 'Expires'), el('dd', {}, when(rq.expires_ms))));
+	else
+		c.appendChild(el('p', { class: 'muted' },
+			'The request itself has expired from this node\'s store: its answers and runs follow.'));
 	c.appendChild(el('h2', {}, 'Every lab'));
 	const done = prog.ok && prog.data.done;
 	if (prog.ok) {
