@@ -548,19 +548,20 @@ typedef struct {
 
 #define S_LIST_MAX_PATH_W 60 /* longer paths push the columns after them */
 
-static const char *s_kernel_text(const qrun_t *r, char out[16])
+/* The kernel: 12 digits of its commit, else its describe (cut at 24). */
+static const char *s_kernel_text(const qrun_t *r, char out[32])
 {
 	if (*r->commit)
-		snprintf(out, 16, "%.12s", r->commit);
+		snprintf(out, 32, "%.12s", r->commit);
 	else
-		snprintf(out, 16, "%.12s", *r->describe ? r->describe : "-");
+		snprintf(out, 32, "%.24s", *r->describe ? r->describe : "-");
 	return out;
 }
 
 static void s_list_widths(const qruns_t *runs, const qpaths_t *p,
 			  s_widths_t *w)
 {
-	char k[16];
+	char k[32];
 
 	*w = (s_widths_t){ 3, 5, 6, 4 };
 	for (size_t i = 0; i < runs->n; i++) {
@@ -585,7 +586,7 @@ static void s_list_head(buf_t *b, const s_widths_t *w)
 {
 	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %-12s  %-*s  %-6s  %10s  %s\n",
 		   "TIME", w->lab, "LAB", w->board, "BOARD", w->kernel,
-		   "COMMIT", "RUN", w->path, "CASE", "STATUS", "DURATION",
+		   "KERNEL", "RUN", w->path, "CASE", "STATUS", "DURATION",
 		   "MESSAGE");
 }
 
@@ -593,7 +594,7 @@ static void s_list_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
 			const s_case_t *c, const char *msg,
 			const s_widths_t *w, int64_t suite_ms)
 {
-	char line[256], when[64], run[65], k[16], dur[32];
+	char line[256], when[64], run[65], k[32], dur[32];
 
 	query_one_line(line, sizeof(line), msg ? msg : "");
 	query_time_short(r->end_ms, when);

@@ -153,7 +153,7 @@ static void s_widths(const qruns_t *runs, const qpaths_t *p,
 
 		w->lab = s_max(w->lab, (int)strlen(r->lab));
 		w->board = s_max(w->board, (int)strlen(r->board));
-		w->kernel = s_max(w->kernel, k > 12 ? 12 : k);
+		w->kernel = s_max(w->kernel, k > 24 ? 24 : k);
 		w->path = s_max(w->path, (int)strlen(p->full[rows->r[i].path]));
 	}
 }
@@ -162,7 +162,7 @@ static void s_head_text(buf_t *b, const s_widths_t *w)
 {
 	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %-12s  %-*s  %-6s  %10s  %12s"
 		   "  %s\n", "TIME", w->lab, "LAB", w->board, "BOARD",
-		   w->kernel, "COMMIT", "RUN", w->path, "TEST", "STATUS",
+		   w->kernel, "KERNEL", "RUN", w->path, "TEST", "STATUS",
 		   "DURATION", "VALUE", "MESSAGE");
 }
 
@@ -181,9 +181,9 @@ static void s_row_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
 		snprintf(val, sizeof(val), "%.6g%s%s", v->value,
 			 unit && *unit ? " " : "", unit ? unit : "");
 	query_one_line(line, sizeof(line), msg ? msg : "");
-	buf_printf(b, "%-16s  %-*s  %-*s  %-*.12s  %.12s  %-*s  %-6s  %10s  %12s"
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*.*s  %.12s  %-*s  %-6s  %10s  %12s"
 		   "%s%s", when, wd->lab, r->lab, wd->board, r->board,
-		   wd->kernel, s_kernel(r), hex, wd->path, p->full[w->path],
+		   wd->kernel, *r->commit ? 12 : 24, s_kernel(r), hex, wd->path, p->full[w->path],
 		   w->has_value ? "-" : query_status_name(w->status), dur, val,
 		   *line ? "  " : "", line);
 	while (b->len && b->data[b->len - 1] == ' ')

@@ -276,7 +276,7 @@ static void s_test_list(sqlite3 *db)
 	l = s_capture(db, &f, s_list_text, &rc);
 	CHECK(rc == 0);
 	/* rpi4 has two runs of commit B: both listed, latest first */
-	CHECK(!strncmp(l, "TIME              LAB    BOARD   COMMIT", 39));
+	CHECK(!strncmp(l, "TIME              LAB    BOARD   KERNEL", 39));
 	CHECK(strstr(l, "  lab-a  qemu-a  ") != NULL);
 	CHECK(strstr(l, "kselftest.net.a     FAIL         10 ms  broke <here> &"
 			" \"there\""));
@@ -424,7 +424,7 @@ static void s_test_history(sqlite3 *db)
 	CHECK(rc == 0);
 	/* newest first (by run end): B's qemu-a, B's latest rpi4 run, B's
 	 * early rpi4 run, then commit A's runs */
-	CHECK(!strncmp(h, "TIME              LAB    BOARD   COMMIT", 39));
+	CHECK(!strncmp(h, "TIME              LAB    BOARD   KERNEL", 39));
 	b1 = s_line_with(h, "lab-a  qemu-a  ", "kselftest.net.a  FAIL");
 	b2 = s_line_with(h, "lab-a  rpi4    ", "kselftest.net.a  PASS");
 	a1 = b2 ? s_line_with(b2, "lab-a  rpi4    ", "kselftest.net.a  FAIL") :
