@@ -262,8 +262,10 @@ static void s_known_suites(const cli_t *cli, s_names_t *ret)
 	}
 }
 
-/* A suite that no lab nor the local catalog knows is a mistake caught
- * here, with the nearest name, rather than a decline from every lab. */
+/* A suite that no lab's advert nor the local catalog knows, within two
+ * edits of one that is known, is a typo caught here with the nearest
+ * name, rather than a decline from every lab. Farther from every known
+ * name it may be a suite of a lab not heard of yet: said, then sent. */
 static int s_check_suites(const cli_t *cli, const s_submit_t *o)
 {
 	s_names_t known = { 0 };
@@ -282,16 +284,17 @@ static int s_check_suites(const cli_t *cli, const s_submit_t *o)
 		}
 		if (found)
 			continue;
-		rc = -ENOENT;
-		if (best <= 2 || best * 3 <= strlen(o->suites[i]))
+		if (best <= 2 && best < strlen(o->suites[i])) {
+			rc = -ENOENT;
 			cli_usage_error("submit", "--suite %s: no lab knows a"
 					" suite of that name; did you mean %s?"
 					" ('labmesh suites' lists them)",
 					o->suites[i], known.v[bi]);
-		else
-			cli_usage_error("submit", "--suite %s: no lab knows a"
-					" suite of that name ('labmesh suites'"
-					" lists them)", o->suites[i]);
+		} else {
+			fprintf(stderr, "labmesh submit: warning: no lab this"
+				" node has heard of runs a suite '%s'; sending"
+				" it anyway\n", o->suites[i]);
+		}
 	}
 	for (size_t k = 0; k < known.n; k++)
 		free(known.v[k]);

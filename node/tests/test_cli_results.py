@@ -82,6 +82,12 @@ def submit_errors(net, n):
     p = n.cli('submit', '--suite', 'smoke,smok', check_rc=False)
     check(p.returncode == 2 and 'did you mean smoke?' in p.stderr,
           'a misspelt suite is caught here: %r' % p.stderr)
+    p = n.cli('submit', '--suite', 'smoke,qwertyuiop', '--no-send',
+              check_rc=False)
+    check(p.returncode == 0 and "warning: no lab this node has heard of"
+          " runs a suite 'qwertyuiop'" in p.stderr,
+          'a suite no one knows, far from every name, is sent with a'
+          ' warning: %r' % p.stderr)
     pub = os.path.join(net.dir, 'config', 'labmesh', 'key.pub')
     p = n.cli('submit', '--suite', 'smoke', '--key', pub, check_rc=False)
     check(p.returncode != 0 and 'is a public key' in p.stderr and
