@@ -3,7 +3,8 @@
 
 Without a node: `suites --home` (typical duration and description),
 `id` on a home that does not exist, `boards` with no node, `query
---commit v6.12`, `run` on a QEMU board whose QEMU is missing. With one lab (a local board): submit's option errors
+--commit v6.12`, `run` on a QEMU board whose QEMU is missing, a lab file
+with a misspelt key and one with a YAML syntax error. With one lab (a local board): submit's option errors
 (--expires 3x, --commit v6.12, --priority, a misspelt suite with a
 "did you mean", a .pub file as --key), `status` alone listing the
 requests, a 6-hex-digit id, a malformed one, `cancel` of a finished
@@ -60,6 +61,21 @@ def without_node(net):
     check(p.returncode == 1 and 'QEMU is missing: cannot run'
           ' /nonexistent/qemu-x' in p.stderr,
           'run with no QEMU says so: exit %d %r' % (p.returncode, p.stderr))
+
+    for text, want in (
+            ('lab: {name: t}\nboards:\n  - name: b\n    arch: x86_64\n'
+             '    transprot: {type: local}\n',
+             "bad.yaml:5: boards[0].transprot: unknown field 'transprot':"
+             " did you mean 'transport'?"),
+            ('lab: {name: t}\nboards:\n  - name: b\n    arch: [x86_64\n',
+             "bad.yaml:5: a [list] is not closed: a ',' or ']' is missing")):
+        bad = os.path.join(net.dir, 'bad.yaml')
+        with open(bad, 'w') as f:
+            f.write(text)
+        p = net.run('run', '--home', home, '--config', bad, '--board', 'b',
+                    '--suite', 'smoke', check_rc=False)
+        check(p.returncode == 2 and want in p.stderr,
+              'lab file error %r: %r' % (want, p.stderr))
 
     p = net.run('query', '--home', home, '--commit', 'v6.12',
                 check_rc=False)
