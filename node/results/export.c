@@ -259,9 +259,9 @@ static void s_checkout_comment(json_t *j, const qrun_t *r, enum s_kernel kind)
 	char *c = NULL;
 
 	if (kind == S_RUNNING)
-		c = xasprintf("no kernel was given: the kernel the board was"
-			      " running (release %s), not built or booted by"
-			      " labmesh",
+		c = xasprintf("no kernel was given: the board's own kernel"
+			      " (release %s), as it runs or boots it; not"
+			      " built by labmesh",
 			      *r->describe ? r->describe : "unknown");
 	else if (kind == S_ARTIFACT)
 		c = xasprintf("a kernel image given at submit%s%s%s",
@@ -432,7 +432,7 @@ static void s_build(s_kc_t *k, const qrun_t *r, const char *co_id,
 	json_key_str(j, "status", status ? status : "PASS");
 	if (!status)
 		json_key_str(j, "comment", kind == S_RUNNING ?
-				   "not built: the board's running kernel" :
+				   "not built: the board's own kernel" :
 				   "not built here: a kernel image given at"
 				   " submit");
 	s_build_log(k, r);

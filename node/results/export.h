@@ -48,7 +48,7 @@ typedef struct {
 /*
  * The KCIDB v5.3 document of the runs f selects, as o says. Every
  * checkout says what is known of its kernel: the git fields, or for an
- * image or a board's running kernel a describe, with tree_name and
+ * image or a board's own kernel a describe, with tree_name and
  * misc.kernel ("git", "artifact", "running") saying which. -ENOENT (err
  * says so) when f selects no run. Returns 0 or -errno.
  */

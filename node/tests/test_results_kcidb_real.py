@@ -73,7 +73,7 @@ def test(net):
     check(c.get('tree_name') == 'running-kernel' and
           c.get('git_commit_name') == release and
           c['misc'].get('kernel') == 'running' and
-          'running' in c.get('comment', ''),
+          "the board's own kernel" in c.get('comment', ''),
           'the checkout says it is the running kernel %s: %s' % (release, c))
     b = doc['builds'][0]
     check(b.get('status') == 'PASS' and 'not built' in b.get('comment', ''),
