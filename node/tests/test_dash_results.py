@@ -8,8 +8,9 @@ and marks the oldest commit instead of comparing it with itself; a
 request page shows submitter, kernel, suites, submit and expiry times;
 a log has numbered lines, each an anchor, the failed line highlighted
 and a raw download link; compare of the two requests says "0
-regressions" without the alarm colour. Screenshots: BUILD/dash-shots/
-results-*.png.
+regressions" without the alarm colour; the matrix filters by tree,
+branch and date and has a search box; history offers the tests to pick.
+Screenshots: BUILD/dash-shots/results-*.png.
 
 usage: test_dash_results.py LABMESH BUILD
 """
@@ -118,6 +119,33 @@ def test(net):
         check('api/log?' in log['raw'] and 'suite=probe' in
               log['raw'], 'a raw download link: %r' % log['raw'])
         shot(b, shots, 'log')
+
+        b.go(http + '/matrix.html?request=' + reqs[1])
+        names = b.wait('the matrix form', """
+            if (!document.getElementById('matrix')) return null;
+            return [...document.querySelectorAll('form.filters input')]
+                   .map(i => i.name);""")
+        check(all(k in names for k in ('tree', 'branch', 'since')),
+              'the matrix filters by tree, branch and date: %r' % names)
+        hidden = b.js("""const s = document.getElementById('search');
+            const rows = () => [...document.querySelectorAll(
+                '#matrix tbody tr')].map(r => r.hidden);
+            s.value = 'no-such-board'; s.dispatchEvent(new Event('input'));
+            const a = rows();
+            s.value = 'box'; s.dispatchEvent(new Event('input'));
+            return [a, rows()];""")
+        check(hidden[0] and all(hidden[0]) and not any(hidden[1]),
+              'the search box keeps only matching rows: %r' % hidden)
+        shot(b, shots, 'matrix')
+
+        b.go(http + '/history.html')
+        opts = b.wait('the test picker', """
+            const o = document.querySelectorAll('datalist#tests option');
+            return o.length ? [...o].map(x => x.value) : null;""")
+        check('probe.broken' in opts and 'smoke.files.cat' in opts and
+              b.js("return document.querySelector('input[name=test]')"
+                   ".getAttribute('list');") == 'tests',
+              'history offers the tests to pick: %d' % len(opts))
 
         b.go(http + '/compare.html?base=%s&new=%s' % (reqs[0], reqs[1]))
         summ = b.wait('the compare summary', """

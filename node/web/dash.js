@@ -279,6 +279,7 @@ async function pageMatrix() {
 			p.commit = c.data.commits[0].commit;
 	}
 	content().appendChild(filterForm([['commit', 'Commit', p.commit],
+		['tree', 'Tree'], ['branch', 'Branch'], ['since', 'Since (7d, YYYY-MM-DD)'],
 		['board', 'Board'], ['lab', 'Lab'], ['suite', 'Suite'],
 		['path', 'Path']]));
 	p.view = 'matrix';
@@ -288,11 +289,22 @@ async function pageMatrix() {
 		return;
 	}
 	const m = r.data;
-	setTitle('Matrix of ' + short(m.commit));
-	content().appendChild(el('p', {}, 'Commit ', el('code', {}, m.commit),
+	setTitle('Matrix of ' + (short(m.commit) || (p.request ? 'request ' +
+		short(p.request) : 'runs without a commit')));
+	content().appendChild(el('p', {}, 'Commit ', el('code', {}, m.commit || 'none'),
 		' · ', m.boards.length + ' boards × ' + m.suites.length + ' suites · ',
 		link('history.html', {}, 'history of a test'), ' · click a cell for its cases and log'));
-	content().appendChild(matrixTable(m));
+	const search = el('input', { id: 'search', type: 'search',
+		placeholder: 'search boards, labs, archs…' });
+	content().appendChild(el('p', { class: 'search' }, search));
+	const mt = matrixTable(m);
+	content().appendChild(mt);
+	/* the search keeps the rows whose text has every word typed */
+	search.addEventListener('input', () => {
+		const words = search.value.toLowerCase().split(/\s+/).filter(w => w);
+		for (const tr of mt.tBodies[0].rows)
+			tr.hidden = !words.every(w => tr.textContent.toLowerCase().includes(w));
+	});
 	content().appendChild(el('p', { class: 'legend' },
 		...STATUSES.map(s => el('span', {}, badge(s)))));
 	setStatus('');
@@ -479,8 +491,26 @@ async function pageCompare() {
 
 async function pageHistory() {
 	const p = filtersFromArgs(['test']);
-	content().appendChild(filterForm([['test', 'Test (suite.path, or a glob)'],
-		['board', 'Board'], ['lab', 'Lab']]));
+	const form = filterForm([['test', 'Test (suite.path, or a glob)'],
+		['board', 'Board'], ['lab', 'Lab']]);
+	content().appendChild(form);
+	/* pick a test from those of the latest commit (and the metrics) */
+	const [latest, metrics] = await Promise.all([api('commits'), api('metrics')]);
+	const names = new Set();
+	if (latest.ok && latest.data.commits.length) {
+		const l = await api('query', { commit: latest.data.commits[0].commit,
+			view: 'list' });
+		if (l.ok)
+			for (const k of l.data.cases.slice(0, 20000))
+				names.add(k.path);
+	}
+	if (metrics.ok)
+		for (const x of metrics.data.metrics || [])
+			names.add(x.path);
+	const dl = el('datalist', { id: 'tests' },
+		...[...names].sort().map(n => el('option', { value: n })));
+	form.appendChild(dl);
+	form.querySelector('input[name=test]').setAttribute('list', 'tests');
 	if (!p.test) {
 		setStatus('Give a test, e.g. from a cases page.');
 		return;
