@@ -32,6 +32,7 @@ echo "ok 1 - works"
 sleep 0.2
 echo "not ok 2 - broken"
 echo "# expected 42, got 41"
+echo "# metric probe_ms 100 ms"
 '''
 
 
@@ -146,6 +147,19 @@ def test(net):
               b.js("return document.querySelector('input[name=test]')"
                    ".getAttribute('list');") == 'tests',
               'history offers the tests to pick: %d' % len(opts))
+
+        b.go(http + '/trends.html?metric=probe.probe_ms')
+        tr = b.wait('the trend chart', """
+            const c = document.querySelector('div.chart svg');
+            if (!c) return null;
+            return [[...c.querySelectorAll('text.val')].map(t => t.textContent),
+                    [...c.querySelectorAll('text.xl')].map(t => t.textContent),
+                    c.querySelectorAll('circle').length];""")
+        check(tr[2] == 2 and tr[0] == ['100', '100'] and len(tr[1]) == 2 and
+              all(len(t) == 11 for t in tr[1]),
+              'every point of the trend has its value and its run time: %r'
+              % tr)
+        shot(b, shots, 'trends')
 
         b.go(http + '/compare.html?base=%s&new=%s' % (reqs[0], reqs[1]))
         summ = b.wait('the compare summary', """

@@ -536,7 +536,7 @@ async function pageHistory() {
 /* ---- benchmark trends ---- */
 
 function chart(points, unit) {
-	const W = 420, H = 220, L = 56, R = 34, T = 14, B = 40;
+	const W = 420, H = 230, L = 56, R = 34, T = 26, B = 40;
 	const s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
 		role: 'img' });
 	const vs = points.map(p => p.value);
@@ -566,12 +566,21 @@ function chart(points, unit) {
 		c.appendChild(svg('title', {}, short(p.commit) + ' ' + p.time + ': ' +
 			p.value + ' ' + unit));
 		s.appendChild(c);
-		s.appendChild(svg('text', { x: x(i), y: H - B + 20, 'text-anchor': 'middle' },
-			String(p.commit).slice(0, 7)));
+		/* every point says its value, and what it was measured on: the
+		 * commit, or the day and time of a run without one */
+		s.appendChild(svg('text', { class: 'val', x: x(i), y: y(p.value) - 8,
+			'text-anchor': 'middle' }, Number(Number(p.value).toPrecision(4))));
+		const xl = p.commit ? String(p.commit).slice(0, 7) :
+			String(p.time).replace('T', ' ').slice(5, 16);
+		const tilt = points.length > 6;
+		s.appendChild(svg('text', { class: 'xl', x: x(i), y: H - B + 16,
+			'text-anchor': tilt ? 'end' : 'middle',
+			transform: tilt ? 'rotate(-30 ' + x(i) + ' ' + (H - B + 16) + ')' : '' }, xl));
 	});
-	s.appendChild(svg('text', { x: 4, y: 11 }, unit));
+	s.appendChild(svg('text', { class: 'unit', x: L, y: 12 }, unit ? 'value (' + unit + ')' : 'value'));
 	s.appendChild(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' },
-		'commits, oldest to newest'));
+		points.some(p => p.commit) ? 'commits, oldest to newest' :
+			'runs, oldest to newest'));
 	return s;
 }
 
@@ -618,7 +627,7 @@ async function pageTrends() {
 			chart(pts, pts[0].unit)));
 	}
 	content().appendChild(charts);
-	setStatus(per.size + ' boards');
+	setStatus(per.size + (per.size === 1 ? ' board' : ' boards'));
 }
 
 /* ---- a request's progress ---- */
