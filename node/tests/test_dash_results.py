@@ -137,6 +137,12 @@ def test(net):
             return [a, rows()];""")
         check(hidden[0] and all(hidden[0]) and not any(hidden[1]),
               'the search box keeps only matching rows: %r' % hidden)
+        cell = b.js("return document.querySelector("
+                    "'#matrix td[data-suite=probe] span.counts').textContent;")
+        check(cell.endswith('100 ms'), 'a cell shows its headline metric:'
+              ' %r' % cell)
+        mx = n.cmd('query', '--request', reqs[1], '--matrix')
+        check('1/1/0 100 ms' in mx, 'the text matrix too: %r' % mx)
         shot(b, shots, 'matrix')
 
         b.go(http + '/history.html')

@@ -226,10 +226,10 @@ static void s_test_matrix(sqlite3 *db)
 {
 	query_filter_t f = { .commit = s_ca };
 	static const char want[] =
-		"BOARD   LAB    ARCH    bench  kselftest\n"
-		"qemu-a  lab-a  x86_64  0/0/0  3/1/0    \n"
-		"rpi4    lab-a  arm64   -      3/1/0    \n"
-		"bbb     lab-b  arm     -      3/1/0    \n";
+		"BOARD   LAB    ARCH    bench   kselftest\n"
+		"qemu-a  lab-a  x86_64  100 ms  3/1/0    \n"
+		"rpi4    lab-a  arm64   -       3/1/0    \n"
+		"bbb     lab-b  arm     -       3/1/0    \n";
 	char *m;
 	int rc;
 

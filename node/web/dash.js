@@ -256,7 +256,11 @@ function matrixTable(m) {
 				continue;
 			}
 			const counts = STATUSES.filter(k => x[k.toLowerCase()])
-				.map(k => x[k.toLowerCase()] + ' ' + k.toLowerCase()).join(', ');
+				.map(k => x[k.toLowerCase()] + ' ' + k.toLowerCase()).join(', ') +
+				/* a benchmark's cell shows its headline number */
+				(x.headline ? (STATUSES.some(k => x[k.toLowerCase()]) ? ' · ' : '') +
+					Number(x.headline.value.toPrecision(4)) +
+					(x.headline.unit ? ' ' + x.headline.unit : '') : '');
 			tr.appendChild(el('td', {
 				class: 'cell st-' + x.status, 'data-suite': s,
 				'data-status': x.status },
