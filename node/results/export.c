@@ -325,6 +325,7 @@ static void s_checkouts(json_t *j, const char *origin, const qruns_t *runs,
 typedef struct {
 	const char *origin;
 	export_logs_t logs;
+	export_compats_t compat;
 	sqlite3 *db;
 	json_t *j;
 	sqlite3_stmt *cases, *metrics, *suites;
@@ -504,6 +505,24 @@ static void s_logs(s_kc_t *k, const char *logs)
 	json_arr_close(k->j);
 }
 
+/* environment.compatible: each space-separated DT compatible. */
+static void s_env_compatible(s_kc_t *k, const qrun_t *r)
+{
+	const char *c = export_compatible(&k->compat, r->lab, r->board);
+	char *copy, *save = NULL;
+
+	if (!c)
+		return;
+	copy = xstrdup(c);
+	json_key(k->j, "compatible");
+	json_arr_open(k->j);
+	for (char *t = strtok_r(copy, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save))
+		json_str(k->j, t);
+	json_arr_close(k->j);
+	free(copy);
+}
+
 static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 			char kind, const export_suite_t *s)
 {
@@ -525,6 +544,7 @@ static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 	}
 	json_key(k->j, "environment");
 	json_obj_open(k->j);
+	s_env_compatible(k, r);
 	json_key(k->j, "misc");
 	json_obj_open(k->j);
 	json_key_str(k->j, "lab", r->lab);
@@ -721,6 +741,7 @@ static int s_kc_open(sqlite3 *db, s_kc_t *k)
 
 static void s_kc_close(s_kc_t *k)
 {
+	export_compats_free(&k->compat);
 	sqlite3_finalize(k->cases);
 	sqlite3_finalize(k->metrics);
 	sqlite3_finalize(k->suites);
@@ -828,6 +849,7 @@ int export_kcidb_opts(sqlite3 *db, const query_filter_t *f,
 		return rc;
 	}
 	qpaths_load(db, f, &k.paths);
+	export_compats_load(db, &k.compat);
 	if (runs.n && query_case_filtered(f))
 		s_select_runs(&k, &runs, &sel);
 	if (!runs.n || (query_case_filtered(f) && !sel.n)) {

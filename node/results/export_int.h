@@ -33,6 +33,25 @@ void export_suites_clear(export_suites_t *ss);
 const export_suite_t *export_suite_find(const export_suites_t *ss,
 					const char *name);
 
+/* Boards' DT compatibles from the adverts (export_env.c). */
+typedef struct {
+	int64_t ts_ms;
+	char *lab, *board, *compatible; /* compatible NULL: none known */
+} export_compat_t;
+
+typedef struct {
+	export_compat_t *v;
+	size_t n;
+} export_compats_t;
+
+/* Every board's compatible from its lab's latest advert in db. */
+void export_compats_load(sqlite3 *db, export_compats_t *ret);
+/* The compatible strings (space-separated) of lab's board, or NULL;
+ * borrowed from c. */
+const char *export_compatible(const export_compats_t *c, const char *lab,
+			      const char *board);
+void export_compats_free(export_compats_t *c);
+
 /* Where logs are for the KCIDB exporter (export_logs.c). */
 typedef struct {
 	const char *log_base; /* a blob server's prefix: BASE/HEX, or NULL */

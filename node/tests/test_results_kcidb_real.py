@@ -3,7 +3,8 @@
 
 One lab with a local board serves the dashboard (`--http`). A request
 without a kernel runs smoke and `probe`, a suite of the test's own with a
-passing, a failing and a skipped case. The export must validate against
+passing, a failing and a skipped case; the board's machine is written as DT
+compatibles. The export must validate against
 the upstream v5.3 schema with format checking; its checkout must say the
 kernel is the board's running one (tree_name, git_commit_name = uname
 -r, a comment, misc.kernel); the build must have a status; the failed
@@ -52,7 +53,9 @@ def test(net):
     os.symlink(os.path.join(net.root, 'suites', 'smoke'),
                os.path.join(d, 'smoke'))
     net.env['LABMESH_SUITES'] = d
-    n = net.node('lab-k', base, [local_board('box')])
+    # a machine written as DT compatibles is exported as such
+    n = net.node('lab-k', base, [local_board('box').replace(
+        'tags:', 'machine: "raspberrypi,4-model-b brcm,bcm2711", tags:')])
     http = base + 1
     n.start(args=['--http', '127.0.0.1:%d' % http])
     p = n.cli('submit', '--suite', 'smoke,probe,skipper', '--wait',
@@ -80,6 +83,10 @@ def test(net):
           'the build has a status and says nothing was built: %s' % b)
 
     tests = {t['path']: t for t in doc['tests']}
+    compat = {tuple(t['environment'].get('compatible', [])) for t in
+              doc['tests']}
+    check(compat == {('raspberrypi,4-model-b', 'brcm,bcm2711')},
+          'environment.compatible from the board\'s machine: %r' % compat)
     bad = tests.get('probe.broken', {})
     check(bad.get('status') == 'FAIL', 'probe.broken FAILs: %s' % bad)
     x = bad.get('log_excerpt', '')
