@@ -574,7 +574,7 @@ static int s_check_qemu(yaml_val_t *board, yaml_val_t *tm, lab_board_t *b)
 		return 0;
 	}
 	if (!tm)
-		return yaml_fail_field(board, "transport", "required field is missing");
+		return lab_fail_missing(board, "transport");
 	if (b->boot.method == LAB_BOOT_QEMU && !console)
 		return yaml_fail(tm, "a qemu boot needs the transport "
 				     "{type: serial, console: qemu}");

@@ -18,6 +18,9 @@ typedef bool (*lab_check_fn)(const char *s);
 /* The value of key, consumed; NULL when absent. With YAML_REQUIRED a
  * missing key is reported and NULL returned (see yaml_tree_error). */
 yaml_val_t *lab_field(yaml_val_t *map, const char *key, int flags);
+/* Fail on the field key missing from map, or on a key of map within two
+ * edits of it (a misspelling: "unknown field, did you mean"). -EINVAL. */
+int lab_fail_missing(yaml_val_t *map, const char *key);
 /*
  * A string field that must pass ok(); otherwise "'VALUE' is not a valid
  * WHAT". Same returns as yaml_get_str (1 found, 0 absent, -EINVAL).

@@ -239,9 +239,45 @@ static size_t s_line_at(const char *text, size_t len, size_t off)
 	return line;
 }
 
+/* libyaml's parser messages as a lab operator would say them. */
+static const struct {
+	const char *problem, *context, *say;
+} s_plain_errors[] = {
+	{ "did not find expected ',' or ']'", NULL,
+	  "a [list] is not closed: a ',' or ']' is missing" },
+	{ "did not find expected ',' or '}'", NULL,
+	  "a {mapping} is not closed: a ',' or '}' is missing" },
+	{ "did not find expected '-' indicator", NULL,
+	  "the indentation is off: a list item ('- ...') or less indentation"
+	  " was expected here" },
+	{ "did not find expected key", NULL,
+	  "the indentation is off: a 'key:' at the same depth as the lines"
+	  " above was expected here" },
+	{ "mapping values are not allowed in this context", NULL,
+	  "a ':' where a value was expected (quote a value that holds ': ',"
+	  " or check the indentation)" },
+	{ "found character that cannot start any token", NULL,
+	  "a character that cannot start a value here (a tab? YAML indents"
+	  " with spaces; quote values that start with @ or `)" },
+	{ "could not find expected ':'", NULL,
+	  "a key without a ':' after it" },
+	{ "found unexpected end of stream", NULL,
+	  "the file ends inside a quoted string: a closing quote is missing" },
+};
+
+static const char *s_plain(const char *problem)
+{
+	for (size_t i = 0; i < sizeof(s_plain_errors) / sizeof(*s_plain_errors);
+	     i++)
+		if (!strcmp(problem, s_plain_errors[i].problem))
+			return s_plain_errors[i].say;
+	return NULL;
+}
+
 static int s_parser_error(builder_t *b, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "syntax error";
+	const char *say = s_plain(problem);
 	size_t line;
 
 	if (p->error == YAML_READER_ERROR)
@@ -250,6 +286,10 @@ static int s_parser_error(builder_t *b, const yaml_parser_t *p)
 		line = p->problem_mark.line + 1;
 	if (p->error == YAML_MEMORY_ERROR)
 		return s_berr(b, -ENOMEM, line, "out of memory");
+	if (say)
+		return s_berr(b, -EINVAL, line, "%s (YAML: %s%s%s)", say,
+			      problem, p->context ? " " : "",
+			      p->context ? p->context : "");
 	if (p->context)
 		return s_berr(b, -EINVAL, line, "%s %s", problem, p->context);
 	return s_berr(b, -EINVAL, line, "%s", problem);

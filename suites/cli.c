@@ -12,6 +12,7 @@
 #include "proto/mem.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,12 +140,33 @@ static int s_print_json(buf_t *b)
 
 /* ---- labmesh suites --------------------------------------------------- */
 
+static suites_typical_fn s_typical;
+
+void suites_cli_set_typical(suites_typical_fn fn)
+{
+	s_typical = fn;
+}
+
+/* "2.1 s" measured here, else "max 60 s" (the timeout). */
+static void s_typical_text(const char *home, const suite_def_t *d, char out[32])
+{
+	int64_t ms = s_typical ? s_typical(home, d->name) : -1;
+
+	if (ms < 0)
+		snprintf(out, 32, "max %d s", d->timeout_s);
+	else if (ms < 10000)
+		snprintf(out, 32, "%.1f s", (double)ms / 1000.0);
+	else
+		snprintf(out, 32, "%lld s", (long long)((ms + 500) / 1000));
+}
+
 int cmd_suites(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *home = NULL;
 	bool json = false;
 	struct opt opts[] = {
 		{ "--suites", true, &dir, NULL },
+		{ "--home", true, &home, NULL },
 		{ "--json", false, NULL, &json },
 		{ NULL, false, NULL, NULL },
 	};
@@ -152,11 +174,14 @@ int cmd_suites(int argc, char **argv)
 	int r = s_parse_opts("suites", argc, argv, opts);
 
 	if (r == 1) {
-		printf("usage: labmesh suites [--suites DIR] [--json]\n"
-		       "List the test suites this node can run: name, kind, version and\n"
-		       "needs (a missing need makes a suite SKIP on a board).\n"
+		printf("usage: labmesh suites [--suites DIR] [--home DIR] [--json]\n"
+		       "List the test suites this node can run: name, kind, version, typical\n"
+		       "duration, what it tests and needs (a missing need makes a suite SKIP\n"
+		       "on a board). The typical duration is the median of the suite's runs\n"
+		       "in the home's results, else 'max' its timeout.\n"
 		       "  --suites DIR  the suites directory (default: $LABMESH_SUITES, the\n"
 		       "                source tree, or the installed catalog)\n"
+		       "  --home DIR    the state home whose results give typical durations\n"
 		       "  --json        the catalog as JSON\n");
 		return 0;
 	}
@@ -183,6 +208,8 @@ int cmd_suites(int argc, char **argv)
 			json_key_str(&j, "description", d->description);
 			json_key_str(&j, "parser", suite_parser_name(d->parser));
 			json_key_int(&j, "timeout", d->timeout_s);
+			if (s_typical && s_typical(home, d->name) >= 0)
+				json_key_int(&j, "typical_ms", s_typical(home, d->name));
 			json_key(&j, "needs");
 			json_obj_open(&j);
 			s_json_strv(&j, "commands", d->need_commands, d->n_need_commands);
@@ -212,14 +239,18 @@ int cmd_suites(int argc, char **argv)
 		catalog_destroy(&c);
 		return r < 0 ? 1 : 0;
 	}
-	printf("%-20s %-10s %-7s %s\n", "NAME", "KIND", "VERSION", "NEEDS");
+	printf("%-20s %-10s %-7s %-9s %-60s %s\n", "NAME", "KIND", "VERSION",
+	       "TYPICAL", "DESCRIPTION", "NEEDS");
 	for (size_t i = 0; i < catalog_count(c); i++) {
 		const suite_def_t *d = catalog_get(c, i);
+		char typ[32];
 		buf_t needs;
 		buf_init(&needs, 0);
 		s_print_needs(&needs, d);
-		printf("%-20s %-10s %-7d %s\n", d->name, suite_kind_name(d->kind), d->version,
-		       buf_str(&needs));
+		s_typical_text(home, d, typ);
+		printf("%-20s %-10s %-7d %-9s %-60.60s %s\n", d->name,
+		       suite_kind_name(d->kind), d->version, typ,
+		       d->description ? d->description : "", buf_str(&needs));
 		buf_free(&needs);
 	}
 	printf("%zu suites in %s\n", catalog_count(c), catalog_dir(c));
@@ -294,8 +325,11 @@ static void s_print_result(const suite_result_t *res)
 		for (size_t i = 0; i < res->n_cases; i++) {
 			const suite_case_t *c = &res->cases[i];
 			char dur[32] = "-";
-			if (c->duration_ms >= 0)
+			if (c->duration_ms > 0)
 				snprintf(dur, sizeof(dur), "%lld ms", (long long)c->duration_ms);
+			else if (res->duration_ms > 0) /* not measured: the suite's */
+				snprintf(dur, sizeof(dur), "suite %.1f s",
+					 (double)res->duration_ms / 1000.0);
 			printf("  %-5s %-56s %9s  %s\n",
 			       c->known ? "KNOWN" : suite_status_name(c->status), c->path, dur,
 			       c->message ? c->message : "");
@@ -630,6 +664,9 @@ int cmd_run(int argc, char **argv)
 	struct run run = { 0 };
 	int r, rc = 2;
 
+	/* a board or QEMU that goes away is an error to report, not a
+	 * signal that ends the command without a word */
+	signal(SIGPIPE, SIG_IGN);
 	r = s_run_opts(argc, argv, &ro);
 	if (r != 0)
 		return r == 1 ? 0 : 2;

@@ -310,6 +310,12 @@ static void s_set_pass(const struct judge *j, suite_result_t *res)
 	else
 		suite_result_set_reason(res, "PASS: %zu metrics",
 					res->n_metrics);
+	/* a PASS the criteria gave despite failures names them (known
+	 * failures are named by the caller) */
+	if (j->n_fail)
+		suite_result_add_note(res, "%zu failed within max_fail %d: %s",
+				      j->n_fail, j->max_fail,
+				      buf_str(&j->failed));
 }
 
 /* res->status and its reason from what the checks found. */

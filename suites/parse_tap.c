@@ -131,6 +131,8 @@ static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
 	memset(&inner, 0, sizeof(inner));
 	inner.res = t->res;
 	inner.pending = t->pending;
+	inner.nested = true;
+	inner.at = t->at;
 	inner.last_level = -1;
 	inner.lv[0] = tap_level_new(0);
 	inner.depth = 1;
@@ -527,8 +529,11 @@ static void s_parse_lines(struct tap *t, const char *out, size_t len)
 	char line[SUITE_MAX_LINE + 1];
 	size_t pos = 0;
 
-	while (!t->bailed && suite_next_line(out, len, &pos, line, NULL))
+	while (!t->bailed && suite_next_line(out, len, &pos, line, NULL)) {
+		if (!t->nested)
+			t->at = pos;
 		s_line(t, line);
+	}
 }
 
 static void s_parse(const char *out, size_t len, int exit_status,

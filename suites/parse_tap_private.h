@@ -22,6 +22,7 @@ struct pend {
 	enum suite_status status;
 	int64_t dur;
 	char *msg;
+	size_t at; /* the end of its result line in the output, 0: unknown */
 };
 
 struct plist {
@@ -69,6 +70,10 @@ struct tap {
 	/* kselftest: the current test's nested output */
 	buf_t capture;
 	char ksft_name[SUITE_MAX_PATH + 1];
+	/* the end of the line being parsed in the whole output; a nested
+	 * parse keeps the outer test line's */
+	size_t at;
+	bool nested;
 };
 
 /* Free a list's results and leave it empty. */

@@ -45,6 +45,7 @@ struct pend *tap_plist_add(struct tap *t, struct plist *l, const char *rel,
 	p->status = st;
 	p->dur = dur;
 	p->msg = msg && msg[0] ? xstrndup(msg, SUITE_MAX_MESSAGE) : NULL;
+	p->at = st == SUITE_MISS ? 0 : t->at;
 	t->pending++;
 	return p;
 }
@@ -57,8 +58,12 @@ void tap_plist_move(struct tap *t, struct plist *dst, struct plist *src,
 		char rel[SUITE_MAX_PATH + 1];
 		struct pend *p = &src->v[i];
 		snprintf(rel, sizeof(rel), "%s.%s", prefix, p->rel);
+		struct pend *q;
+
 		t->pending--; /* tap_plist_add counts it again */
-		tap_plist_add(t, dst, rel, p->status, p->dur, p->msg);
+		q = tap_plist_add(t, dst, rel, p->status, p->dur, p->msg);
+		if (q)
+			q->at = p->at;
 	}
 	tap_plist_free(src);
 }
@@ -221,8 +226,12 @@ void tap_emit(struct tap *t, struct plist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct pend *p = &l->v[i];
-		suite_result_add_case(t->res, p->rel, strlen(p->rel), p->status,
-				      p->dur, p->msg, p->msg ? strlen(p->msg) : 0);
+		suite_case_t *c = suite_result_add_case(
+			t->res, p->rel, strlen(p->rel), p->status, p->dur,
+			p->msg, p->msg ? strlen(p->msg) : 0);
+
+		if (c)
+			c->at = p->at;
 	}
 }
 

@@ -45,6 +45,8 @@ typedef struct {
 	int64_t duration_ms; /* -1: unknown */
 	char *message;       /* short, may be NULL */
 	bool known;          /* a failure accepted by a fail_ok rule */
+	size_t at;           /* where its result line ends in the output
+			      * (bytes), for its wall-clock time; 0: unknown */
 } suite_case_t;
 
 typedef struct {

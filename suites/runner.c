@@ -93,8 +93,22 @@ static int s_mkdirs(const char *path)
 
 /* ---- output capture --------------------------------------------------- */
 
+#define RUNNER_MAX_STAMPS 65536 /* stdout lines timed per suite run */
+
+/* When a line of stdout arrived: its end (the offset past its '\n'). */
+struct stamp {
+	size_t end;
+	int64_t ms;
+};
+
+struct stamps {
+	struct stamp *v;
+	size_t n, alloc;
+};
+
 struct capture {
 	buf_t out;         /* stdout, to parse */
+	struct stamps st;  /* when each line of it arrived */
 	FILE *log;         /* both streams, as they come */
 	char line[SUITE_MAX_LINE + 1];
 	size_t line_len;
@@ -102,6 +116,28 @@ struct capture {
 	const suite_run_opts_t *opts;
 	bool progress;
 };
+
+static void s_stamp_lines(struct stamps *st, size_t base, const char *data,
+			  size_t len)
+{
+	int64_t now = -1;
+
+	for (const char *p = data; (p = memchr(p, '\n', len - (size_t)(p - data)));
+	     p++) {
+		if (st->n == RUNNER_MAX_STAMPS)
+			return;
+		if (now < 0)
+			now = s_now_ms();
+		if (st->n == st->alloc) {
+			st->alloc = st->alloc ? st->alloc * 2 : 256;
+			st->v = xreallocarray(st->v, st->alloc, sizeof(*st->v));
+		}
+		st->v[st->n].end = base + (size_t)(p - data) + 1;
+		st->v[st->n++].ms = now;
+		if ((size_t)(p - data) + 1 == len)
+			return;
+	}
+}
 
 static void s_line_done(struct capture *c)
 {
@@ -121,8 +157,12 @@ static void s_capture_fn(void *arg, enum transport_stream stream, const char *da
 {
 	struct capture *c = arg;
 
-	if (stream == TRANSPORT_STDOUT)
+	if (stream == TRANSPORT_STDOUT) {
+		size_t base = c->out.len;
+
 		buf_append(&c->out, data, len);
+		s_stamp_lines(&c->st, base, data, len);
+	}
 	if (c->log)
 		fwrite(data, 1, len, c->log);
 	if (!c->progress)
@@ -490,6 +530,8 @@ struct run {
 	char *rdir;     /* the directory on the board, or NULL */
 	char *qdir;     /* rdir, quoted for the shell */
 	buf_t out;      /* run.sh's stdout */
+	struct stamps st; /* when its lines arrived */
+	int64_t run_ms; /* when run.sh started */
 	bool timed_out; /* run.sh was killed at the suite's timeout */
 	int status;     /* else its exit status */
 };
@@ -715,11 +757,13 @@ static int s_step_run(struct run *run)
 	cap.def = d;
 	cap.opts = &run->o;
 	cap.progress = true;
+	run->run_ms = s_now_ms();
 	r = transport_run(run->t, cmd, d->timeout_s * 1000, s_capture_fn, &cap, &run->status);
 	free(cmd);
 	if (cap.line_len)
 		s_line_done(&cap);
 	run->out = cap.out;
+	run->st = cap.st;
 	if (r < 0 && r != -ETIMEDOUT) {
 		run->res->status = SUITE_ERROR;
 		suite_result_set_reason(run->res, "run failed: %s", transport_error(run->t));
@@ -732,6 +776,62 @@ static int s_step_run(struct run *run)
 	return 0;
 }
 
+static const struct stamp *s_stamp_at(const struct stamps *st, size_t end)
+{
+	size_t lo = 0, hi = st->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->v[mid].end < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->n && st->v[lo].end == end ? &st->v[lo] : NULL;
+}
+
+static const suite_result_t *s_sort_res;
+
+static int s_cmp_at(const void *a, const void *b)
+{
+	size_t x = s_sort_res->cases[*(const size_t *)a].at;
+	size_t y = s_sort_res->cases[*(const size_t *)b].at;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A case the output gives no time for gets its wall clock: from the
+ * previous result line's arrival (run.sh's start for the first) to its
+ * own. Cases whose lines arrived together stay unknown (-1): the host
+ * cannot tell them apart.
+ */
+static void s_case_times(struct run *run)
+{
+	suite_result_t *res = run->res;
+	size_t *order = xcalloc(res->n_cases + 1, sizeof(*order));
+	int64_t prev = run->run_ms;
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->n_cases; i++)
+		if (res->cases[i].at)
+			order[n++] = i;
+	s_sort_res = res;
+	qsort(order, n, sizeof(*order), s_cmp_at);
+	for (size_t i = 0; i < n; i++) {
+		suite_case_t *c = &res->cases[order[i]];
+		const struct stamp *s = s_stamp_at(&run->st, c->at);
+
+		if (!s)
+			continue;
+		if (c->duration_ms < 0 && s->ms > prev)
+			c->duration_ms = s->ms - prev;
+		prev = s->ms;
+	}
+	free(order);
+}
+
 static void s_step_judge(struct run *run)
 {
 	const suite_def_t *d = run->d;
@@ -739,6 +839,7 @@ static void s_step_judge(struct run *run)
 
 	suite_parse_output(d->parser, (const char *)run->out.data, run->out.len,
 			   run->timed_out ? -1 : run->status, res);
+	s_case_times(run);
 	if (run->out.truncated)
 		suite_result_add_note(res, "output cut at %d bytes", SUITE_MAX_OUTPUT);
 	buf_free(&run->out);
@@ -782,6 +883,7 @@ static void s_end(struct run *run)
 		}
 	}
 	buf_free(&run->out);
+	free(run->st.v);
 	free(run->bin);
 	free(run->rdir);
 	free(run->qdir);

@@ -267,11 +267,40 @@ static char *s_log_tail(const char *path)
 	return xstrdup(log_quote(q, sizeof(q), buf, (size_t)n));
 }
 
+/* Whether name (a path, or a command looked up in PATH) can be run. */
+static bool s_runnable(const char *name)
+{
+	const char *path = getenv("PATH");
+	bool ok = false;
+	char *dirs, *save = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	dirs = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d && !ok;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *d ? d : ".", name);
+
+		ok = access(full, X_OK) == 0;
+		free(full);
+	}
+	free(dirs);
+	return ok;
+}
+
 static int s_spawn(board_t *b, qemu_t *q, s_argv_t *a, char **ret_err)
 {
 	pid_t parent = getpid(), pid;
 	int sv[2];
 	FILE *f;
+
+	if (!s_runnable(a->v[0])) {
+		*ret_err = xasprintf("QEMU is missing: cannot run %s (install"
+				     " it: Debian's qemu-system-x86 or"
+				     " qemu-system-arm; or set the board's"
+				     " boot.qemu)", a->v[0]);
+		return -ENOENT;
+	}
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		*ret_err = xasprintf("socketpair: %s", strerror(errno));

@@ -120,7 +120,9 @@ static void test_refused(void)
 		    "t.yaml:1: NUL character in a value");
 	s = "a: 1\n b: 2\n";
 	s_parse_err(s, strlen(s), NULL, -EINVAL,
-		    "t.yaml:2: mapping values are not allowed in this context");
+		    "t.yaml:2: a ':' where a value was expected (quote a value"
+		    " that holds ': ', or check the indentation) (YAML: mapping"
+		    " values are not allowed in this context)");
 	s = "a: [1, 2\nb: 3\n";
 	yaml_tree_t *t = NULL;
 	char *err = NULL;

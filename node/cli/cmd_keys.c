@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void s_keygen_usage(FILE *f)
 {
@@ -125,6 +126,7 @@ int cmd_id(cli_t *cli, int argc, char **argv)
 {
 	char *path, *err = NULL;
 	wire_key_t key;
+	bool fresh, made;
 	int c, rc;
 
 	while ((c = cli_getopt(cli, argc, argv, "", NULL)) != -1) {
@@ -140,12 +142,19 @@ int cmd_id(cli_t *cli, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("id", "unexpected argument '%s'",
 				       argv[optind]);
+	fresh = access(cli->home, F_OK) != 0;
 	rc = cli_make_home(cli);
 	if (rc < 0)
 		return cli_fail("id", "cannot make %s: %s", cli->home,
 				strerror(-rc));
 	path = cli_path(cli, "node.key");
+	made = access(path, F_OK) != 0;
 	rc = wire_key_load_or_make(path, &key, &err);
+	if (rc == 0 && fresh)
+		fprintf(stderr, "labmesh id: %s did not exist: made it, with"
+			" a new node key (%s)\n", cli->home, path);
+	else if (rc == 0 && made)
+		fprintf(stderr, "labmesh id: made a new node key: %s\n", path);
 	free(path);
 	if (rc < 0) {
 		rc = cli_fail("id", "%s", err);

@@ -34,6 +34,23 @@ static void s_node_usage(FILE *f)
 		   "Stops cleanly on SIGINT or SIGTERM.\n");
 }
 
+/* HOME/dashboard.url: where this node's dashboard is, for the log_url
+ * of `labmesh export --kcidb` (addr NULL: removed). */
+static void s_dashboard_url(const char *home, const char *addr)
+{
+	char *path = xasprintf("%s/dashboard.url", home);
+	FILE *f;
+
+	if (!addr) {
+		unlink(path);
+	} else if ((f = fopen(path, "w"))) {
+		fprintf(f, "http://%s/\n", addr);
+		if (fclose(f) != 0)
+			unlink(path);
+	}
+	free(path);
+}
+
 /*
  * The dashboard, when asked for (--http, else the lab file's node.http).
  * Only the lab file may open it beyond loopback: an address given on the
@@ -56,6 +73,7 @@ static int s_http_start(cli_t *cli, node_t *node, const char *addr,
 		free(err);
 		return rc;
 	}
+	s_dashboard_url(cli->home, addr);
 	return CLI_EXIT_OK;
 }
 
@@ -115,6 +133,8 @@ int cmd_node(cli_t *cli, int argc, char **argv)
 		return rc;
 	}
 	rc = node_run(node);
+	if (http)
+		s_dashboard_url(cli->home, NULL);
 	http_destroy(&http);
 	node_destroy(&node);
 	return rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -160,8 +180,16 @@ static int s_boards_offline(cli_t *cli)
 	if (access(path, R_OK) != 0) {
 		free(path);
 		fputs(cli->json ? "[]\n" : "", stdout);
+		if (!cli->json)
+			fprintf(stderr, "labmesh boards: no node is running in"
+				" %s and it has no store yet: start one with"
+				" 'labmesh node --home %s'\n", cli->home,
+				cli->home);
 		return CLI_EXIT_OK;
 	}
+	if (!cli->json)
+		fprintf(stderr, "labmesh boards: no node is running in %s:"
+			" the boards its store last heard of\n", cli->home);
 	rc = store_open(path, &store);
 	free(path);
 	if (rc == 0)

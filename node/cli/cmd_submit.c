@@ -17,9 +17,12 @@
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/request.h"
+#include "proto/types.h"
+#include "suites/catalog.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -90,9 +93,13 @@ static int s_load_key(const char *cmd, const char *opt, key_pair_t *kp)
 {
 	char *path = opt ? xstrdup(opt) : s_default_key();
 	char err[512];
+	size_t n = strlen(path);
 	int rc = key_load(path, kp, err, sizeof(err));
 
-	if (rc < 0)
+	if (rc < 0 && n > 4 && !strcmp(path + n - 4, ".pub"))
+		cli_fail(cmd, "--key %s is a public key: give the secret key"
+			 " file that signs (%.*s)", path, (int)(n - 4), path);
+	else if (rc < 0)
 		cli_fail(cmd, "%s%s", err, rc == -ENOENT ? " (make one with"
 		       " 'labmesh keygen')" : "");
 	free(path);
@@ -153,6 +160,148 @@ static void s_submit_usage(FILE *f)
 		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
 }
 
+/* What a bad option value should have been. */
+static int s_bad_value(int c, const char *arg)
+{
+	switch (c) {
+	case 'e':
+	case 'T':
+		return cli_usage_error("submit", "--%s '%s': give a duration"
+				       " like 90s, 30m, 12h or 7d",
+				       c == 'e' ? "expires" : "timeout", arg);
+	case 'm':
+		return cli_usage_error("submit", "--max-per-lab '%s': give a"
+				       " number of boards, 1 to %d", arg,
+				       PROTO_MAX_BOARDS);
+	case 'p':
+		return cli_usage_error("submit", "--priority '%s': give 0 to"
+				       " %d (default 50)", arg,
+				       PROTO_MAX_PRIORITY);
+	default:
+		return cli_usage_error("submit", "too many names in a list"
+				       " ('%.40s'): at most %d", arg,
+				       SUBMIT_MAX_LIST);
+	}
+}
+
+/* Edit distance of a and b (short names), for "did you mean". */
+static size_t s_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[PROTO_MAX_NAME + 2];
+
+	if (la > PROTO_MAX_NAME || lb > PROTO_MAX_NAME)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+typedef struct {
+	char **v;
+	size_t n;
+} s_names_t;
+
+static void s_name_add(s_names_t *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return;
+	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = xstrdup(name);
+}
+
+static int s_advert_suites(void *arg, uint64_t seq, const uint8_t *bytes,
+			   size_t len)
+{
+	record_t *r = NULL;
+
+	(void)seq;
+	if (record_decode(bytes, len, &r) == 0 && r->head.kind == RECORD_ADVERT)
+		for (size_t i = 0; i < r->advert.n_suites; i++)
+			s_name_add(arg, r->advert.suites[i]);
+	record_destroy(&r);
+	return 0;
+}
+
+static bool s_skip_none(void *arg, const uint8_t *id)
+{
+	(void)arg, (void)id;
+	return false;
+}
+
+/* The suites anyone here knows: the local catalog and every lab's
+ * advert in the store. */
+static void s_known_suites(const cli_t *cli, s_names_t *ret)
+{
+	char *dir = catalog_default_dir(NULL), *err = NULL;
+	catalog_t *c = NULL;
+	sqlite3 *db;
+
+	if (dir && catalog_load(dir, &c, &err) == 0)
+		for (size_t i = 0; i < catalog_count(c); i++)
+			s_name_add(ret, catalog_get(c, i)->name);
+	catalog_destroy(&c);
+	free(dir), free(err);
+	if (store_open_readonly(cli->home, &db) == 0) {
+		store_db_records_of_kind(db, RECORD_ADVERT, s_skip_none,
+					 s_advert_suites, ret);
+		sqlite3_close(db);
+	}
+}
+
+/* A suite that no lab's advert nor the local catalog knows, within two
+ * edits of one that is known, is a typo caught here with the nearest
+ * name, rather than a decline from every lab. Farther from every known
+ * name it may be a suite of a lab not heard of yet: said, then sent. */
+static int s_check_suites(const cli_t *cli, const s_submit_t *o)
+{
+	s_names_t known = { 0 };
+	int rc = 0;
+
+	s_known_suites(cli, &known);
+	for (size_t i = 0; known.n && i < o->n_suites && rc == 0; i++) {
+		size_t best = SIZE_MAX, bi = 0, d;
+		bool found = false;
+
+		for (size_t k = 0; k < known.n && !found; k++) {
+			found = !strcmp(known.v[k], o->suites[i]);
+			d = s_distance(known.v[k], o->suites[i]);
+			if (d < best)
+				best = d, bi = k;
+		}
+		if (found)
+			continue;
+		if (best <= 2 && best < strlen(o->suites[i])) {
+			rc = -ENOENT;
+			cli_usage_error("submit", "--suite %s: no lab knows a"
+					" suite of that name; did you mean %s?"
+					" ('labmesh suites' lists them)",
+					o->suites[i], known.v[bi]);
+		} else {
+			fprintf(stderr, "labmesh submit: warning: no lab this"
+				" node has heard of runs a suite '%s'; sending"
+				" it anyway\n", o->suites[i]);
+		}
+	}
+	for (size_t k = 0; k < known.n; k++)
+		free(known.v[k]);
+	free(known.v);
+	return rc;
+}
+
 static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 {
 	static const struct option opts[] = {
@@ -179,7 +328,8 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		{ "nonce", required_argument, NULL, 'n' },
 		{ 0 },
 	};
-	int c, rc = 0;
+	int c = 0, rc = 0;
+	char *end;
 
 	o->priority = 50;
 	o->expires_ms = SUBMIT_DEFAULT_EXPIRY_MS;
@@ -206,20 +356,21 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		case 't': rc = s_split(optarg, o->tags, &o->n_tags); break;
 		case 'l': rc = s_split(optarg, o->labs, &o->n_labs); break;
 		case 'B': rc = s_split(optarg, o->boards, &o->n_boards); break;
-		case 'm': o->max_per_lab = strtol(optarg, NULL, 10);
-			  rc = o->max_per_lab > 0 && o->max_per_lab <=
-			       PROTO_MAX_BOARDS ? 0 : -EINVAL; break;
-		case 'p': o->priority = strtol(optarg, NULL, 10);
-			  rc = o->priority >= 0 && o->priority <=
-			       PROTO_MAX_PRIORITY ? 0 : -EINVAL; break;
+		case 'm': o->max_per_lab = strtol(optarg, &end, 10);
+			  rc = *optarg && !*end && o->max_per_lab > 0 &&
+			       o->max_per_lab <= PROTO_MAX_BOARDS ? 0 : -EINVAL;
+			  break;
+		case 'p': o->priority = strtol(optarg, &end, 10);
+			  rc = *optarg && !*end && o->priority >= 0 &&
+			       o->priority <= PROTO_MAX_PRIORITY ? 0 : -EINVAL;
+			  break;
 		case 'e': rc = s_duration(optarg, &o->expires_ms); break;
 		case 'T': rc = s_duration(optarg, &o->wait_ms); break;
 		default: return -EINVAL;
 		}
 	}
 	if (rc < 0)
-		return cli_usage_error("submit", "bad value for an option"),
-		       -EINVAL;
+		return s_bad_value(c, optarg), -EINVAL;
 	if (optind < argc || !o->n_suites)
 		return cli_usage_error("submit", "%s", optind < argc ?
 				       "unexpected argument" :
@@ -230,6 +381,13 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	if (o->kernel && !o->describe)
 		return cli_usage_error("submit", "--kernel needs --describe"),
 		       -EINVAL;
+	if (o->commit && !proto_commit_ok(o->commit))
+		return cli_usage_error("submit", "--commit '%s': give the"
+				       " whole commit id, 40 lower-case hex"
+				       " digits (git rev-parse %s)",
+				       o->commit, o->commit), -EINVAL;
+	if (s_check_suites(cli, o) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -286,6 +444,33 @@ static int s_fill_kernel(const cli_t *cli, const s_submit_t *o,
 		}
 	}
 	return 0;
+}
+
+/* What Ctrl-C during --wait prints: the request goes on without us. */
+static char s_interrupt_msg[512];
+
+static void s_interrupted(int sig)
+{
+	ssize_t w = write(STDERR_FILENO, s_interrupt_msg,
+			  strlen(s_interrupt_msg));
+
+	(void)w;
+	_exit(128 + sig);
+}
+
+static void s_on_interrupt(const char *hex)
+{
+	struct sigaction sa;
+
+	snprintf(s_interrupt_msg, sizeof(s_interrupt_msg),
+		 "\nlabmesh submit: stopped following; request %s goes on in"
+		 " the network.\n  follow it:   labmesh status %.12s\n"
+		 "  withdraw it: labmesh cancel %.12s\n", hex, hex, hex);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = s_interrupted;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int cmd_submit(cli_t *cli, int argc, char **argv)
@@ -362,6 +547,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	fflush(stdout);
 	if (!o.wait)
 		return CLI_EXIT_OK;
+	s_on_interrupt(hex);
 	return submit_follow(cli, id, true, o.wait_ms);
 }
 
@@ -399,32 +585,70 @@ static int s_one_arg(cli_t *cli, int argc, char **argv, const char *name,
 			return cli_usage_error(name, "bad option");
 		*ret_key = optarg;
 	}
-	if (optind + 1 != argc)
+	if (optind + 1 != argc && !(optind == argc && !ret_key &&
+				   !strcmp(name, "status")))
 		return cli_usage_error(name, "need one REQUEST id");
 	return -1;
+}
+
+/* The request id argv names, or the reason it names none (printed). */
+static int s_request_arg(const cli_t *cli, const char *cmd, const char *arg,
+			 uint8_t id[32])
+{
+	int rc = reqview_find(cli->home, arg, id);
+
+	/* an expired request leaves the store, but the answers and events
+	 * of the labs (why it never ran) stay: a whole id still finds them */
+	if (rc == -ENOENT && strlen(arg) == 64 && key_parse_hex(arg, id) == 0)
+		return 0;
+	if (rc == -ENOENT)
+		cli_fail(cmd, "no request %.64s in this node's store ('labmesh"
+			 " status' lists the latest)", arg);
+	else if (rc == -EINVAL)
+		cli_fail(cmd, "'%.64s' matches several requests: give more of"
+			 " the id", arg);
+	else if (rc < 0)
+		cli_fail(cmd, "'%.64s' is not a request id: give %d to 64 hex"
+			 " digits of one", arg, REQVIEW_MIN_PREFIX);
+	return rc;
+}
+
+/* `status` alone: the latest requests of this user's key (all, without
+ * a key). */
+static int s_status_list(const cli_t *cli)
+{
+	char *path = s_default_key();
+	char err[512];
+	key_pair_t kp;
+	int rc;
+
+	if (key_load(path, &kp, err, sizeof(err)) < 0) {
+		free(path);
+		return submit_list_requests(cli, NULL);
+	}
+	free(path);
+	rc = submit_list_requests(cli, kp.pk);
+	key_wipe(&kp);
+	return rc;
 }
 
 int cmd_status(cli_t *cli, int argc, char **argv)
 {
 	uint8_t id[32];
 	int rc = s_one_arg(cli, argc, argv, "status",
-			   "usage: labmesh status REQUEST [--home DIR] [--json]\n"
+			   "usage: labmesh status [REQUEST] [--home DIR] [--json]\n"
 			   "Where a request stands, per lab and board, from the"
 			   " records this node holds.\nREQUEST: the request id"
-			   " or a unique prefix of it.\n", NULL);
+			   " or a unique prefix of it (6 hex digits or more).\n"
+			   "Without REQUEST: your latest requests (those of your"
+			   " key; all without one).\n", NULL);
 
 	if (rc >= 0)
 		return rc;
-	rc = reqview_find(cli->home, argv[optind], id);
-	/* an expired request leaves the store, but the answers and events
-	 * of the labs (why it never ran) stay: a whole id still finds them */
-	if (rc == -ENOENT && strlen(argv[optind]) == 64 &&
-	    key_parse_hex(argv[optind], id) == 0)
-		rc = 0;
-	if (rc < 0)
-		return cli_fail("status", "%s", rc == -ENOENT ?
-				"no such request in this node's store" :
-				"ambiguous or malformed request id");
+	if (optind == argc)
+		return s_status_list(cli);
+	if (s_request_arg(cli, "status", argv[optind], id) < 0)
+		return CLI_EXIT_FAIL;
 	return submit_follow(cli, id, false, 0);
 }
 
@@ -435,7 +659,8 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 	size_t len = 0;
 	key_pair_t kp;
 	char *body = NULL;
-	bool ok = false;
+	bool ok = false, done = false;
+	size_t boards = 0;
 	int rc = s_one_arg(cli, argc, argv, "cancel",
 			   "usage: labmesh cancel REQUEST [--key FILE] [--home DIR]\n"
 			   "Cancel a request everywhere: signed with your key,"
@@ -446,11 +671,15 @@ int cmd_cancel(cli_t *cli, int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = reqview_find(cli->home, argv[optind], id);
-	if (rc < 0)
-		return cli_fail("cancel", "%s", rc == -ENOENT ?
-				"no such request in this node's store" :
-				"ambiguous or malformed request id");
+	if (s_request_arg(cli, "cancel", argv[optind], id) < 0)
+		return CLI_EXIT_FAIL;
+	if (submit_request_done(cli->home, id, &done, &boards) == 0 && done) {
+		printf("request %.12s had already finished on %s %zu board%s:"
+		       " nothing to cancel\n", argv[optind],
+		       boards == 1 ? "its" : "all", boards,
+		       boards == 1 ? "" : "s");
+		return CLI_EXIT_OK;
+	}
 	if (s_load_key("cancel", keyfile, &kp) < 0)
 		return CLI_EXIT_FAIL;
 	rc = wire_cancel_sign(id, (uint64_t)s_now_ms(), &kp, &bytes, &len,

@@ -14,6 +14,8 @@
 #include "node/store/store.h"
 #include "proto/mem.h"
 #include "proto/record.h"
+#include "proto/request.h"
+#include "proto/types.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -165,6 +167,141 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 	rc = follow ? s_verdict(&v) : CLI_EXIT_OK;
 	if (follow && !reqview_done(&v, true))
 		rc = CLI_EXIT_FAIL;
+	reqview_free(&v);
+	return rc;
+}
+
+/* ---- the latest requests ---- */
+
+#define SUBMIT_LIST_MAX 20 /* requests `status` lists */
+
+typedef struct {
+	sqlite3 *db;
+	const uint8_t *mine;
+	const cli_t *cli;
+	size_t n;
+} s_list_t;
+
+/* "2026-01-31 12:00" (UTC), as the other lists show times. */
+static void s_when(int64_t ms, char out[64])
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(out, 64, "%04d-%02d-%02d %02d:%02d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);
+}
+
+static void s_kernel_text(const request_t *r, char *out, size_t n)
+{
+	if (r->kernel.type == REQUEST_KERNEL_GIT)
+		snprintf(out, n, "git %.12s", r->kernel.commit);
+	else if (r->kernel.type == REQUEST_KERNEL_ARTIFACT)
+		snprintf(out, n, "image %.40s", *r->kernel.describe ?
+			 r->kernel.describe : "-");
+	else
+		snprintf(out, n, "none (as the boards run)");
+}
+
+/* "finished 3/3", "running 1/3", "waiting": the view's boards. */
+static void s_state_text(const reqview_t *v, char *out, size_t n)
+{
+	size_t boards = 0, done = 0, declined = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		declined += v->labs[i].answer == REQVIEW_DECLINED;
+		for (size_t k = 0; k < v->labs[i].n_boards; k++) {
+			boards++;
+			done += reqview_final(&v->labs[i].boards[k]);
+		}
+	}
+	if (!boards)
+		snprintf(out, n, declined ? "declined by %zu lab%s" : "waiting",
+			 declined, declined == 1 ? "" : "s");
+	else
+		snprintf(out, n, "%s %zu/%zu", done == boards ? "finished" :
+			 "running", done, boards);
+}
+
+static int s_list_one(void *arg, const uint8_t *id, const uint8_t *bytes,
+		      size_t len, int64_t expires_ms)
+{
+	s_list_t *l = arg;
+	request_t *r = NULL;
+	reqview_t v = { 0 };
+	char hex[65], when[64], kern[64], state[64], suites[80] = "";
+
+	(void)expires_ms;
+	if (request_decode(bytes, len, &r) < 0)
+		return 0;
+	if (l->mine && memcmp(r->submitter, l->mine, 32)) {
+		request_destroy(&r);
+		return 0;
+	}
+	for (size_t i = 0; i < r->n_suites; i++)
+		snprintf(suites + strlen(suites), sizeof(suites) - strlen(suites),
+			 "%s%s", i ? "," : "", r->suites[i]);
+	proto_hex(id, 32, hex);
+	s_when((int64_t)r->created_ms, when);
+	s_kernel_text(r, kern, sizeof(kern));
+	if (reqview_collect(l->db, id, &v) == 0)
+		s_state_text(&v, state, sizeof(state));
+	else
+		snprintf(state, sizeof(state), "?");
+	reqview_free(&v);
+	if (l->n++ == 0)
+		printf("%-12s  %-16s  %-16s  %-28s  %s\n", "REQUEST", "SUBMITTED",
+		       "STATE", "KERNEL", "SUITES");
+	printf("%.12s  %-16s  %-16s  %-28s  %s\n", hex, when, state, kern,
+	       suites);
+	request_destroy(&r);
+	return l->n >= SUBMIT_LIST_MAX;
+}
+
+int submit_list_requests(const cli_t *cli, const uint8_t *mine)
+{
+	s_list_t l = { .mine = mine, .cli = cli };
+	int rc;
+
+	if (store_open_readonly(cli->home, &l.db) < 0) {
+		fprintf(stderr, "labmesh status: no store in %s yet: nothing"
+			" was submitted through it\n", cli->home);
+		return CLI_EXIT_FAIL;
+	}
+	rc = store_db_requests(l.db, mine ? 1000 : SUBMIT_LIST_MAX,
+			       s_list_one, &l);
+	sqlite3_close(l.db);
+	if (rc < 0)
+		return cli_fail("status", "cannot read the store: %s",
+				strerror(-rc));
+	if (!l.n)
+		printf("no request%s in %s\n", mine ? " of your key" : "",
+		       cli->home);
+	else
+		printf("(the latest %zu%s; 'labmesh status ID' for one, by 6 or"
+		       " more hex digits)\n", l.n, mine ? " of your key" : "");
+	return CLI_EXIT_OK;
+}
+
+int submit_request_done(const char *home, const uint8_t id[32],
+			bool *ret_done, size_t *ret_boards)
+{
+	reqview_t v = { 0 };
+	sqlite3 *db;
+	size_t boards = 0;
+	int rc;
+
+	if (store_open_readonly(home, &db) < 0)
+		return -ENOENT;
+	rc = reqview_collect(db, id, &v);
+	sqlite3_close(db);
+	if (rc == 0) {
+		for (size_t i = 0; i < v.n; i++)
+			boards += v.labs[i].n_boards;
+		*ret_done = boards && reqview_done(&v, true);
+		*ret_boards = boards;
+	}
 	reqview_free(&v);
 	return rc;
 }

@@ -27,4 +27,14 @@
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		  int64_t timeout_ms);
 
+/* The latest requests in the home's store (mine: submitter, when not
+ * NULL, only those of that key), newest first, with where each stands.
+ * Returns the exit status. */
+int submit_list_requests(const cli_t *cli, const uint8_t *mine);
+
+/* Whether every board that took request id has finished (and at least
+ * one did): into *ret_done, with a count of boards. 0 or -errno. */
+int submit_request_done(const char *home, const uint8_t id[32],
+			bool *ret_done, size_t *ret_boards);
+
 #endif

@@ -32,7 +32,7 @@ typedef struct {
 } s_ext_cmd_t;
 
 static const s_ext_cmd_t s_ext[] = {
-	{ "suites", "the suites this node can run", cmd_suites, false, true },
+	{ "suites", "the suites this node can run", cmd_suites, true, true },
 	{ "run", "run suites on one of this lab's boards, no network",
 	  cmd_run, true, true },
 	{ "import", "board entries from Fuego, LAVA or labgrid configs",
@@ -120,6 +120,7 @@ int main(int argc, char **argv)
 	const char *home = NULL;
 	int i, rc;
 
+	suites_cli_set_typical(results_cli_typical);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			s_usage(stdout);

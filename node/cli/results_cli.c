@@ -100,6 +100,21 @@ static void s_home(s_opts_t *o, const char *dir)
 		o->home = xasprintf("%s/.local/share/labmesh", h ? h : ".");
 }
 
+int64_t results_cli_typical(const char *home, const char *suite)
+{
+	s_opts_t o = { .cmd = "suites" };
+	sqlite3 *db = NULL;
+	int64_t ms = -1;
+
+	s_home(&o, home);
+	if (results_open(o.home, false, &db) == 0)
+		results_suite_typical(db, suite, &ms);
+	if (db)
+		sqlite3_close(db);
+	free(o.home);
+	return ms;
+}
+
 static int64_t s_now_ms(void)
 {
 	struct timespec ts;
@@ -118,7 +133,15 @@ static int s_common(s_opts_t *o, int c, const char *arg)
 	switch (c) {
 	case O_HOME: s_home(o, arg); return 1;
 	case O_JSON: o->json = true; return 1;
-	case O_COMMIT: f->commit = arg; return 1;
+	case O_COMMIT:
+		if (strlen(arg) < 4 || strlen(arg) > 40 ||
+		    strspn(arg, "0123456789abcdef") != strlen(arg))
+			return s_usage(o->cmd, "--commit '%s': give 4 to 40"
+				       " lower-case hex digits of a commit id"
+				       " (a tag or a describe is no commit:"
+				       " git rev-parse it)", arg), -1;
+		f->commit = arg;
+		return 1;
 	case O_BRANCH: f->branch = arg; return 1;
 	case O_TREE: f->tree = arg; return 1;
 	case O_BOARD: f->board = arg; return 1;
@@ -461,30 +484,66 @@ static void s_export_help(void)
 	       "       labmesh export --junit [FILTERS] [--out FILE]\n"
 	       "KCIDB I/O schema v5.3 JSON (origin default '%s', [a-z0-9_]+;\n"
 	       "--log-base: http(s) URL under which blobs are served, for"
-	       " log_url)\nor JUnit XML for Jenkins/GitLab.\n\n%s",
+	       " log_url;\nby default the dashboard of the node in --home,"
+	       " when it serves one)\nor JUnit XML for Jenkins/GitLab."
+	       " With no run to export: exit 1.\n\n%s",
 	       EXPORT_DEFAULT_ORIGIN, s_filter_help);
+}
+
+/* The dashboard of the node in home, as it wrote HOME/dashboard.url when
+ * it started (NULL: none; the caller frees). */
+static char *s_dashboard_url(const char *home)
+{
+	char *path = xasprintf("%s/dashboard.url", home), line[512];
+	FILE *f = fopen(path, "r");
+	char *url = NULL;
+
+	free(path);
+	if (!f)
+		return NULL;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "http://", 7) || !strncmp(line, "https://", 8))
+			url = xstrdup(line);
+	}
+	fclose(f);
+	return url;
 }
 
 static int s_export_run(s_opts_t *o, int fmt, const char *origin,
 			const char *log_base, const char *out_path)
 {
 	char err[256] = "";
+	export_kcidb_opts_t ko = { .origin = origin, .log_base = log_base,
+				   .home = o->home };
+	char *dash = log_base ? NULL : s_dashboard_url(o->home);
 	FILE *out = stdout;
+	size_t n = 0;
 	sqlite3 *db;
 	int rc;
 
-	if (s_open(o, &db) < 0)
+	ko.dash = dash;
+	if (s_open(o, &db) < 0) {
+		free(dash);
 		return EXIT_FAIL;
+	}
+	if (export_count_runs(db, &o->f, &n) == 0 && n == 0) {
+		sqlite3_close(db);
+		free(dash);
+		return s_fail(o->cmd, "nothing to export",
+			      "no run matches the filters");
+	}
 	if (out_path && !(out = fopen(out_path, "w"))) {
 		sqlite3_close(db);
+		free(dash);
 		return s_fail(o->cmd, "cannot write", out_path);
 	}
 	if (fmt == O_KCIDB)
-		rc = export_kcidb(db, &o->f, origin, log_base, out, err,
-				  sizeof(err));
+		rc = export_kcidb_opts(db, &o->f, &ko, out, err, sizeof(err));
 	else
 		rc = export_junit(db, &o->f, out, err, sizeof(err));
 	sqlite3_close(db);
+	free(dash);
 	if ((out != stdout ? fclose(out) : fflush(out)) != 0 && rc == 0) {
 		rc = -EIO;
 		snprintf(err, sizeof(err), "write failed");

@@ -22,10 +22,15 @@
 #ifndef LABMESH_NODE_RESULTS_CLI_H
 #define LABMESH_NODE_RESULTS_CLI_H
 
+#include <stdint.h>
+
 int cmd_query(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_store(int argc, char **argv);
+/* The median duration in ms of suite's runs in home's results (NULL:
+ * the default home), or -1 when there is none (suites_typical_fn). */
+int64_t results_cli_typical(const char *home, const char *suite);
 
 #endif

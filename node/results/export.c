@@ -11,6 +11,8 @@
 #include "node/results/export_int.h"
 #include "node/results/query_int.h"
 
+#include "node/store/store.h"
+
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/types.h"
@@ -113,22 +115,61 @@ const char *export_suites_sql(void)
 
 /* ---- checkouts ---- */
 
+/* What a run's kernel was: built from git, an image given at submit, or
+ * whatever the board was running (nothing booted by labmesh). */
+enum s_kernel { S_GIT, S_ARTIFACT, S_RUNNING };
+
+static const char *const s_kernel_names[] = { "git", "artifact", "running" };
+
 typedef struct {
 	char id[33];
 	size_t run; /* first run with it */
 } s_co_t;
 
-static void s_checkout_id(const qrun_t *r, char out[33])
+static int s_kernel_of_record(void *arg, uint64_t seq, const uint8_t *bytes,
+			      size_t len)
 {
-	size_t lt = strlen(r->tree), lb = strlen(r->branch);
-	size_t lc = strlen(r->commit);
-	char *key = xmalloc(lt + lb + lc + 3);
+	record_t *rec = NULL;
+
+	(void)seq;
+	if (record_decode(bytes, len, &rec) == 0 &&
+	    rec->head.kind == RECORD_RUN && rec->run.kernel.has_kernel_blob)
+		*(enum s_kernel *)arg = S_ARTIFACT;
+	record_destroy(&rec);
+	return 0;
+}
+
+/* A run with a commit or a tree was a git kernel (built here or given as
+ * an image built from it); without, its record says whether it booted an
+ * image. */
+static enum s_kernel s_kernel_kind(sqlite3 *db, const qrun_t *r)
+{
+	enum s_kernel k = S_RUNNING;
+	char hex[65];
+
+	if (*r->commit || *r->tree || r->build != BUILD_NONE)
+		return S_GIT;
+	proto_hex(r->rec, 32, hex);
+	store_db_find_record(db, RECORD_RUN, hex, s_kernel_of_record, &k);
+	return k;
+}
+
+/* One checkout per (tree, branch, commit); without a commit, per kind of
+ * kernel and describe, so different images and releases stay apart. */
+static void s_checkout_id(const qrun_t *r, enum s_kernel kind, char out[33])
+{
+	const char *d = *r->commit ? "" : r->describe;
+	const char *kn = *r->commit ? "" : s_kernel_names[kind];
+	char *key = xasprintf("%s%c%s%c%s%c%s%c%s", r->tree, 0, r->branch, 0,
+			      r->commit, 0, kn, 0, d);
+	size_t n = strlen(r->tree) + strlen(r->branch) + strlen(r->commit) +
+		   strlen(kn) + strlen(d) + 4;
 	uint8_t h[32];
 
-	memcpy(key, r->tree, lt + 1);
-	memcpy(key + lt + 1, r->branch, lb + 1);
-	memcpy(key + lt + lb + 2, r->commit, lc + 1);
-	proto_id(key, lt + lb + lc + 3, h);
+	/* the old key (tree, branch, commit) is kept for git kernels, so
+	 * re-exports of earlier documents still merge */
+	proto_id(key, *r->commit ? strlen(r->tree) + strlen(r->branch) +
+					  strlen(r->commit) + 3 : n, h);
 	proto_hex(h, 16, out);
 	free(key);
 }
@@ -138,21 +179,49 @@ static int s_cmp_co(const void *a, const void *b)
 	return strcmp(((const s_co_t *)a)->id, ((const s_co_t *)b)->id);
 }
 
-/* The tree name: the last path segment of the URL without ".git". */
+/* The trees everyone knows by name, by the end of their URL. */
+static const struct {
+	const char *tail, *name;
+} s_known_trees[] = {
+	{ "/torvalds/linux", "mainline" },
+	{ "/stable/linux", "stable" },
+	{ "/stable/linux-stable", "stable" },
+	{ "/stable/linux-stable-rc", "stable-rc" },
+	{ "/next/linux-next", "next" },
+};
+
+/* The tree name: a known tree's, else the last path segment of the URL
+ * without ".git" ("owner-linux" when that is just "linux"). */
 static char *s_tree_name(const char *url)
 {
-	const char *end = url + strlen(url), *start;
-	char *name;
+	const char *end = url + strlen(url), *start, *owner;
+	size_t n;
 
 	while (end > url && end[-1] == '/')
 		end--;
+	n = (size_t)(end - url);
+	if (n > 4 && !strncmp(end - 4, ".git", 4))
+		n -= 4, end -= 4;
+	for (size_t i = 0; i < sizeof(s_known_trees) / sizeof(*s_known_trees);
+	     i++) {
+		size_t t = strlen(s_known_trees[i].tail);
+
+		if (n >= t && !strncmp(url + n - t, s_known_trees[i].tail, t))
+			return xstrdup(s_known_trees[i].name);
+	}
 	start = end;
 	while (start > url && start[-1] != '/' && start[-1] != ':')
 		start--;
-	name = xstrndup(start, (size_t)(end - start));
-	if (strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".git"))
-		name[strlen(name) - 4] = '\0';
-	return name;
+	if ((size_t)(end - start) != 5 || strncmp(start, "linux", 5) ||
+	    start - url < 2 || start[-1] != '/')
+		return xstrndup(start, (size_t)(end - start));
+	owner = start - 1;
+	while (owner > url && owner[-1] != '/' && owner[-1] != ':')
+		owner--;
+	/* a host name is no owner: git://host/linux.git is "linux" */
+	if (owner == start - 1 || memchr(owner, '.', (size_t)(start - owner)))
+		return xstrdup("linux");
+	return xasprintf("%.*s-linux", (int)(start - 1 - owner), owner);
 }
 
 static void s_id(json_t *j, const char *key, const char *origin,
@@ -169,21 +238,49 @@ static bool s_https(const char *url)
 	return !strncmp(url, "https://", 8) && url[8] && !strpbrk(url, " \t");
 }
 
+/* tree_name: the tree's, else what the kernel was. */
+static void s_checkout_tree(json_t *j, const qrun_t *r, enum s_kernel kind)
+{
+	char *name = *r->tree ? s_tree_name(r->tree) : NULL;
+
+	if (name && *name)
+		json_key_str(j, "tree_name", name);
+	else if (kind == S_RUNNING)
+		json_key_str(j, "tree_name", "running-kernel");
+	else if (kind == S_ARTIFACT)
+		json_key_str(j, "tree_name", "kernel-image");
+	else
+		json_key_str(j, "tree_name", "unnamed");
+	free(name);
+}
+
+static void s_checkout_comment(json_t *j, const qrun_t *r, enum s_kernel kind)
+{
+	char *c = NULL;
+
+	if (kind == S_RUNNING)
+		c = xasprintf("no kernel was given: the board's own kernel"
+			      " (release %s), as it runs or boots it; not"
+			      " built by labmesh",
+			      *r->describe ? r->describe : "unknown");
+	else if (kind == S_ARTIFACT)
+		c = xasprintf("a kernel image given at submit%s%s%s",
+			      *r->describe ? " (" : "", r->describe,
+			      *r->describe ? ")" : "");
+	if (c)
+		json_key_str(j, "comment", c);
+	free(c);
+}
+
 static void s_checkout(json_t *j, const char *origin, const char *id,
-		       const qrun_t *r)
+		       const qrun_t *r, enum s_kernel kind)
 {
 	json_obj_open(j);
 	s_id(j, "id", origin, id);
 	json_key_str(j, "origin", origin);
-	if (*r->tree) {
-		char *name = s_tree_name(r->tree);
-
-		if (*name)
-			json_key_str(j, "tree_name", name);
-		free(name);
-		if (s_https(r->tree))
-			json_key_str(j, "git_repository_url", r->tree);
-	}
+	s_checkout_tree(j, r, kind);
+	if (*r->tree && s_https(r->tree))
+		json_key_str(j, "git_repository_url", r->tree);
 	if (proto_commit_ok(r->commit))
 		json_key_str(j, "git_commit_hash", r->commit);
 	if (*r->describe)
@@ -191,23 +288,24 @@ static void s_checkout(json_t *j, const char *origin, const char *id,
 	if (*r->branch)
 		json_key_str(j, "git_repository_branch", r->branch);
 	json_key_str(j, "patchset_hash", "");
-	if (*r->tree && !s_https(r->tree)) {
-		json_key(j, "misc");
-		json_obj_open(j);
+	s_checkout_comment(j, r, kind);
+	json_key(j, "misc");
+	json_obj_open(j);
+	json_key_str(j, "kernel", s_kernel_names[kind]);
+	if (*r->tree && !s_https(r->tree))
 		json_key_str(j, "git_repository_url", r->tree);
-		json_obj_close(j);
-	}
+	json_obj_close(j);
 	json_obj_close(j);
 }
 
 static void s_checkouts(json_t *j, const char *origin, const qruns_t *runs,
-			char (*co_ids)[33])
+			const enum s_kernel *kinds, char (*co_ids)[33])
 {
 	s_co_t *cos = xcalloc(runs->n + 1, sizeof(*cos));
 	size_t n = 0;
 
 	for (size_t i = 0; i < runs->n; i++) {
-		s_checkout_id(&runs->r[i], co_ids[i]);
+		s_checkout_id(&runs->r[i], kinds[i], co_ids[i]);
 		memcpy(cos[n].id, co_ids[i], 33);
 		cos[n++].run = i;
 	}
@@ -216,12 +314,62 @@ static void s_checkouts(json_t *j, const char *origin, const qruns_t *runs,
 	json_arr_open(j);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || strcmp(cos[i].id, cos[i - 1].id))
-			s_checkout(j, origin, cos[i].id, &runs->r[cos[i].run]);
+			s_checkout(j, origin, cos[i].id, &runs->r[cos[i].run],
+				   kinds[cos[i].run]);
 	json_arr_close(j);
 	free(cos);
 }
 
 /* ---- builds ---- */
+
+typedef struct {
+	const char *origin;
+	export_logs_t logs;
+	export_compats_t compat;
+	sqlite3 *db;
+	json_t *j;
+	sqlite3_stmt *cases, *metrics, *suites;
+	qpaths_t paths;
+	qstrs_t strs;
+	export_suites_t ss;
+	const query_filter_t *f;
+} s_kc_t;
+
+/* The hex of the log named name in a "name hex\n"... list, or false. */
+static bool s_log_named(const char *logs, const char *want, char hex[65])
+{
+	char name[PROTO_MAX_NAME + 1];
+	const char *p = logs;
+	int used;
+
+	while (p && *p && sscanf(p, "%64s %64s%n", name, hex, &used) == 2) {
+		if (!want || !strcmp(name, want))
+			return true;
+		p += used;
+		while (*p == '\n')
+			p++;
+	}
+	return false;
+}
+
+/* log_url and, for a failed build, log_excerpt of the build log. */
+static void s_build_log(s_kc_t *k, const qrun_t *r)
+{
+	char hex[65], *u, *x;
+
+	if (!s_log_named(r->logs, "build", hex))
+		return;
+	u = export_log_url(&k->logs, r->rec, NULL, "build", hex);
+	if (u)
+		json_key_str(k->j, "log_url", u);
+	free(u);
+	if (r->build != BUILD_FAIL && r->build != BUILD_ERROR)
+		return;
+	x = export_log_excerpt(&k->logs, hex, NULL, NULL);
+	if (x)
+		json_key_str(k->j, "log_excerpt", x);
+	free(x);
+}
 
 static const char *s_build_status(int build)
 {
@@ -259,11 +407,13 @@ static void s_provenance(json_t *j, const qrun_t *r)
 	json_key_str(j, "labmesh_node", hex);
 }
 
-static void s_build(json_t *j, const char *origin, const qrun_t *r,
-		    const char *co_id)
+static void s_build(s_kc_t *k, const qrun_t *r, const char *co_id,
+		    enum s_kernel kind)
 {
 	char hex[65], arch[PROTO_MAX_NAME + 1], when[64];
 	const char *status = s_build_status(r->build);
+	const char *origin = k->origin;
+	json_t *j = k->j;
 
 	proto_hex(r->rec, 32, hex);
 	s_arch(arch, sizeof(arch), r->arch);
@@ -278,8 +428,15 @@ static void s_build(json_t *j, const char *origin, const qrun_t *r,
 	if (*r->compiler)
 		json_key_str(j, "compiler", r->compiler);
 	json_key_str(j, "start_time", when);
-	if (status)
-		json_key_str(j, "status", status);
+	/* a kernel not built here booted (or was running): as a build it
+	 * passed, and KCIDB counts tests only on builds that passed */
+	json_key_str(j, "status", status ? status : "PASS");
+	if (!status)
+		json_key_str(j, "comment", kind == S_RUNNING ?
+				   "not built: the board's own kernel" :
+				   "not built here: a kernel image given at"
+				   " submit");
+	s_build_log(k, r);
 	json_key(j, "misc");
 	json_obj_open(j);
 	s_provenance(j, r);
@@ -295,32 +452,45 @@ static void s_build(json_t *j, const char *origin, const qrun_t *r,
 
 /* ---- tests ---- */
 
-typedef struct {
-	const char *origin, *log_base;
-	json_t *j;
-	sqlite3_stmt *cases, *metrics, *suites;
-	qpaths_t paths;
-	qstrs_t strs;
-	export_suites_t ss;
-	const query_filter_t *f;
-} s_kc_t;
+/* log_url: the suite's first log. */
+static void s_log_url(s_kc_t *k, const qrun_t *r, const export_suite_t *s)
+{
+	char hex[65], *u;
 
-/* "name hex\n"... logs: write log_url (first log) and misc.logs. */
-static void s_logs(s_kc_t *k, const char *logs, bool url)
+	if (!s_log_named(s->logs, NULL, hex))
+		return;
+	u = export_log_url(&k->logs, r->rec, s->name, NULL, hex);
+	if (u)
+		json_key_str(k->j, "log_url", u);
+	free(u);
+}
+
+/* A failed or broken test says why: its message as comment, the lines
+ * of the suite's log that failed as log_excerpt (path: the case's, NULL
+ * for the suite itself). */
+static void s_failure(s_kc_t *k, const export_suite_t *s, int status,
+		      const char *path, const char *msg)
+{
+	char hex[65], *x;
+
+	if (msg && *msg)
+		json_key_str(k->j, "comment", msg);
+	if (status != PROTO_FAIL && status != PROTO_ERROR)
+		return;
+	x = export_log_excerpt(&k->logs, s && s_log_named(s->logs, NULL, hex) ?
+					 hex : NULL, path, msg);
+	if (x)
+		json_key_str(k->j, "log_excerpt", x);
+	free(x);
+}
+
+/* "name hex\n"... logs: misc.logs. */
+static void s_logs(s_kc_t *k, const char *logs)
 {
 	char name[PROTO_MAX_NAME + 1], hex[65];
 	const char *p = logs;
 	int used;
 
-	if (url && k->log_base && sscanf(p, "%64s %64s%n", name, hex,
-					 &used) == 2) {
-		char *u = xasprintf("%s/%s", k->log_base, hex);
-
-		json_key_str(k->j, "log_url", u);
-		free(u);
-	}
-	if (url)
-		return;
 	json_key(k->j, "logs");
 	json_arr_open(k->j);
 	while (*p && sscanf(p, "%64s %64s%n", name, hex, &used) == 2) {
@@ -333,6 +503,24 @@ static void s_logs(s_kc_t *k, const char *logs, bool url)
 			p++;
 	}
 	json_arr_close(k->j);
+}
+
+/* environment.compatible: each space-separated DT compatible. */
+static void s_env_compatible(s_kc_t *k, const qrun_t *r)
+{
+	const char *c = export_compatible(&k->compat, r->lab, r->board);
+	char *copy, *save = NULL;
+
+	if (!c)
+		return;
+	copy = xstrdup(c);
+	json_key(k->j, "compatible");
+	json_arr_open(k->j);
+	for (char *t = strtok_r(copy, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save))
+		json_str(k->j, t);
+	json_arr_close(k->j);
+	free(copy);
 }
 
 static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
@@ -356,6 +544,7 @@ static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 	}
 	json_key(k->j, "environment");
 	json_obj_open(k->j);
+	s_env_compatible(k, r);
 	json_key(k->j, "misc");
 	json_obj_open(k->j);
 	json_key_str(k->j, "lab", r->lab);
@@ -364,7 +553,7 @@ static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 	json_obj_close(k->j);
 	json_obj_close(k->j);
 	if (s && *s->logs)
-		s_logs(k, s->logs, true);
+		s_log_url(k, r, s);
 	free(local);
 	free(full);
 }
@@ -381,7 +570,7 @@ static void s_test_misc(s_kc_t *k, const qrun_t *r, const export_suite_t *s,
 	if (s && *s->version)
 		json_key_str(k->j, "suite_version", s->version);
 	if (s && *s->logs)
-		s_logs(k, s->logs, false);
+		s_logs(k, s->logs);
 	json_obj_close(k->j);
 	json_obj_close(k->j);
 }
@@ -454,6 +643,7 @@ static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 			continue;
 		s_test_head(k, r, s->name, 's', s);
 		json_key_str(k->j, "status", query_status_name(s->status));
+		s_failure(k, s, s->status, NULL, NULL);
 		json_key_double(k->j, "duration",
 				(double)s->duration_ms / 1000.0);
 		s_test_misc(k, r, s, NULL);
@@ -478,7 +668,11 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 
 		s_test_head(k, r, k->paths.full[w[0]], 'c', s);
 		json_key_str(k->j, "status", query_status_name((int)w[1]));
-		json_key_double(k->j, "duration", (double)w[2] / 1000.0);
+		s_failure(k, s, (int)w[1],
+			  k->paths.full[w[0]] + k->paths.plen[w[0]], msg);
+		/* 0: not measured for the case; unknown to KCIDB */
+		if (w[2] > 0)
+			json_key_double(k->j, "duration", (double)w[2] / 1000.0);
 		s_test_misc(k, r, s, msg);
 		free(msg);
 	}
@@ -547,6 +741,7 @@ static int s_kc_open(sqlite3 *db, s_kc_t *k)
 
 static void s_kc_close(s_kc_t *k)
 {
+	export_compats_free(&k->compat);
 	sqlite3_finalize(k->cases);
 	sqlite3_finalize(k->metrics);
 	sqlite3_finalize(k->suites);
@@ -560,18 +755,21 @@ static void s_kc_close(s_kc_t *k)
 static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
 {
 	char (*co_ids)[33] = xcalloc(runs->n + 1, sizeof(*co_ids));
+	enum s_kernel *kinds = xcalloc(runs->n + 1, sizeof(*kinds));
 
+	for (size_t i = 0; i < runs->n; i++)
+		kinds[i] = s_kernel_kind(k->db, &runs->r[i]);
 	json_obj_open(k->j);
 	json_key(k->j, "version");
 	json_obj_open(k->j);
 	json_key_int(k->j, "major", 5);
 	json_key_int(k->j, "minor", 3);
 	json_obj_close(k->j);
-	s_checkouts(k->j, k->origin, runs, co_ids);
+	s_checkouts(k->j, k->origin, runs, kinds, co_ids);
 	json_key(k->j, "builds");
 	json_arr_open(k->j);
 	for (size_t i = 0; i < runs->n; i++)
-		s_build(k->j, k->origin, &runs->r[i], co_ids[i]);
+		s_build(k, &runs->r[i], co_ids[i], kinds[i]);
 	json_arr_close(k->j);
 	json_key(k->j, "tests");
 	json_arr_open(k->j);
@@ -581,6 +779,7 @@ static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
 	}
 	json_arr_close(k->j);
 	json_obj_close(k->j);
+	free(kinds);
 	free(co_ids);
 }
 
@@ -596,15 +795,46 @@ static void s_select_runs(s_kc_t *k, const qruns_t *runs, qruns_t *sel)
 			sel->r[sel->n++] = runs->r[i];
 }
 
+int export_count_runs(sqlite3 *db, const query_filter_t *f, size_t *ret_n)
+{
+	qruns_t runs;
+	int rc = qruns_load(db, f, &runs);
+
+	if (rc < 0)
+		return rc;
+	*ret_n = runs.n;
+	qruns_free(&runs);
+	return 0;
+}
+
 int export_kcidb(sqlite3 *db, const query_filter_t *f, const char *origin,
 		 const char *log_base, FILE *out, char *err, size_t errsz)
 {
-	s_kc_t k = { .origin = origin, .log_base = log_base, .f = f };
+	const export_kcidb_opts_t o = { .origin = origin,
+					.log_base = log_base };
+	int rc = export_kcidb_opts(db, f, &o, out, err, errsz);
+
+	if (rc != -ENOENT)
+		return rc;
+	/* no run: an empty report, which KCIDB takes as valid */
+	fputs("{\n  \"version\": {\n    \"major\": 5,\n    \"minor\": 3\n  },\n"
+	      "  \"checkouts\": [],\n  \"builds\": [],\n  \"tests\": []\n}\n",
+	      out);
+	return ferror(out) ? -EIO : 0;
+}
+
+int export_kcidb_opts(sqlite3 *db, const query_filter_t *f,
+		      const export_kcidb_opts_t *o, FILE *out, char *err,
+		      size_t errsz)
+{
+	s_kc_t k = { .origin = o->origin, .f = f, .db = db,
+		     .logs = { .log_base = o->log_base, .dash = o->dash,
+			       .home = o->home } };
+	const char *origin = o->origin;
 	qruns_t runs, sel = { 0 };
 	buf_t b;
 	json_t j;
 	int rc;
-
 	if (!export_origin_ok(origin)) {
 		snprintf(err, errsz, "origin must match [a-z0-9_]+");
 		return -EINVAL;
@@ -619,8 +849,16 @@ int export_kcidb(sqlite3 *db, const query_filter_t *f, const char *origin,
 		return rc;
 	}
 	qpaths_load(db, f, &k.paths);
+	export_compats_load(db, &k.compat);
 	if (runs.n && query_case_filtered(f))
 		s_select_runs(&k, &runs, &sel);
+	if (!runs.n || (query_case_filtered(f) && !sel.n)) {
+		snprintf(err, errsz, "no run matches: nothing to export");
+		free(sel.r);
+		s_kc_close(&k);
+		qruns_free(&runs);
+		return -ENOENT;
+	}
 	buf_init(&b, 0);
 	json_init(&j, &b, JSON_PRETTY);
 	k.j = &j;

@@ -144,16 +144,53 @@ static int s_load_cases(s_ju_t *u, int64_t run)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-static void s_case(s_ju_t *u, const char *cls, const s_case_t *c)
+/* A case without a time of its own (0) gets its share of the suite's:
+ * the suite's time over its untimed cases, and says so in system-out. */
+typedef struct {
+	int64_t suite_ms, untimed;
+} s_share_t;
+
+static void s_case_time(s_ju_t *u, const s_case_t *c, const s_share_t *sh)
+{
+	if (c->duration_ms > 0 || sh->untimed == 0 || sh->suite_ms <= 0) {
+		buf_printf(u->b, " time=\"%.3f\"",
+			   (double)c->duration_ms / 1000.0);
+		return;
+	}
+	buf_printf(u->b, " time=\"%.3f\"",
+		   (double)sh->suite_ms / 1000.0 / (double)sh->untimed);
+}
+
+static void s_case_note(s_ju_t *u, const s_case_t *c, const s_share_t *sh)
+{
+	if (c->duration_ms > 0 || sh->untimed == 0 || sh->suite_ms <= 0)
+		return;
+	buf_printf(u->b, "      <system-out>time not measured for this case:"
+		   " a share of its suite's %.3f s over its %lld untimed"
+		   " cases</system-out>\n",
+		   (double)sh->suite_ms / 1000.0, (long long)sh->untimed);
+}
+
+static void s_case(s_ju_t *u, const char *cls, const s_case_t *c,
+		   const s_share_t *sh)
 {
 	const char *path = u->paths.full[c->path] + u->paths.plen[c->path];
 	char *msg = qstrs_get(&u->strs, c->msg);
 	const char *st = query_status_name(c->status);
+	bool note = c->duration_ms <= 0 && sh->untimed && sh->suite_ms > 0;
 
 	buf_puts(u->b, "    <testcase");
 	s_attr(u->b, "classname", cls);
 	s_attr(u->b, "name", path);
-	buf_printf(u->b, " time=\"%.3f\"", (double)c->duration_ms / 1000.0);
+	s_case_time(u, c, sh);
+	if (note && c->status != PROTO_FAIL && c->status != PROTO_ERROR &&
+	    c->status != PROTO_SKIP && c->status != PROTO_MISS) {
+		buf_puts(u->b, ">\n");
+		s_case_note(u, c, sh);
+		buf_puts(u->b, "    </testcase>\n");
+		free(msg);
+		return;
+	}
 	if (c->status == PROTO_FAIL || c->status == PROTO_ERROR) {
 		const char *tag = c->status == PROTO_FAIL ? "failure" : "error";
 
@@ -162,11 +199,15 @@ static void s_case(s_ju_t *u, const char *cls, const s_case_t *c)
 		s_attr(u->b, "type", st);
 		buf_puts(u->b, ">");
 		export_xml_escape(u->b, msg ? msg : "");
-		buf_printf(u->b, "</%s>\n    </testcase>\n", tag);
+		buf_printf(u->b, "</%s>\n", tag);
+		s_case_note(u, c, sh);
+		buf_puts(u->b, "    </testcase>\n");
 	} else if (c->status == PROTO_SKIP || c->status == PROTO_MISS) {
 		buf_puts(u->b, ">\n      <skipped");
 		s_attr(u->b, "message", msg && *msg ? msg : st);
-		buf_puts(u->b, "/>\n    </testcase>\n");
+		buf_puts(u->b, "/>\n");
+		s_case_note(u, c, sh);
+		buf_puts(u->b, "    </testcase>\n");
 	} else {
 		buf_puts(u->b, "/>\n");
 	}
@@ -176,6 +217,7 @@ static void s_case(s_ju_t *u, const char *cls, const s_case_t *c)
 static void s_suite(s_ju_t *u, const qrun_t *r, const export_suite_t *s)
 {
 	int64_t n = 0, fail = 0, err = 0, skip = 0;
+	s_share_t sh = { .suite_ms = s->duration_ms };
 	char *name = xasprintf("%s/%s/%s", r->lab, r->board, s->name);
 	char *cls = xasprintf("%s.%s.%s", r->lab, r->board, s->name);
 	char when[64], hex[65];
@@ -186,6 +228,7 @@ static void s_suite(s_ju_t *u, const qrun_t *r, const export_suite_t *s)
 		if (strcmp(u->paths.suite[u->c[i].path], s->name))
 			continue;
 		n++;
+		sh.untimed += u->c[i].duration_ms <= 0;
 		fail += st == PROTO_FAIL, err += st == PROTO_ERROR;
 		skip += st == PROTO_SKIP || st == PROTO_MISS;
 	}
@@ -215,7 +258,7 @@ static void s_suite(s_ju_t *u, const qrun_t *r, const export_suite_t *s)
 	buf_puts(u->b, "/>\n    </properties>\n");
 	for (size_t i = 0; i < u->n; i++)
 		if (!strcmp(u->paths.suite[u->c[i].path], s->name))
-			s_case(u, cls, &u->c[i]);
+			s_case(u, cls, &u->c[i], &sh);
 	buf_puts(u->b, "  </testsuite>\n");
 out:
 	free(name);

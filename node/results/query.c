@@ -8,6 +8,7 @@
  * read per run through the (run, path) primary key, then ordered in C by
  * the text rank of paths: no output depends on local row ids.
  */
+#include "node/results/export_int.h"
 #include "node/results/query_int.h"
 
 #include "proto/mem.h"
@@ -47,6 +48,28 @@ void query_time_short(int64_t ms, char out[64])
 	gmtime_r(&t, &tm);
 	snprintf(out, 64, "%04d-%02d-%02d %02d:%02d", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);
+}
+
+static void s_ms_text(int64_t ms, char out[32])
+{
+	if (ms < 10000)
+		snprintf(out, 32, "%lld ms", (long long)ms);
+	else
+		snprintf(out, 32, "%.1f s", (double)ms / 1000.0);
+}
+
+void query_duration(int64_t case_ms, int64_t suite_ms, char out[32])
+{
+	char s[32];
+
+	if (case_ms > 0) {
+		s_ms_text(case_ms, out);
+	} else if (suite_ms > 0) {
+		s_ms_text(suite_ms, s);
+		snprintf(out, 32, "suite %s", s);
+	} else {
+		snprintf(out, 32, "-");
+	}
 }
 
 void query_one_line(char *out, size_t outsz, const char *s)
@@ -518,20 +541,73 @@ static int s_run_cases(sqlite3_stmt *st, const qrun_t *r, const qpaths_t *p,
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-static void s_list_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
-			const s_case_t *c, const char *msg)
+/* Column widths of the text list. */
+typedef struct {
+	int lab, board, kernel, path;
+} s_widths_t;
+
+#define S_LIST_MAX_PATH_W 60 /* longer paths push the columns after them */
+
+/* The kernel: 12 digits of its commit, else its describe (cut at 24). */
+static const char *s_kernel_text(const qrun_t *r, char out[32])
 {
-	char line[256];
+	if (*r->commit)
+		snprintf(out, 32, "%.12s", r->commit);
+	else
+		snprintf(out, 32, "%.24s", *r->describe ? r->describe : "-");
+	return out;
+}
+
+static void s_list_widths(const qruns_t *runs, const qpaths_t *p,
+			  s_widths_t *w)
+{
+	char k[32];
+
+	*w = (s_widths_t){ 3, 5, 6, 4 };
+	for (size_t i = 0; i < runs->n; i++) {
+		const qrun_t *r = &runs->r[i];
+		int kl = (int)strlen(s_kernel_text(r, k));
+
+		w->lab = (int)strlen(r->lab) > w->lab ? (int)strlen(r->lab) :
+							 w->lab;
+		w->board = (int)strlen(r->board) > w->board ?
+				   (int)strlen(r->board) : w->board;
+		w->kernel = kl > w->kernel ? kl : w->kernel;
+	}
+	for (int64_t id = 1; id <= p->max; id++) {
+		int l = p->full[id] && p->match[id] ? (int)strlen(p->full[id]) : 0;
+
+		if (l > w->path)
+			w->path = l > S_LIST_MAX_PATH_W ? S_LIST_MAX_PATH_W : l;
+	}
+}
+
+static void s_list_head(buf_t *b, const s_widths_t *w)
+{
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %-12s  %-*s  %-6s  %10s  %s\n",
+		   "TIME", w->lab, "LAB", w->board, "BOARD", w->kernel,
+		   "KERNEL", "RUN", w->path, "CASE", "STATUS", "DURATION",
+		   "MESSAGE");
+}
+
+static void s_list_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
+			const s_case_t *c, const char *msg,
+			const s_widths_t *w, int64_t suite_ms)
+{
+	char line[256], when[64], run[65], k[32], dur[32];
 
 	query_one_line(line, sizeof(line), msg ? msg : "");
-	buf_printf(b, "%s  %s  %.12s  %s  %s  %lldms%s%s\n", r->lab, r->board,
-		   *r->commit ? r->commit : "-", p->full[c->path],
-		   query_status_name(c->status), (long long)c->duration_ms,
-		   *line ? "  " : "", line);
+	query_time_short(r->end_ms, when);
+	proto_hex(r->rec, 32, run);
+	query_duration(c->duration_ms, suite_ms, dur);
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %.12s  %-*s  %-6s  %10s%s%s\n",
+		   when, w->lab, r->lab, w->board, r->board, w->kernel,
+		   s_kernel_text(r, k), run, w->path, p->full[c->path],
+		   query_status_name(c->status), dur, *line ? "  " : "", line);
 }
 
 static void s_list_json(json_t *j, const qrun_t *r, const qpaths_t *p,
-			const s_case_t *c, const char *msg)
+			const s_case_t *c, const char *msg, int64_t suite_ms)
 {
 	json_obj_open(j);
 	query_json_hex(j, "run", r->rec);
@@ -544,8 +620,18 @@ static void s_list_json(json_t *j, const qrun_t *r, const qpaths_t *p,
 	json_key_str(j, "path", p->full[c->path]);
 	json_key_str(j, "status", query_status_name(c->status));
 	json_key_int(j, "duration_ms", c->duration_ms);
+	/* 0: not measured for the case; the suite's time instead */
+	json_key_int(j, "suite_duration_ms", suite_ms);
 	json_key_str(j, "message", msg ? msg : "");
 	json_obj_close(j);
+}
+
+/* The suite's duration of the case's suite in run r. */
+static int64_t s_suite_ms(const export_suites_t *ss, const char *suite)
+{
+	const export_suite_t *s = export_suite_find(ss, suite);
+
+	return s ? s->duration_ms : 0;
 }
 
 int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
@@ -554,7 +640,9 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 	qruns_t runs;
 	qpaths_t p;
 	qstrs_t strs;
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *sst = NULL;
+	export_suites_t ss = { 0 };
+	s_widths_t w;
 	s_case_t *cases = NULL;
 	size_t n = 0, alloc = 0;
 	buf_t b;
@@ -570,7 +658,9 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 	if (runs.n && (qstrs_open(db, &strs) < 0 ||
 		       sqlite3_prepare_v2(db, "SELECT path, status, duration_ms,"
 					  " msg FROM res_cases WHERE run = ?1",
-					  -1, &st, NULL) != SQLITE_OK)) {
+					  -1, &st, NULL) != SQLITE_OK ||
+		       sqlite3_prepare_v2(db, export_suites_sql(), -1, &sst,
+					  NULL) != SQLITE_OK)) {
 		snprintf(err, errsz, "reading the index failed");
 		rc = -EIO;
 		goto out;
@@ -580,16 +670,25 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 		json_obj_open(&j);
 		json_key(&j, "cases");
 		json_arr_open(&j);
+	} else if (runs.n) {
+		s_list_widths(&runs, &p, &w);
+		s_list_head(&b, &w);
 	}
 	for (size_t i = 0; i < runs.n && rc == 0; i++) {
 		rc = s_run_cases(st, &runs.r[i], &p, f, &cases, &n, &alloc);
+		export_suites_clear(&ss);
+		if (rc == 0 && n)
+			rc = export_suites_load(sst, runs.r[i].id, &ss);
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			char *msg = qstrs_get(&strs, cases[k].msg);
+			int64_t sms = s_suite_ms(&ss, p.suite[cases[k].path]);
 
 			if (json)
-				s_list_json(&j, &runs.r[i], &p, &cases[k], msg);
+				s_list_json(&j, &runs.r[i], &p, &cases[k], msg,
+					    sms);
 			else
-				s_list_text(&b, &runs.r[i], &p, &cases[k], msg);
+				s_list_text(&b, &runs.r[i], &p, &cases[k], msg,
+					    &w, sms);
 			free(msg);
 			rc = query_flush(&b, out, false);
 		}
@@ -606,6 +705,9 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 		qstrs_close(&strs);
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(sst);
+	export_suites_clear(&ss);
+	free(ss.s);
 	free(cases);
 	buf_free(&b);
 	qpaths_free(&p);

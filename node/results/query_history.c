@@ -98,8 +98,11 @@ static int s_collect(sqlite3 *db, int64_t path, const qruns_t *runs,
 	return rc;
 }
 
+/* A case row and the metric row of the same run and path are one
+ * result: the value goes with the verdict (m: the metric, or NULL). */
 static void s_row_json(json_t *j, const qrun_t *r, const qpaths_t *p,
-		       const s_row_t *w, const char *msg, const char *unit)
+		       const s_row_t *w, const char *msg, const char *unit,
+		       const s_row_t *m)
 {
 	char hex[65], when[64];
 
@@ -114,40 +117,85 @@ static void s_row_json(json_t *j, const qrun_t *r, const qpaths_t *p,
 	json_key_str(j, "board", r->board);
 	json_key_str(j, "arch", r->arch);
 	json_key_str(j, "run", hex);
-	if (w->has_value) {
-		json_key_double(j, "value", w->value);
-		json_key_str(j, "unit", unit ? unit : "");
-	} else {
+	if (!w->has_value) {
 		json_key_str(j, "status", query_status_name(w->status));
 		json_key_int(j, "duration_ms", w->duration_ms);
 		json_key_str(j, "message", msg ? msg : "");
 	}
+	if (w->has_value || m) {
+		json_key_double(j, "value", (m ? m : w)->value);
+		json_key_str(j, "unit", unit ? unit : "");
+	}
 	json_obj_close(j);
 }
 
-static void s_row_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
-		       const s_row_t *w, const char *msg, const char *unit)
+typedef struct {
+	int lab, board, kernel, path;
+} s_widths_t;
+
+static const char *s_kernel(const qrun_t *r)
 {
-	char when[64], line[256];
+	return *r->commit ? r->commit : *r->describe ? r->describe : "-";
+}
+
+static int s_max(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void s_widths(const qruns_t *runs, const qpaths_t *p,
+		     const s_rows_t *rows, s_widths_t *w)
+{
+	*w = (s_widths_t){ 3, 5, 6, 4 };
+	for (size_t i = 0; i < rows->n; i++) {
+		const qrun_t *r = &runs->r[rows->r[i].run];
+		int k = (int)strlen(s_kernel(r));
+
+		w->lab = s_max(w->lab, (int)strlen(r->lab));
+		w->board = s_max(w->board, (int)strlen(r->board));
+		w->kernel = s_max(w->kernel, k > 24 ? 24 : k);
+		w->path = s_max(w->path, (int)strlen(p->full[rows->r[i].path]));
+	}
+}
+
+static void s_head_text(buf_t *b, const s_widths_t *w)
+{
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %-12s  %-*s  %-6s  %10s  %12s"
+		   "  %s\n", "TIME", w->lab, "LAB", w->board, "BOARD",
+		   w->kernel, "KERNEL", "RUN", w->path, "TEST", "STATUS",
+		   "DURATION", "VALUE", "MESSAGE");
+}
+
+static void s_row_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
+		       const s_row_t *w, const char *msg, const char *unit,
+		       const s_row_t *m, const s_widths_t *wd)
+{
+	char when[64], line[256], hex[65], dur[32] = "", val[64] = "";
+	const s_row_t *v = w->has_value ? w : m;
 
 	query_time_short(r->end_ms, when);
-	buf_printf(b, "%s  %.12s  %s  %s  %s  ", when,
-		   *r->commit ? r->commit : "-", r->lab, r->board,
-		   p->full[w->path]);
-	if (w->has_value) {
-		buf_printf(b, "%.6g%s%s\n", w->value, unit ? " " : "",
-			   unit ? unit : "");
-		return;
-	}
+	proto_hex(r->rec, 32, hex);
+	if (!w->has_value)
+		query_duration(w->duration_ms, 0, dur);
+	if (v)
+		snprintf(val, sizeof(val), "%.6g%s%s", v->value,
+			 unit && *unit ? " " : "", unit ? unit : "");
 	query_one_line(line, sizeof(line), msg ? msg : "");
-	buf_printf(b, "%s  %lldms%s%s\n", query_status_name(w->status),
-		   (long long)w->duration_ms, *line ? "  " : "", line);
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*.*s  %.12s  %-*s  %-6s  %10s  %12s"
+		   "%s%s", when, wd->lab, r->lab, wd->board, r->board,
+		   wd->kernel, *r->commit ? 12 : 24, s_kernel(r), hex, wd->path, p->full[w->path],
+		   w->has_value ? "-" : query_status_name(w->status), dur, val,
+		   *line ? "  " : "", line);
+	while (b->len && b->data[b->len - 1] == ' ')
+		b->len--;
+	buf_putc(b, '\n');
 }
 
 static int s_print(sqlite3 *db, const qruns_t *runs, const qpaths_t *p,
 		   const s_rows_t *rows, bool json, FILE *out)
 {
 	qstrs_t strs;
+	s_widths_t wd = { 0 };
 	buf_t b;
 	json_t j;
 	int rc = 0;
@@ -161,15 +209,28 @@ static int s_print(sqlite3 *db, const qruns_t *runs, const qpaths_t *p,
 		json_key(&j, "history");
 		json_arr_open(&j);
 	}
+	if (!json && rows->n) {
+		s_widths(runs, p, rows, &wd);
+		s_head_text(&b, &wd);
+	}
 	for (size_t i = 0; i < rows->n && rc == 0; i++) {
 		const s_row_t *w = &rows->r[i];
+		const s_row_t *m = !w->has_value && i + 1 < rows->n &&
+					   rows->r[i + 1].has_value &&
+					   rows->r[i + 1].run == w->run &&
+					   rows->r[i + 1].path == w->path ?
+				   &rows->r[i + 1] : NULL;
 		char *msg = w->has_value ? NULL : qstrs_get(&strs, w->msg);
-		char *unit = w->has_value ? qstrs_get(&strs, w->unit) : NULL;
+		char *unit = w->has_value || m ?
+				     qstrs_get(&strs, (m ? m : w)->unit) : NULL;
 
+		if (m)
+			i++; /* shown with its verdict */
 		if (json)
-			s_row_json(&j, &runs->r[w->run], p, w, msg, unit);
+			s_row_json(&j, &runs->r[w->run], p, w, msg, unit, m);
 		else
-			s_row_text(&b, &runs->r[w->run], p, w, msg, unit);
+			s_row_text(&b, &runs->r[w->run], p, w, msg, unit, m,
+				   &wd);
 		free(msg), free(unit);
 		rc = query_flush(&b, out, false);
 	}

@@ -77,6 +77,10 @@ void query_time_short(int64_t ms, char out[64]);
 void query_json_hex(json_t *j, const char *key, const uint8_t *id);
 /* Status code to its name ("PASS"...), "?" if out of range. */
 const char *query_status_name(int status);
+/* A case's duration for people: "12 ms", "3.4 s"; when the case has no
+ * time of its own (0), "suite 3.4 s", its suite's, so labelled; "-"
+ * when neither is known. out: 32 bytes. */
+void query_duration(int64_t case_ms, int64_t suite_ms, char out[32]);
 /* Copy s to out as one line: controls become spaces, capped at n. */
 void query_one_line(char *out, size_t outsz, const char *s);
 

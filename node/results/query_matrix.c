@@ -24,6 +24,9 @@ typedef struct {
 	size_t run;       /* index into runs */
 	int status;       /* the suite's own status */
 	int64_t n[N_ST];  /* per case status */
+	char *metric;     /* the headline metric (first by path), or NULL */
+	double value;
+	char *unit;       /* "" when none */
 } s_cell_t;
 
 typedef struct {
@@ -222,10 +225,42 @@ static int s_matrix_build(sqlite3 *db, s_matrix_t *m, const query_filter_t *f)
 	return rc;
 }
 
+/* Each cell's headline metric: a benchmark's cell shows a number. */
+static int s_matrix_headlines(sqlite3 *db, s_matrix_t *m)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT p.path, m.value, u.s FROM"
+			       " res_metrics m JOIN res_paths p ON p.id ="
+			       " m.path JOIN res_strs n ON n.id = p.suite LEFT"
+			       " JOIN res_strs u ON u.id = m.unit WHERE m.run ="
+			       " ?1 AND n.s = ?2 ORDER BY p.path LIMIT 1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < m->n_cells; i++) {
+		s_cell_t *c = &m->cells[i];
+		const unsigned char *u;
+
+		sqlite3_bind_int64(st, 1, m->runs.r[c->run].id);
+		sqlite3_bind_text(st, 2, c->suite, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			c->metric = xasprintf("%s.%s", c->suite,
+					      sqlite3_column_text(st, 0));
+			c->value = sqlite3_column_double(st, 1);
+			u = sqlite3_column_text(st, 2);
+			c->unit = xstrdup(u ? (const char *)u : "");
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 static void s_matrix_free(s_matrix_t *m)
 {
 	for (size_t i = 0; i < m->n_cells; i++)
-		free(m->cells[i].suite);
+		free(m->cells[i].suite), free(m->cells[i].metric),
+			free(m->cells[i].unit);
 	free(m->cells);
 	free(m->suites);
 	free(m->row_first);
@@ -248,10 +283,27 @@ static void s_cell_text(const s_cell_t *c, char *out, size_t n)
 		snprintf(out, n, "-");
 		return;
 	}
+	/* a suite with no case to count (it SKIPped or broke as a whole)
+	 * says so, rather than 0/0/0; a benchmark shows its number */
+	if (!(c->n[PROTO_PASS] + c->n[PROTO_DONE] + c->n[PROTO_FAIL] +
+	      c->n[PROTO_ERROR] + c->n[PROTO_SKIP] + c->n[PROTO_MISS])) {
+		if (c->status != PROTO_PASS && c->status != PROTO_DONE) {
+			snprintf(out, n, "%s", query_status_name(c->status));
+			return;
+		}
+		if (c->metric) {
+			snprintf(out, n, "%.4g%s%s", c->value,
+				 *c->unit ? " " : "", c->unit);
+			return;
+		}
+	}
 	snprintf(out, n, "%lld/%lld/%lld",
 		 (long long)(c->n[PROTO_PASS] + c->n[PROTO_DONE]),
 		 (long long)(c->n[PROTO_FAIL] + c->n[PROTO_ERROR]),
 		 (long long)(c->n[PROTO_SKIP] + c->n[PROTO_MISS]));
+	if (c->metric && strlen(out) + 2 < n)
+		snprintf(out + strlen(out), n - strlen(out), " %.4g%s%s",
+			 c->value, *c->unit ? " " : "", c->unit);
 }
 
 static size_t s_width(size_t w, const char *s)
@@ -278,9 +330,13 @@ static void s_matrix_text(const s_matrix_t *m, buf_t *b)
 			ws[s] = s_width(s_width(ws[s], m->suites[s]), cell);
 		}
 	}
-	buf_printf(b, "commit %s\ncells: PASS/FAIL/SKIP (FAIL includes ERROR,"
-		   " SKIP includes MISS)\n\n", *m->commit ? m->commit :
-		   "(none)");
+	if (*m->commit || !m->runs.n || !*m->runs.r[0].describe)
+		buf_printf(b, "commit %s\n", *m->commit ? m->commit : "(none)");
+	else
+		buf_printf(b, "kernel %s (no commit)\n",
+			   m->runs.r[0].describe);
+	buf_printf(b, "cells: PASS/FAIL/SKIP (FAIL includes ERROR, SKIP"
+		   " includes MISS); a suite with no case: its status\n\n");
 	buf_printf(b, "%-*s  %-*s  %-*s", (int)wb, "BOARD", (int)wl, "LAB",
 		   (int)wa, "ARCH");
 	for (size_t s = 0; s < m->n_suites; s++)
@@ -337,6 +393,14 @@ static void s_matrix_json(const s_matrix_t *m, buf_t *b)
 			for (int k = PROTO_PASS; k <= PROTO_DONE; k++)
 				json_key_int(&j, keys[k], c->n[k]);
 			query_json_hex(&j, "run", m->runs.r[c->run].rec);
+			if (c->metric) {
+				json_key(&j, "headline");
+				json_obj_open(&j);
+				json_key_str(&j, "path", c->metric);
+				json_key_double(&j, "value", c->value);
+				json_key_str(&j, "unit", c->unit);
+				json_obj_close(&j);
+			}
 			json_obj_close(&j);
 		}
 		json_arr_close(&j);
@@ -361,6 +425,10 @@ int query_matrix(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 	rc = s_pick_commit(&m, err, errsz);
 	if (rc == 0)
 		rc = s_matrix_build(db, &m, f);
+	/* a headline is the run's number: not for a view filtered to
+	 * some cases */
+	if (rc == 0 && !f->status_mask && !f->path)
+		rc = s_matrix_headlines(db, &m);
 	if (rc < 0) {
 		if (rc == -EIO)
 			snprintf(err, errsz, "reading the index failed");

@@ -206,9 +206,9 @@ int reqview_find(const char *home, const char *prefix, uint8_t ret_id[32])
 	sqlite3 *db;
 	int rc;
 
-	if (strlen(prefix) < 8 || strlen(prefix) > 64 ||
+	if (strlen(prefix) < REQVIEW_MIN_PREFIX || strlen(prefix) > 64 ||
 	    strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix))
-		return -EINVAL;
+		return -EBADMSG;
 	if (store_open_readonly(home, &db) < 0)
 		return -ENOENT;
 	rc = store_db_find_request(db, prefix, ret_id);

@@ -61,8 +61,11 @@ typedef struct {
 	size_t n_events;
 } reqview_t;
 
+#define REQVIEW_MIN_PREFIX 6 /* hex digits of a request id people type */
+
 /* The full id of a request held in HOME's store from a hex prefix (at
- * least 8 digits). 0, -ENOENT, -EINVAL (ambiguous, or too short). */
+ * least REQVIEW_MIN_PREFIX digits). 0, -ENOENT, -EINVAL when several
+ * requests match, -EBADMSG when it is no hex prefix (or too short). */
 int reqview_find(const char *home, const char *prefix, uint8_t ret_id[32]);
 
 /* Read request id's view from db (a connection to HOME/store.db; may be

@@ -104,6 +104,10 @@ typedef int (*results_metric_fn)(void *arg, const results_metric_t *m);
 int results_metrics(sqlite3 *db, size_t max, results_metric_fn fn,
 		    void *arg);
 
+/* The median duration (ms) of the measured runs of suite, into *ret_ms
+ * (left alone when there is none). 0 or -EIO. */
+int results_suite_typical(sqlite3 *db, const char *suite, int64_t *ret_ms);
+
 /* The logs column ("NAME HEX\n" lines; *ret NULL when none) of the run
  * whose id starts with the lower-case hex prefix run, or of its suite
  * named suite (NULL: the whole run), and the lab that ran it (which

@@ -109,3 +109,24 @@ int results_find_logs(sqlite3 *db, const char *run, const char *suite,
 	}
 	return rows ? 0 : -ENOENT;
 }
+
+int results_suite_typical(sqlite3 *db, const char *suite, int64_t *ret_ms)
+{
+	static const char sql[] =
+		"SELECT s.duration_ms FROM res_suites s JOIN res_strs n ON"
+		" n.id = s.suite WHERE n.s = ?1 AND s.duration_ms > 0"
+		" ORDER BY s.duration_ms LIMIT 1 OFFSET (SELECT COUNT(*) / 2"
+		" FROM res_suites s2 JOIN res_strs n2 ON n2.id = s2.suite"
+		" WHERE n2.s = ?1 AND s2.duration_ms > 0)";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, suite, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret_ms = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}

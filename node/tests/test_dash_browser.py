@@ -132,8 +132,9 @@ def test_follow(pages, d, cases_link):
     check('mmap' in dom and 'st-FAIL' in dom, 'failed case listed')
     log_link = href_of(dom, r'<a href="([^"]+)" class="loglink">')
     dom = pages.load('log', log_link)
-    check(re.search(r'<pre class="log" id="log">\[    0\.000000\] Linux', dom),
-          'the log is shown')
+    check(re.search(r'<pre class="log" id="log"><span class="line" id="L1">'
+                    r'<a class="ln" href="#L1">1</a>\[    0\.000000\] Linux',
+                    dom), 'the log is shown, its lines numbered')
     check(esc in dom and '&lt;img src=x onerror=' in dom,
           'markup in the log is shown as text')
 

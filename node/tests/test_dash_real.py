@@ -273,11 +273,12 @@ def test_network(pg, rn):
         'table.requests tbody tr')].map(r => [...r.cells].map(
         c => c.textContent));""")
     check([r[0] for r in reqs] == [q[:12] for q in reversed(rn.requests)] and
-          reqs[0][2].startswith(COMMITS[1][:12]) and
-          reqs[0][2] == '%s (%s)' % (COMMITS[1][:12],
+          len(reqs[0][1]) == 12 and reqs[0][2] == 'finished' and
+          reqs[0][4].startswith(COMMITS[1][:12]) and
+          reqs[0][4] == '%s (%s)' % (COMMITS[1][:12],
                                      dashreal.DESCRIBES[1]) and
-          reqs[0][3] == dashreal.BRANCHES[1] and
-          reqs[0][4] == dashreal.SUITES.replace(',', ', '),
+          reqs[0][5] == dashreal.BRANCHES[1] and
+          reqs[0][6] == dashreal.SUITES.replace(',', ', '),
           'network page lists both requests, newest first: %r' % reqs)
 
 

@@ -226,10 +226,10 @@ static void s_test_matrix(sqlite3 *db)
 {
 	query_filter_t f = { .commit = s_ca };
 	static const char want[] =
-		"BOARD   LAB    ARCH    bench  kselftest\n"
-		"qemu-a  lab-a  x86_64  0/0/0  3/1/0    \n"
-		"rpi4    lab-a  arm64   -      3/1/0    \n"
-		"bbb     lab-b  arm     -      3/1/0    \n";
+		"BOARD   LAB    ARCH    bench   kselftest\n"
+		"qemu-a  lab-a  x86_64  100 ms  3/1/0    \n"
+		"rpi4    lab-a  arm64   -       3/1/0    \n"
+		"bbb     lab-b  arm     -       3/1/0    \n";
 	char *m;
 	int rc;
 
@@ -276,9 +276,11 @@ static void s_test_list(sqlite3 *db)
 	l = s_capture(db, &f, s_list_text, &rc);
 	CHECK(rc == 0);
 	/* rpi4 has two runs of commit B: both listed, latest first */
-	CHECK(strstr(l, "lab-a  qemu-a  ") != NULL);
-	CHECK(strstr(l, "kselftest.net.a  FAIL  10ms  broke <here> & \"there\""));
-	CHECK(strstr(l, "kselftest.net.b  ERROR  20ms") != NULL);
+	CHECK(!strncmp(l, "TIME              LAB    BOARD   KERNEL", 39));
+	CHECK(strstr(l, "  lab-a  qemu-a  ") != NULL);
+	CHECK(strstr(l, "kselftest.net.a     FAIL         10 ms  broke <here> &"
+			" \"there\""));
+	CHECK(strstr(l, "kselftest.net.b     ERROR        20 ms") != NULL);
 	CHECK(strstr(l, "PASS") == NULL);
 	free(l);
 	f = (query_filter_t){ .path = "kselftest.net", .board = "bbb" };
@@ -397,6 +399,20 @@ static void s_test_cli(void)
 			"check", NULL) == 1);
 }
 
+/* The first line of h at or after from holding both a and b, or NULL. */
+static char *s_line_with(char *h, const char *a, const char *b)
+{
+	for (char *l = h; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 :
+							  NULL) {
+		char *e = strchr(l, '\n'), *pa, *pb;
+
+		pa = strstr(l, a), pb = strstr(l, b);
+		if (pa && pb && (!e || (pa < e && pb < e)))
+			return l;
+	}
+	return NULL;
+}
+
 static void s_test_history(sqlite3 *db)
 {
 	query_filter_t f = { 0 };
@@ -408,9 +424,11 @@ static void s_test_history(sqlite3 *db)
 	CHECK(rc == 0);
 	/* newest first (by run end): B's qemu-a, B's latest rpi4 run, B's
 	 * early rpi4 run, then commit A's runs */
-	b1 = strstr(h, "lab-a  qemu-a  kselftest.net.a  FAIL");
-	b2 = strstr(h, "lab-a  rpi4  kselftest.net.a  PASS");
-	a1 = strstr(h, "lab-a  rpi4  kselftest.net.a  FAIL");
+	CHECK(!strncmp(h, "TIME              LAB    BOARD   KERNEL", 39));
+	b1 = s_line_with(h, "lab-a  qemu-a  ", "kselftest.net.a  FAIL");
+	b2 = s_line_with(h, "lab-a  rpi4    ", "kselftest.net.a  PASS");
+	a1 = b2 ? s_line_with(b2, "lab-a  rpi4    ", "kselftest.net.a  FAIL") :
+		  NULL;
 	CHECK(b1 && b2 && a1 && b1 < b2 && b2 < a1);
 	CHECK(a1 && strstr(a1, s_ca12) != NULL);
 	if (!(b1 && b2 && a1 && b1 < b2 && b2 < a1))

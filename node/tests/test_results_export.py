@@ -2,8 +2,10 @@
 """KCIDB and JUnit exports of synthetic signed run records.
 
 Checks that the KCIDB document validates against node/tests/kcidb-v5.3.schema.json
-(python3-jsonschema, format checking on), that the schema has teeth (documents
-with a null, an extra key, a bad id, a bad status or a non-https URL fail), that
+(the upstream schema, unedited; kcidb_check.py: format checking on for
+date-time and uri), that the schema has teeth (documents with a null, an
+extra key, an unknown _-prefixed key, a bad id, a bad status, a non-https
+URL, a bad time or a bad URI fail), that
 every parent link resolves, that a non-https tree goes to misc only, that a bad
 --origin is a usage error, that output is deterministic, and that the JUnit XML
 passes `xmllint --noout` and carries exactly the failures the list view shows.
@@ -20,6 +22,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 import jsonschema
+
+import kcidb_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = sys.argv[1]
@@ -45,9 +49,15 @@ def run(*args, rc=0):
 def validator():
     with open(os.path.join(HERE, "kcidb-v5.3.schema.json")) as f:
         schema = json.load(f)
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(
-        schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    check("$defs" in schema and "patternProperties" not in json.dumps(schema),
+          "the vendored schema is the upstream one (no _-prefix allowance)")
+    v = kcidb_check.validator()
+    fc = v.format_checker
+    check(fc.conforms("2020-08-14T23:08:06.967000+00:00", "date-time") and
+          not fc.conforms("2020-08-14 23:08", "date-time") and
+          fc.conforms("https://x.org/a?b=1&c=d", "uri") and
+          not fc.conforms("x y", "uri"), "date-time and uri are checked")
+    return v
 
 
 def test_kcidb(home, v):
@@ -89,11 +99,27 @@ def test_kcidb(home, v):
                         for c in other), "non-https tree URL only in misc")
     check(all(c["patchset_hash"] == "" for c in doc["checkouts"]),
           "patchset_hash is empty")
+    check(all(c.get("tree_name") and (c.get("git_commit_hash") or
+                                      c.get("git_commit_name"))
+              for c in doc["checkouts"]),
+          "every checkout has a tree name and a commit or a describe")
+    check(all(b.get("status") for b in doc["builds"]), "every build has a"
+          " status")
+    failed = [t for t in doc["tests"] if t["status"] in ("FAIL", "ERROR")
+              and t["misc"].get("message")]
+    check(failed and all(t.get("comment") == t["misc"]["message"] and
+                         t.get("log_excerpt") for t in failed),
+          "a failure's reason is its comment and, with no log held, its"
+          " excerpt")
     t = doc["tests"][0]
     check(t["environment"]["misc"]["lab"] and t["environment"]["misc"]["board"],
           "environment.misc has lab and board")
     check(t["log_url"].startswith("https://logs.example.org/blobs/"),
           "log_url from --log-base")
+    slash = json.loads(run("export", "--home", home, "--kcidb", "--log-base",
+                           "https://logs.example.org/blobs/").stdout)
+    check(slash["tests"][0]["log_url"] == t["log_url"],
+          "a --log-base ending in / gives the same log_url (no //)")
     metrics = [t for t in doc["tests"] if "number" in t]
     check(metrics and all(m["status"] == "DONE" for m in metrics),
           "metrics are DONE tests with a number")
@@ -130,9 +156,20 @@ def test_schema_teeth(doc, v):
     bad(lambda d: d["tests"][0]["environment"].update(lab="x"),
         "an extra key in environment")
     bad(lambda d: d["version"].update(major=4), "major version 4")
+    bad(lambda d: d["builds"][0].update(_labmesh="x"),
+        "an unknown _-prefixed key")
+    bad(lambda d: d["tests"][0].update(start_time="2026-13-01T00:00:00Z"),
+        "a start_time that is no date-time")
+    bad(lambda d: d["tests"][0].update(start_time="yesterday"),
+        "a start_time that is not RFC 3339")
+    bad(lambda d: d["tests"][0].update(log_url="not a uri"),
+        "a log_url that is not a URI")
+    bad(lambda d: d["tests"][0]["environment"].update(compatible=["a b"]),
+        "a compatible string with a space")
     bad(lambda d: d["tests"][0].pop("build_id"), "a test without build_id")
     ok = copy.deepcopy(doc)
     ok["tests"][0]["misc"]["anything"] = {"nested": [1, "x"]}
+    ok["tests"][0]["environment"]["compatible"] = ["qemu,virt", "arm,x"]
     check(not list(v.iter_errors(ok)), "schema accepts anything in misc")
 
 

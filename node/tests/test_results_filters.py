@@ -122,8 +122,12 @@ def listed(home, args):
     js = json.loads(run('query', '--home', home, '--list', '--json', *args))
     got = sorted(key(c) for c in js['cases'])
     text = run('query', '--home', home, '--list', *args)
-    lines = sorted(tuple(ln.split()[:2] + ln.split()[3:5])
-                   for ln in text.splitlines() if ln.strip())
+    rows = text.splitlines()
+    check(not rows or rows[0].split()[:3] == ['TIME', 'LAB', 'BOARD'],
+          'the list has a header')
+    # TIME (date, hour) LAB BOARD COMMIT RUN CASE STATUS DURATION
+    lines = sorted(tuple(ln.split()[2:4] + ln.split()[6:8])
+                   for ln in rows[1:] if ln.strip())
     return got, lines
 
 

@@ -407,7 +407,9 @@ static void s_progress(api_t *a, const api_param_t *p, size_t n,
 	if (rc < 0) {
 		api_error(ret, rc == -ENOENT ? 404 : 400,
 			  rc == -ENOENT ? "no such request in this node's store"
-					: "ambiguous or malformed request id");
+			  : rc == -EINVAL ? "several requests match: give more"
+					    " of the id"
+					  : "a request id is 6 to 64 hex digits");
 		return;
 	}
 	s_run_query(a, &c, &f, ret);

@@ -51,6 +51,22 @@ function link(page, params, text, cls) {
 	return el('a', { href: href(page, params), class: cls }, text);
 }
 
+/* A case's duration: its own, else (0: not measured for the case) its
+ * suite's, labelled so; '-' when neither is known. */
+function msText(ms) {
+	return ms < 10000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
+}
+
+function duration(ms, suiteMs) {
+	if (ms > 0)
+		return el('span', { class: 'dur' }, msText(ms));
+	if (suiteMs > 0)
+		return el('span', { class: 'dur suite-time',
+			title: 'not measured for this case: the whole suite took this long' },
+			'suite ' + msText(suiteMs));
+	return el('span', { class: 'dur' }, '-');
+}
+
 function badge(status) {
 	const s = STATUSES.includes(status) ? status : 'SKIP';
 	return el('span', { class: 'st st-' + s }, status);
@@ -182,21 +198,32 @@ async function pageNetwork() {
 	c.appendChild(table(['Commit', 'Branch', 'Tree', 'Boards', 'Runs',
 		'Failed runs', 'Latest', ''],
 		cl.map((k, i) => [
-			el('td', { class: 'mono' }, link('matrix.html', { commit: k.commit }, short(k.commit))),
+			el('td', { class: 'mono' }, k.commit ? link('matrix.html', { commit: k.commit },
+				short(k.commit)) : el('span', { class: 'muted' }, '(no commit)')),
 			k.branch, k.tree,
 			el('td', { class: 'num' }, String(k.boards)),
 			el('td', { class: 'num' }, String(k.runs)),
 			el('td', { class: 'num' }, String(k.failed_runs)),
 			when(k.end_ms),
-			i + 1 < cl.length ? link('compare.html',
-				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') : ''
+			/* the oldest commit has none before it to compare with */
+			i + 1 < cl.length && cl[i + 1].commit && k.commit &&
+				cl[i + 1].commit !== k.commit ? link('compare.html',
+				{ base: cl[i + 1].commit, new: k.commit }, 'vs previous') :
+				el('td', { class: 'muted' }, i + 1 === cl.length ? 'oldest' : '')
 		]), 'commits'));
 
 	c.appendChild(el('h2', {}, 'Requests'));
 	const rl = reqs.ok ? reqs.data.requests : [];
-	c.appendChild(table(['Request', 'Submitted', 'Kernel', 'Branch', 'Suites'],
-		rl.map(r => [
+	const states = await Promise.all(rl.slice(0, 20).map(r =>
+		api('progress', { id: r.request }).then(p => !p.ok ? '?' :
+			p.data.done ? 'finished' : p.data.labs.some(l =>
+				l.boards.length) ? 'running' : 'waiting')));
+	c.appendChild(table(['Request', 'Submitter', 'State', 'Submitted', 'Kernel',
+		'Branch', 'Suites'],
+		rl.map((r, i) => [
 			el('td', { class: 'mono' }, link('request.html', { id: r.request }, short(r.request))),
+			el('td', { class: 'mono' }, short(r.submitter)),
+			el('td', { class: 'state-' + (states[i] || '') }, states[i] || ''),
 			when(r.created_ms),
 			r.kernel === 'none' ? 'boards as they are' :
 				short(r.commit) + (r.describe ? ' (' + r.describe + ')' : ''),
@@ -229,7 +256,11 @@ function matrixTable(m) {
 				continue;
 			}
 			const counts = STATUSES.filter(k => x[k.toLowerCase()])
-				.map(k => x[k.toLowerCase()] + ' ' + k.toLowerCase()).join(', ');
+				.map(k => x[k.toLowerCase()] + ' ' + k.toLowerCase()).join(', ') +
+				/* a benchmark's cell shows its headline number */
+				(x.headline ? (STATUSES.some(k => x[k.toLowerCase()]) ? ' · ' : '') +
+					Number(x.headline.value.toPrecision(4)) +
+					(x.headline.unit ? ' ' + x.headline.unit : '') : '');
 			tr.appendChild(el('td', {
 				class: 'cell st-' + x.status, 'data-suite': s,
 				'data-status': x.status },
@@ -252,6 +283,7 @@ async function pageMatrix() {
 			p.commit = c.data.commits[0].commit;
 	}
 	content().appendChild(filterForm([['commit', 'Commit', p.commit],
+		['tree', 'Tree'], ['branch', 'Branch'], ['since', 'Since (7d, YYYY-MM-DD)'],
 		['board', 'Board'], ['lab', 'Lab'], ['suite', 'Suite'],
 		['path', 'Path']]));
 	p.view = 'matrix';
@@ -261,11 +293,22 @@ async function pageMatrix() {
 		return;
 	}
 	const m = r.data;
-	setTitle('Matrix of ' + short(m.commit));
-	content().appendChild(el('p', {}, 'Commit ', el('code', {}, m.commit),
+	setTitle('Matrix of ' + (short(m.commit) || (p.request ? 'request ' +
+		short(p.request) : 'runs without a commit')));
+	content().appendChild(el('p', {}, 'Commit ', el('code', {}, m.commit || 'none'),
 		' · ', m.boards.length + ' boards × ' + m.suites.length + ' suites · ',
 		link('history.html', {}, 'history of a test'), ' · click a cell for its cases and log'));
-	content().appendChild(matrixTable(m));
+	const search = el('input', { id: 'search', type: 'search',
+		placeholder: 'search boards, labs, archs…' });
+	content().appendChild(el('p', { class: 'search' }, search));
+	const mt = matrixTable(m);
+	content().appendChild(mt);
+	/* the search keeps the rows whose text has every word typed */
+	search.addEventListener('input', () => {
+		const words = search.value.toLowerCase().split(/\s+/).filter(w => w);
+		for (const tr of mt.tBodies[0].rows)
+			tr.hidden = !words.every(w => tr.textContent.toLowerCase().includes(w));
+	});
 	content().appendChild(el('p', { class: 'legend' },
 		...STATUSES.map(s => el('span', {}, badge(s)))));
 	setStatus('');
@@ -303,7 +346,7 @@ async function pageCases() {
 	c.appendChild(table(['Test', 'Status', 'Duration', 'Message'],
 		cs.map(k => [link('history.html', { test: k.path }, k.path),
 			el('td', {}, badge(k.status)),
-			el('td', { class: 'num' }, k.duration_ms + ' ms'),
+			el('td', { class: 'num' }, duration(k.duration_ms, k.suite_duration_ms)),
 			el('td', { class: 'message' }, k.message)]), 'cases'));
 	setStatus('');
 }
@@ -335,6 +378,12 @@ async function fetchLog(p) {
 	}
 }
 
+/* A line that reports a failure: TAP's "not ok", a FAIL verdict, a
+ * kernel BUG or oops. */
+function isFailLine(ln) {
+	return /^\s*(#\s*)?not ok\b/.test(ln) || /\b(FAIL|FAILED|TFAIL|BUG:|Oops)\b/.test(ln);
+}
+
 async function pageLog() {
 	const p = { run: args.get('run'), suite: args.get('suite'), name: args.get('name') };
 	setTitle('Log of ' + (p.suite || 'the run') + ' · run ' + short(p.run));
@@ -348,9 +397,29 @@ async function pageLog() {
 		return;
 	}
 	const text = await r.text();
+	const lines = text.split('\n');
+	if (lines.length && lines[lines.length - 1] === '')
+		lines.pop();
+	const failed = lines.filter(isFailLine).length;
 	content().appendChild(el('p', {}, link('cases.html', { run: p.run, suite: p.suite },
-		'back to the cases'), ' · ' + text.length + ' bytes'));
-	content().appendChild(el('pre', { class: 'log', id: 'log' }, text));
+		'back to the cases'), ' · ' + text.length + ' bytes, ' + lines.length +
+		' lines, ' + failed + ' failed · ',
+		el('a', { href: href('api/log', p), download: 'log-' + short(p.run) +
+			(p.suite ? '-' + p.suite : '') + '.txt', id: 'raw' }, 'raw log')));
+	const pre = el('pre', { class: 'log', id: 'log' });
+	lines.forEach((ln, i) => {
+		const n = String(i + 1);
+		pre.appendChild(el('span', { class: 'line' + (isFailLine(ln) ? ' fail' : ''),
+			id: 'L' + n }, el('a', { class: 'ln', href: '#L' + n }, n), ln + '\n'));
+	});
+	content().appendChild(pre);
+	if (location.hash) {
+		const t = document.getElementById(location.hash.slice(1));
+		if (t) {
+			t.classList.add('target');
+			t.scrollIntoView({ block: 'center' });
+		}
+	}
 	setStatus('');
 }
 
@@ -375,18 +444,25 @@ async function pageCompare() {
 	}
 	content().appendChild(filterForm([['base', 'Base', p.base], ['new', 'New', p.new],
 		['board', 'Board'], ['threshold', 'Metric threshold %']]));
+	if (p.base && p.base === p.new) {
+		setStatus('Base and new are the same commit: there is nothing before it' +
+			' to compare with.', true);
+		return;
+	}
 	const r = await api('compare', p);
 	if (!r.ok) {
 		setStatus(r.data.error, true);
 		return;
 	}
 	const d = r.data;
-	setTitle('Regressions from ' + short(d.base.commit) + ' to ' + short(d.new.commit));
+	setTitle('Regressions from ' + (short(d.base.commit) || short(p.base)) + ' to ' +
+		(short(d.new.commit) || short(p.new)));
 	const c = content();
 	const s = d.summary || {};
 	c.appendChild(el('p', { id: 'summary' },
-		el('b', { class: 'regress' }, (s.regressions || 0) + ' regressions'), ', ',
-		el('b', { class: 'fix' }, (s.fixes || 0) + ' fixes'), ', ',
+		el('b', { class: s.regressions ? 'regress' : 'none' },
+			(s.regressions || 0) + ' regressions'), ', ',
+		el('b', { class: s.fixes ? 'fix' : 'none' }, (s.fixes || 0) + ' fixes'), ', ',
 		(s.new || 0) + ' new, ' + (s.vanished || 0) + ' vanished, ' +
 		(s.metric_regressions || 0) + ' metric regressions (threshold ' +
 		d.threshold_pct + '%)'));
@@ -419,8 +495,26 @@ async function pageCompare() {
 
 async function pageHistory() {
 	const p = filtersFromArgs(['test']);
-	content().appendChild(filterForm([['test', 'Test (suite.path, or a glob)'],
-		['board', 'Board'], ['lab', 'Lab']]));
+	const form = filterForm([['test', 'Test (suite.path, or a glob)'],
+		['board', 'Board'], ['lab', 'Lab']]);
+	content().appendChild(form);
+	/* pick a test from those of the latest commit (and the metrics) */
+	const [latest, metrics] = await Promise.all([api('commits'), api('metrics')]);
+	const names = new Set();
+	if (latest.ok && latest.data.commits.length) {
+		const l = await api('query', { commit: latest.data.commits[0].commit,
+			view: 'list' });
+		if (l.ok)
+			for (const k of l.data.cases.slice(0, 20000))
+				names.add(k.path);
+	}
+	if (metrics.ok)
+		for (const x of metrics.data.metrics || [])
+			names.add(x.path);
+	const dl = el('datalist', { id: 'tests' },
+		...[...names].sort().map(n => el('option', { value: n })));
+	form.appendChild(dl);
+	form.querySelector('input[name=test]').setAttribute('list', 'tests');
 	if (!p.test) {
 		setStatus('Give a test, e.g. from a cases page.');
 		return;
@@ -438,7 +532,7 @@ async function pageHistory() {
 			link('matrix.html', { commit: x.commit }, short(x.commit))),
 			x.branch, x.lab, x.board,
 			'value' in x ? el('td', { class: 'num' }, x.value + ' ' + x.unit) :
-				el('td', {}, badge(x.status), ' ' + x.duration_ms + ' ms'),
+				el('td', {}, badge(x.status), ' ', duration(x.duration_ms, x.suite_duration_ms)),
 			el('td', { class: 'message' }, x.message || '')]), 'history'));
 	setStatus(h.length + ' results');
 }
@@ -446,7 +540,7 @@ async function pageHistory() {
 /* ---- benchmark trends ---- */
 
 function chart(points, unit) {
-	const W = 420, H = 220, L = 56, R = 34, T = 14, B = 40;
+	const W = 420, H = 230, L = 56, R = 34, T = 26, B = 40;
 	const s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
 		role: 'img' });
 	const vs = points.map(p => p.value);
@@ -476,12 +570,21 @@ function chart(points, unit) {
 		c.appendChild(svg('title', {}, short(p.commit) + ' ' + p.time + ': ' +
 			p.value + ' ' + unit));
 		s.appendChild(c);
-		s.appendChild(svg('text', { x: x(i), y: H - B + 20, 'text-anchor': 'middle' },
-			String(p.commit).slice(0, 7)));
+		/* every point says its value, and what it was measured on: the
+		 * commit, or the day and time of a run without one */
+		s.appendChild(svg('text', { class: 'val', x: x(i), y: y(p.value) - 8,
+			'text-anchor': 'middle' }, Number(Number(p.value).toPrecision(4))));
+		const xl = p.commit ? String(p.commit).slice(0, 7) :
+			String(p.time).replace('T', ' ').slice(5, 16);
+		const tilt = points.length > 6;
+		s.appendChild(svg('text', { class: 'xl', x: x(i), y: H - B + 16,
+			'text-anchor': tilt ? 'end' : 'middle',
+			transform: tilt ? 'rotate(-30 ' + x(i) + ' ' + (H - B + 16) + ')' : '' }, xl));
 	});
-	s.appendChild(svg('text', { x: 4, y: 11 }, unit));
+	s.appendChild(svg('text', { class: 'unit', x: L, y: 12 }, unit ? 'value (' + unit + ')' : 'value'));
 	s.appendChild(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' },
-		'commits, oldest to newest'));
+		points.some(p => p.commit) ? 'commits, oldest to newest' :
+			'runs, oldest to newest'));
 	return s;
 }
 
@@ -528,7 +631,7 @@ async function pageTrends() {
 			chart(pts, pts[0].unit)));
 	}
 	content().appendChild(charts);
-	setStatus(per.size + ' boards');
+	setStatus(per.size + (per.size === 1 ? ' board' : ' boards'));
 }
 
 /* ---- a request's progress ---- */
@@ -563,9 +666,25 @@ async function pageRequest() {
 		return;
 	}
 	setTitle('Request ' + short(id));
-	const [prog, jobs, res] = await Promise.all([api('progress', { id: id }),
-		api('request', { id: id }), api('query', { request: id, view: 'matrix' })]);
+	const [prog, jobs, res, reqs] = await Promise.all([api('progress', { id: id }),
+		api('request', { id: id }), api('query', { request: id, view: 'matrix' }),
+		api('requests')]);
 	const c = content();
+	const rq = reqs.ok ? reqs.data.requests.find(r => r.request.startsWith(id)) : null;
+	if (rq)
+		c.appendChild(el('dl', { class: 'facts', id: 'facts' },
+			el('dt', {}, 'Request'), el('dd', { class: 'mono' }, rq.request),
+			el('dt', {}, 'Submitter'), el('dd', { class: 'mono' }, rq.submitter),
+			el('dt', {}, 'Kernel'), el('dd', {}, rq.kernel === 'none' ?
+				'none: the boards as they are' : short(rq.commit) +
+				(rq.describe ? ' (' + rq.describe + ')' : '') +
+				(rq.branch ? ' on ' + rq.branch : '')),
+			el('dt', {}, 'Suites'), el('dd', {}, rq.suites.join(', ')),
+			el('dt', {}, 'Submitted'), el('dd', {}, when(rq.created_ms)),
+			el('dt', {}, 'Expires'), el('dd', {}, when(rq.expires_ms))));
+	else
+		c.appendChild(el('p', { class: 'muted' },
+			'The request itself has expired from this node\'s store: its answers and runs follow.'));
 	c.appendChild(el('h2', {}, 'Every lab'));
 	const done = prog.ok && prog.data.done;
 	if (prog.ok) {

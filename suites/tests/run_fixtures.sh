@@ -90,6 +90,10 @@ run "$work/ok" --config "$work/lab.yaml" --board host --suite fixture-fails
 cat "$work/ok" "$work/ok.err"
 check "with fail_ok it exits 0" test "$(cat "$work/ok.rc")" = 0
 check "the suite passes" has "PASS  fixture-fails: 2 passed, 1 skipped; 1 known failure accepted" "$work/ok"
+sed 's/fail_ok:/max_fail: 1/; /case: files.rename/d' "$work/lab.yaml" >"$work/lab1.yaml"
+run "$work/mf" --config "$work/lab1.yaml" --board host --suite fixture-fails
+check "a PASS within max_fail names the failing case" \
+	has "1 failed within max_fail 1: fixture-fails.files.rename" "$work/mf"
 check "the report says why" has "known failure: rename is known broken on this board" "$work/ok"
 check "the case is shown as a known failure" has "KNOWN fixture-fails.files.rename" "$work/ok"
 
@@ -224,7 +228,8 @@ check "an unknown suite exits 2" test "$(cat "$work/nos.rc")" = 2
 "$exe" run --help >"$work/help" 2>&1
 check "run --help" has "usage: labmesh run --board B" "$work/help"
 "$exe" suites --suites "$fixtures" >"$work/list"
-check "suites lists the fixtures" has "fixture-needs        functional 1       commands: sh,labmesh-no-such-command; kconfig: CONFIG_LABMESH_NO_SUCH_OPTION" "$work/list"
+check "suites lists the fixtures" has "fixture-needs        functional 1       max " "$work/list"
+check "with their needs" has " commands: sh,labmesh-no-such-command; kconfig: CONFIG_LABMESH_NO_SUCH_OPTION" "$work/list"
 
 echo "$fails failed"
 [ $fails -eq 0 ]
