@@ -18,13 +18,16 @@
 #include "proto/record.h"
 #include "proto/request.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +113,7 @@ typedef struct {
 	long max_per_lab, priority;
 	int64_t expires_ms, wait_ms;
 	bool wait;
+	char commit_hex[41]; /* --commit as resolved */
 } s_submit_t;
 
 static void s_submit_usage(FILE *f)
@@ -151,6 +155,89 @@ static void s_submit_usage(FILE *f)
 		"  --timeout D      stop following after D (default 6h)\n"
 		"Testing aids: --save FILE (the signed request's bytes),"
 		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
+}
+
+static bool s_hex40(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n != 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return true;
+}
+
+/* `git -C dir rev-parse --verify NAME^{commit}` (no shell): 0 and the id
+ * in out, or -ENOENT. */
+static int s_git_resolve(const char *dir, const char *name, char out[41])
+{
+	char *spec = xasprintf("%s^{commit}", name), buf[64];
+	int fds[2], status = 0;
+	ssize_t n = 0, k;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		free(spec);
+		return -EIO;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		dup2(nul, STDIN_FILENO);
+		execlp("git", "git", "-C", dir, "rev-parse", "--verify", "--quiet",
+		       "--end-of-options", spec, (char *)NULL);
+		_exit(127);
+	}
+	free(spec);
+	close(fds[1]);
+	while (pid > 0 && n < (ssize_t)sizeof(buf) - 1 &&
+	       (k = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += k;
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || n < 40)
+		return -ENOENT;
+	buf[40] = '\0';
+	if (!s_hex40(buf))
+		return -ENOENT;
+	memcpy(out, buf, 41);
+	return 0;
+}
+
+/*
+ * --commit: a full id, or (with --git a local repository) whatever git
+ * resolves there: a branch, a tag, a short id. Says why not otherwise.
+ */
+static int s_commit(s_submit_t *o)
+{
+	struct stat st;
+	bool local = o->git && stat(o->git, &st) == 0 && S_ISDIR(st.st_mode);
+
+	if (s_hex40(o->commit)) {
+		for (size_t i = 0; i < 40; i++)
+			o->commit_hex[i] = (char)tolower((unsigned char)o->commit[i]);
+		o->commit_hex[40] = '\0';
+		o->commit = o->commit_hex;
+		return 0;
+	}
+	if (local && s_git_resolve(o->git, o->commit, o->commit_hex) == 0) {
+		o->commit = o->commit_hex;
+		return 0;
+	}
+	if (local)
+		return cli_usage_error("submit", "--commit '%.64s': not a commit"
+				       " of %s (git rev-parse cannot resolve"
+				       " it)", o->commit, o->git), -EINVAL;
+	return cli_usage_error("submit", "--commit '%.64s': a commit id is 40"
+			       " hex digits (a branch name or short id only"
+			       " when --git is a local repository)",
+			       o->commit), -EINVAL;
 }
 
 static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
@@ -230,6 +317,8 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	if (o->kernel && !o->describe)
 		return cli_usage_error("submit", "--kernel needs --describe"),
 		       -EINVAL;
+	if (o->commit && s_commit(o) < 0)
+		return -EINVAL;
 	return 0;
 }
 
