@@ -18,6 +18,7 @@
  * process group is killed if it survived, an ERROR event says so, and the
  * job is queued again once (JOBS_MAX_ATTEMPTS); after that it ends ERROR.
  */
+#include "node/jobs/builds.h"
 #include "node/jobs/jobs_int.h"
 
 #include "node/jobs/exec_child.h"
@@ -300,6 +301,19 @@ static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 	return rc;
 }
 
+/* A job's folder goes when the job ends: its logs are blobs by then and
+ * its kernel build is kept in the build storage, not there. */
+static void s_remove_dir(jobs_t *j, int64_t job)
+{
+	char *dir = s_job_dir(j, job);
+	int rc = builds_rmtree(dir);
+
+	if (rc < 0)
+		log_warn("job %" PRId64 ": cannot remove %s: %s", job, dir,
+			 strerror(-rc));
+	free(dir);
+}
+
 /* The child is gone and its pipe drained: close the job. */
 static void s_finish(jobs_t *j, size_t bi, int wstatus)
 {
@@ -338,6 +352,7 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 	s->run_path = NULL;
 	free(s->error);
 	s->error = NULL;
+	s_remove_dir(j, s->job);
 	s->job = 0;
 	s->pid = 0;
 	jobs_update_board(j, bi);
