@@ -111,7 +111,7 @@ typedef struct {
 	const char *labs[SUBMIT_MAX_LIST], *boards[SUBMIT_MAX_LIST];
 	size_t n_suites, n_tags, n_labs, n_boards;
 	long max_per_lab, priority;
-	int64_t expires_ms, wait_ms;
+	int64_t expires_ms, wait_ms, silence_ms;
 	bool wait;
 	char commit_hex[41]; /* --commit as resolved */
 } s_submit_t;
@@ -127,7 +127,8 @@ static void s_submit_usage(FILE *f)
 		" [--lab L] [--board B]\n"
 		"                      [--max-per-lab N] [--priority P]"
 		" [--expires DURATION]\n"
-		"                      [--key FILE] [--wait [--timeout DURATION]]"
+		"                      [--key FILE] [--wait [--timeout DURATION]"
+		" [--silence D]]"
 		" [--home DIR] [--json]\n"
 		"Sign a test request with your key and send it to every lab"
 		" through the local\nnode. Without --git or --kernel the boards"
@@ -153,6 +154,9 @@ static void s_submit_usage(FILE *f)
 		" exit 0\n"
 		"                   only if everything passed\n"
 		"  --timeout D      stop following after D (default 6h)\n"
+		"  --silence D      stop waiting for a lab that accepted and then"
+		" said\n                   nothing for D (default 10m; a running"
+		" job speaks\n                   every minute)\n"
 		"Testing aids: --save FILE (the signed request's bytes),"
 		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
 }
@@ -261,6 +265,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		{ "key", required_argument, NULL, 'K' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "silence", required_argument, NULL, 'Q' },
 		{ "save", required_argument, NULL, 'S' },
 		{ "no-send", no_argument, NULL, 'N' },
 		{ "nonce", required_argument, NULL, 'n' },
@@ -271,6 +276,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	o->priority = 50;
 	o->expires_ms = SUBMIT_DEFAULT_EXPIRY_MS;
 	o->wait_ms = SUBMIT_DEFAULT_WAIT_MS;
+	o->silence_ms = SUBMIT_DEFAULT_SILENCE_MS;
 	while (rc == 0 && (c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'h':
@@ -301,6 +307,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 			       PROTO_MAX_PRIORITY ? 0 : -EINVAL; break;
 		case 'e': rc = s_duration(optarg, &o->expires_ms); break;
 		case 'T': rc = s_duration(optarg, &o->wait_ms); break;
+		case 'Q': rc = s_duration(optarg, &o->silence_ms); break;
 		default: return -EINVAL;
 		}
 	}
@@ -451,7 +458,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	fflush(stdout);
 	if (!o.wait)
 		return CLI_EXIT_OK;
-	return submit_follow(cli, id, true, o.wait_ms);
+	return submit_follow(cli, id, true, o.wait_ms, o.silence_ms);
 }
 
 /* ---- status and cancel ---------------------------------------------------- */
@@ -514,7 +521,7 @@ int cmd_status(cli_t *cli, int argc, char **argv)
 		return cli_fail("status", "%s", rc == -ENOENT ?
 				"no such request in this node's store" :
 				"ambiguous or malformed request id");
-	return submit_follow(cli, id, false, 0);
+	return submit_follow(cli, id, false, 0, 0);
 }
 
 int cmd_cancel(cli_t *cli, int argc, char **argv)

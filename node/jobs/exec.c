@@ -159,6 +159,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	free(s->run_path);
 	s->run_path = NULL;
 	s->last_state = JOB_QUEUED;
+	s->said_ms = 0;
 	st = s_prep(j, "UPDATE jobs SET pid=?, attempts=attempts+1,"
 		    " state=?, updated_ms=? WHERE id=?");
 	if (st) {
@@ -201,6 +202,13 @@ static void s_on_line(jobs_t *j, size_t bi, char *line)
 		return;
 	if (strcmp(suite, "-") == 0)
 		suite[0] = '\0';
+	if (s->last_state != (int)state || s->said_idx != idx)
+		s->state_ms = jobs_now();
+	s->said_ms = jobs_now();
+	s->said_idx = idx;
+	s->said_count = count;
+	snprintf(s->said_suite, sizeof(s->said_suite), "%s", suite);
+	snprintf(s->said_text, sizeof(s->said_text), "%s", line + off);
 	s->last_state = (int)state;
 	jobs_set_state(j, s->job, (int)state, line + off);
 	jobs_publish_event(j, s->request_id, board, (int)state, idx, count,
@@ -358,6 +366,24 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 	jobs_update_board(j, bi);
 }
 
+/* A job that said nothing for JOBS_ALIVE_MS says its last word again,
+ * with how long it has been at it. */
+static void s_alive(jobs_t *j, size_t bi)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	char text[256];
+
+	if (!s->said_ms || s->cancelled ||
+	    jobs_now() - s->said_ms < JOBS_ALIVE_MS)
+		return;
+	s->said_ms = jobs_now();
+	snprintf(text, sizeof(text), "%s (still at it after %lld s)",
+		 s->said_text, (long long)((jobs_now() - s->state_ms) / 1000));
+	jobs_publish_event(j, s->request_id, j->ctx.cfg->boards[bi].name,
+			   s->last_state, s->said_idx, s->said_count,
+			   s->said_suite, text);
+}
+
 void exec_tick(jobs_t *j)
 {
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
@@ -365,6 +391,7 @@ void exec_tick(jobs_t *j)
 
 		if (!s->job || !s->pid)
 			continue;
+		s_alive(j, i);
 		if (s->kill_at_ms && jobs_now() >= s->kill_at_ms)
 			kill(-s->pid, SIGKILL);
 		if (s->fd >= 0)

@@ -31,6 +31,9 @@
 #define JOBS_CHUNK_TIMEOUT_MS 5000   /* one chunk from one peer */
 #define JOBS_MAX_FETCHES 64          /* blobs fetched at once */
 #define JOBS_QUOTA_WINDOW_MS (24LL * 3600 * 1000)
+/* A running job says it is alive at least this often (its last event
+ * again), so a submitter can tell a long build from a lab gone silent. */
+#define JOBS_ALIVE_MS (60 * 1000)
 
 /* Job states in jobs.db are enum job_state (proto/record.h). */
 
@@ -46,6 +49,10 @@ typedef struct {
 	bool cancelled;
 	int64_t kill_at_ms; /* SIGKILL when still alive */
 	int last_state;
+	/* the last event published, repeated every JOBS_ALIVE_MS */
+	int64_t said_ms, state_ms;
+	unsigned said_idx, said_count;
+	char said_suite[PROTO_MAX_NAME + 1], said_text[160];
 } jobs_slot_t;
 
 typedef struct {
