@@ -259,6 +259,10 @@ static int s_sandbox(const s_site_t *st, int logfd)
 	argv[n++] = "--setenv", argv[n++] = "CROSS_COMPILE",
 	argv[n++] = r->cross_compile ? r->cross_compile : "";
 	argv[n++] = "--setenv", argv[n++] = "CCACHE_DIR", argv[n++] = st->ccache;
+	/* messages in plain ASCII: the log's excerpts go into records (LANG
+	 * too: the kernel's Makefile unexports LC_ALL) */
+	argv[n++] = "--setenv", argv[n++] = "LC_ALL", argv[n++] = "C";
+	argv[n++] = "--setenv", argv[n++] = "LANG", argv[n++] = "C";
 	argv[n++] = "--setenv", argv[n++] = "CCACHE_MAXSIZE",
 	argv[n++] = (char *)st->ccache_max;
 	argv[n++] = "--", argv[n++] = "/bin/sh", argv[n++] = "-c";
@@ -402,6 +406,18 @@ static void s_site_clear(s_site_t *st)
 	free(st->ccache);
 }
 
+/* Remove "DIR/" from the lines of an excerpt: paths read as the tree's. */
+static char *s_strip(char *text, const char *dir)
+{
+	char *pre = xasprintf("%s/", dir), *p;
+	size_t n = strlen(pre);
+
+	while ((p = strstr(text, pre)))
+		memmove(p, p + n, strlen(p + n) + 1);
+	free(pre);
+	return text;
+}
+
 /* Why the build failed, with the lines of its log that say so. */
 static char *s_failure(int rc, const s_site_t *st, const char *log,
 		       int timeout_s)
@@ -411,7 +427,7 @@ static char *s_failure(int rc, const s_site_t *st, const char *log,
 	if (rc == -ETIMEDOUT)
 		return xasprintf("build timed out after %d s", timeout_s);
 	if (rc != 0) {
-		tail = builds_log_excerpt(log, 6, 900, true);
+		tail = s_strip(builds_log_excerpt(log, 6, 900, true), st->src);
 		why = xasprintf("build failed (exit %d)%s%s", rc,
 				*tail ? ": " : "", tail);
 		free(tail);
