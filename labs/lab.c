@@ -106,6 +106,7 @@ void lab_config_destroy(lab_config_t **p)
 	free(cfg->http);
 	free(cfg->build_dir);
 	yaml_strlist_free(&cfg->submitters, cfg->n_submitters);
+	yaml_strlist_free(&cfg->builds_from, cfg->n_builds_from);
 	for (size_t i = 0; i < cfg->n_boards; i++)
 		lab_board_free(&cfg->boards[i]);
 	free(cfg->boards);
@@ -415,6 +416,10 @@ static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 		return r;
 	if (r > 0)
 		cfg->build_any = b == 0;
+	r = s_load_keys(pol, "builds_from", "any", &cfg->builds_from_any,
+			&cfg->builds_from, &cfg->n_builds_from);
+	if (r < 0)
+		return r;
 	return yaml_check_unknown(pol);
 }
 

@@ -185,6 +185,11 @@ typedef struct {
 	size_t n_submitters;
 	int quota_per_key; /* jobs per key per day; 0: unlimited */
 	bool build_any;    /* whose git source this lab builds: any allowed submitter */
+	/* whose builds this lab boots instead of building the same (tree,
+	 * commit, config, arch, toolchain) itself; none by default */
+	bool builds_from_any;
+	char **builds_from; /* node ids */
+	size_t n_builds_from;
 	/* boards and recipes */
 	lab_board_t *boards;
 	size_t n_boards;

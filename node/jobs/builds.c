@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define BUILDS_MAX_ENTRIES 4096 /* entries considered by one eviction */
@@ -301,6 +302,48 @@ uint64_t builds_evict(const char *root, uint64_t budget, const char *keep)
 		free(e[i].path);
 	free(e);
 	return total;
+}
+
+/* ---- toolchains -------------------------------------------------------- */
+
+char *builds_gcc_version(const char *cross)
+{
+	char *gcc = xasprintf("%sgcc", cross ? cross : ""), buf[256];
+	int fds[2], status = 0;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		free(gcc);
+		return NULL;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		dup2(nul, STDIN_FILENO);
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		execlp(gcc, gcc, "--version", (char *)NULL);
+		_exit(127);
+	}
+	free(gcc);
+	close(fds[1]);
+	while (pid > 0 && len + 1 < sizeof(buf) &&
+	       (n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return NULL;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	buf[120] = '\0'; /* within a record's compiler field */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return *buf ? xstrdup(buf) : NULL;
 }
 
 /* ---- log excerpts ------------------------------------------------------ */

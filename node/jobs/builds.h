@@ -52,6 +52,10 @@ uint64_t builds_du(const char *path);
  */
 uint64_t builds_evict(const char *root, uint64_t budget, const char *keep);
 
+/* The first line of `${cross}gcc --version` (a toolchain's identity, as
+ * run records carry it), plain ASCII, or NULL. Caller frees. */
+char *builds_gcc_version(const char *cross);
+
 /* Mark an entry used now (its mtime). */
 void builds_touch(const char *path);
 

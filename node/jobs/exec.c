@@ -131,6 +131,8 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	s_mkdir_p(dir);
 	rc = file_write(path, bytes, len);
 	free(path);
+	if (rc == 0 && s->has_pre)
+		rc = jobs_prebuilt_write(s, dir);
 	if (rc == 0)
 		rc = s_key_pipe(s->run_key, &keyfd);
 	if (rc < 0 || !j->self_exe || pipe2(fds, O_CLOEXEC) < 0) {

@@ -271,40 +271,11 @@ static int s_sandbox(const s_site_t *st, int logfd)
 	return s_spawn(argv, logfd, r->timeout_s > 0 ? r->timeout_s : 3600);
 }
 
-/* The first line argv prints (the compiler's --version), or NULL. */
-static char *s_first_line(char *const *argv)
-{
-	char buf[256];
-	int fds[2];
-	ssize_t n;
-	size_t len = 0;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return NULL;
-	n = s_spawn(argv, fds[1], 30);
-	close(fds[1]);
-	if (n != 0) {
-		close(fds[0]);
-		return NULL;
-	}
-	while (len + 1 < sizeof(buf) &&
-	       (n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fds[0]);
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	buf[PROTO_MAX_SHORT - 8] = '\0'; /* a record's compiler field */
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
-	return *buf ? xstrdup(buf) : NULL;
-}
-
 /* The compiler: what the recipe left in OUT/compiler, else the
  * toolchain's gcc --version. */
 static char *s_compiler(const lab_recipe_t *r, const char *out)
 {
-	char *path = xasprintf("%s/compiler", out), *gcc, *line = NULL;
+	char *path = xasprintf("%s/compiler", out), *line = NULL;
 	FILE *f = fopen(path, "re");
 	char buf[256];
 
@@ -323,10 +294,7 @@ static char *s_compiler(const lab_recipe_t *r, const char *out)
 		if (line)
 			return line;
 	}
-	gcc = xasprintf("%sgcc", r->cross_compile ? r->cross_compile : "");
-	line = s_first_line((char *const[]){ gcc, "--version", NULL });
-	free(gcc);
-	return line;
+	return builds_gcc_version(r->cross_compile);
 }
 
 /*
@@ -612,6 +580,52 @@ static int s_build(const char *home, const lab_config_t *cfg,
 	return rc;
 }
 
+/*
+ * The node found a trusted lab's build of this kernel and fetched its
+ * blobs (D/prebuilt, jobs_prebuilt.c): boot that, build nothing. 1 when
+ * taken, 0 when there is none.
+ */
+static int s_prebuilt(const char *home, const char *dir,
+		      const request_kernel_t *k, exec_kernel_t *ret)
+{
+	char *path = xasprintf("%s/prebuilt", dir), line[256];
+	char kern[65] = "", initrd[65] = "", lab[65] = "", run[65] = "";
+	char compiler[160] = "";
+	FILE *f = fopen(path, "re");
+
+	free(path);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "compiler ", 9) == 0)
+			snprintf(compiler, sizeof(compiler), "%s", line + 9);
+		else if (sscanf(line, "kernel %64s", kern) != 1 &&
+			 sscanf(line, "initrd %64s", initrd) != 1 &&
+			 sscanf(line, "lab %64s", lab) != 1)
+			sscanf(line, "run %64s", run);
+	}
+	fclose(f);
+	if (proto_unhex(kern, ret->id.kernel_blob, 32) < 0)
+		return 0;
+	ret->id.has_kernel_blob = true;
+	ret->kernel_path = blob_path(home, ret->id.kernel_blob);
+	if (proto_unhex(initrd, ret->id.initrd_blob, 32) == 0) {
+		ret->id.has_initrd_blob = true;
+		ret->initrd_path = blob_path(home, ret->id.initrd_blob);
+	}
+	ret->id.compiler = s_own(ret, xstrdup(compiler));
+	ret->id.build = BUILD_PASS;
+	ret->built = true;
+	ret->cached = true;
+	exec_say(JOB_BUILDING, 0, 0, NULL, "booting the build of lab %s (run"
+		 " %.12s) of %.12s: not building", lab, run, k->commit);
+	ret->build_text = xasprintf("booted the build of lab %s (run %s) of"
+				    " %.12s, built with %s; not built here",
+				    lab, run, k->commit, compiler);
+	return 1;
+}
+
 int exec_kernel(const char *home, const char *dir, const lab_config_t *cfg,
 		const lab_board_t *board, const request_t *req,
 		exec_kernel_t *ret, char **ret_error)
@@ -647,6 +661,7 @@ int exec_kernel(const char *home, const char *dir, const lab_config_t *cfg,
 		return 0;
 	}
 	ret->id.describe = s_own(ret, xasprintf("%.12s", k->commit));
-	(void)dir;
+	if (s_prebuilt(home, dir, k, ret))
+		return 0;
 	return s_build(home, cfg, board, k, ret, ret_error);
 }
