@@ -11,10 +11,12 @@ kept across runs: the first run builds the tree (10-20 minutes on two
 cores), later runs boot the cached build. Then the branch `broken` (a
 syntax error in kernel/panic.c) is built in the kept tree (a rebuild of
 that file): its build FAILs, and `query`, the matrix, the KCIDB export and
-`compare` show it with the compiler's error line.
+`compare`, the JUnit export and the dashboard's API show it with the
+compiler's error line.
 
 With LM_TEST_LONG=1, the same for arm64: cross-built with Debian's
 gcc-aarch64-linux-gnu and booted on the aarch64 QEMU board."""
+import http.client
 import json
 import os
 import re
@@ -138,6 +140,19 @@ def broken_build(n, tree, good_req):
              x.get('valid') is False]
     check(fails, 'the KCIDB export has no failed build: %s' %
           k.get('builds'))
+    ju = os.path.join(n.net.dir, 'junit.xml')
+    n.cmd('export', '--junit', '--out', ju)
+    junit = open(ju).read()
+    check(re.search(r'<testcase[^>]*name="kernel"[^>]*>\s*<failure', junit)
+          or ('build' in junit and 'panic.c' in junit),
+          'the JUnit export has no failed build')
+    conn = http.client.HTTPConnection('127.0.0.1', n.http_port, timeout=30)
+    conn.request('GET', '/api/query?view=list&request=' + req)
+    dash = json.loads(conn.getresponse().read())
+    conn.close()
+    d = [c for c in dash['cases'] if c['suite'] == 'build']
+    check(d and d[0]['status'] == 'FAIL' and 'panic.c' in d[0]['message'],
+          'the dashboard API does not show the build FAIL: %s' % dash)
     cmp = n.cli('compare', good_req[:16], req[:16], check_rc=False)
     print(cmp.stdout[-1500:])
     check(cmp.returncode == 1 and 'build' in cmp.stdout,
@@ -162,7 +177,9 @@ def test(net):
         arm = None
     extra = ('store:\n  build_dir: %s\n  build_budget: 40G\n' % BUILD_DIR +
              recipes)
-    n = net.node('lab-kernel', net.base(18450), boards, extra).start()
+    n = net.node('lab-kernel', net.base(18450), boards, extra)
+    n.http_port = n.port + 5
+    n.start(args=['--http', '127.0.0.1:%d' % n.http_port])
     good = rev(tree, 'main')
     req = build_and_boot(n, tree, good, 'x86_64', 'qemu-k')
     broken_build(n, tree, req)
