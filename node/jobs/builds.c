@@ -295,8 +295,13 @@ uint64_t builds_evict(const char *root, uint64_t budget, const char *keep)
 		if ((keep && strcmp(e[i].path, keep) == 0) || s_busy(e[i].path))
 			continue;
 		size = builds_du(e[i].path);
-		if (builds_rmtree(e[i].path) == 0)
+		if (builds_rmtree(e[i].path) == 0) {
+			char *lock = xasprintf("%s.lock", e[i].path);
+
+			unlink(lock); /* a tree's; nobody holds it (s_busy) */
+			free(lock);
 			total = total > size ? total - size : 0;
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		free(e[i].path);

@@ -178,11 +178,14 @@ def test(net):
             check(not left, 'job folders left after job %d: %s' % (i, left))
         used = du(os.path.join(n.home, 'work'))
         trees = os.listdir(os.path.join(n.home, 'work', 'trees'))
+        locks = [t for t in trees if t.endswith('.lock')]
+        check(len(locks) == len(trees) - len(locks),
+              'lock files of evicted trees are left: %s' % trees)
         check(used <= budget, 'after 10 builds the build storage holds %d'
               ' bytes, over its budget of %d' % (used, budget))
         print('disk budget: 10 builds, %d bytes kept (budget %d, peak %d),'
-              ' %d kept tree entries, no job folder left' % (
-                  used, budget, peak, len(trees)))
+              ' %d kept trees, no job folder left' % (
+                  used, budget, peak, len(trees) - len(locks)))
         print('builds OK')
     finally:
         lsock.close()
