@@ -90,6 +90,7 @@ static lab_config_t *s_config_new(const char *path)
 	cfg->submitters_any = true;
 	cfg->build_any = true;
 	cfg->blob_budget = LAB_DEFAULT_BLOB_BUDGET;
+	cfg->build_budget = LAB_DEFAULT_BUILD_BUDGET;
 	return cfg;
 }
 
@@ -110,7 +111,9 @@ void lab_config_destroy(lab_config_t **p)
 	free(cfg->seeds);
 	yaml_strlist_free(&cfg->trust_keys, cfg->n_trust_keys);
 	free(cfg->http);
+	free(cfg->build_dir);
 	yaml_strlist_free(&cfg->submitters, cfg->n_submitters);
+	yaml_strlist_free(&cfg->builds_from, cfg->n_builds_from);
 	for (size_t i = 0; i < cfg->n_boards; i++)
 		lab_board_free(&cfg->boards[i]);
 	free(cfg->boards);
@@ -118,6 +121,8 @@ void lab_config_destroy(lab_config_t **p)
 		free(cfg->recipes[i].arch);
 		free(cfg->recipes[i].command);
 		free(cfg->recipes[i].cross_compile);
+		yaml_strlist_free(&cfg->recipes[i].configs,
+				  cfg->recipes[i].n_configs);
 	}
 	free(cfg->recipes);
 	free(cfg);
@@ -357,30 +362,46 @@ int lab_parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-static int s_load_store(yaml_val_t *root, lab_config_t *cfg)
+/* A size field of store: 1 found, 0 absent, -EINVAL (said). */
+static int s_load_size(yaml_val_t *st, const char *key, uint64_t min,
+		       const char *example, unsigned long long *ret)
 {
-	yaml_val_t *st = NULL;
 	char *s = NULL;
 	uint64_t v;
+	int r = yaml_get_str(st, key, YAML_OPTIONAL, 32, &s);
+
+	if (r <= 0)
+		return r;
+	if (lab_parse_size(s, &v) < 0 || v < min || v > LAB_MAX_BLOB_BUDGET) {
+		free(s);
+		return yaml_fail_field(st, key, "expected a size from %s to"
+				       " 1024T, like %s", min >= (1ULL << 20) ?
+				       "1M" : "1K", example);
+	}
+	*ret = v;
+	free(s);
+	return 1;
+}
+
+static int s_load_store(yaml_val_t *root, const char *dir, lab_config_t *cfg)
+{
+	yaml_val_t *st = NULL;
 	int r;
 
 	r = yaml_get_map(root, "store", YAML_OPTIONAL, &st);
 	if (r < 0)
 		return r;
-	r = yaml_get_str(st, "blob_budget", YAML_OPTIONAL, 32, &s);
+	r = s_load_size(st, "blob_budget", LAB_MIN_BLOB_BUDGET, "10G or 500M",
+			&cfg->blob_budget);
 	if (r < 0)
 		return r;
-	if (s) {
-		if (lab_parse_size(s, &v) < 0 || v < LAB_MIN_BLOB_BUDGET ||
-		    v > LAB_MAX_BLOB_BUDGET) {
-			free(s);
-			return yaml_fail_field(st, "blob_budget", "expected a"
-					       " size from 1K to 1024T, like"
-					       " 10G or 500M");
-		}
-		cfg->blob_budget = v;
-		free(s);
-	}
+	r = s_load_size(st, "build_budget", LAB_MIN_BUILD_BUDGET, "20G",
+			&cfg->build_budget);
+	if (r < 0)
+		return r;
+	r = lab_get_path(st, "build_dir", YAML_OPTIONAL, dir, &cfg->build_dir);
+	if (r < 0)
+		return r;
 	return yaml_check_unknown(st);
 }
 
@@ -406,6 +427,10 @@ static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 		return r;
 	if (r > 0)
 		cfg->build_any = b == 0;
+	r = s_load_keys(pol, "builds_from", "any", &cfg->builds_from_any,
+			&cfg->builds_from, &cfg->n_builds_from);
+	if (r < 0)
+		return r;
 	return yaml_check_unknown(pol);
 }
 
@@ -431,6 +456,11 @@ static int s_load_recipe(yaml_val_t *v, lab_recipe_t *rc)
 		return r;
 	r = yaml_get_int(v, "timeout", YAML_OPTIONAL, 1, LAB_MAX_TIMEOUT_S,
 			 &rc->timeout_s);
+	if (r < 0)
+		return r;
+	r = lab_get_list(v, "configs", LAB_MAX_LIST, LAB_MAX_NAME,
+			 lab_config_name_valid, "config name", &rc->configs,
+			 &rc->n_configs);
 	if (r < 0)
 		return r;
 	return yaml_check_unknown(v);
@@ -507,7 +537,7 @@ static int s_load_tree(yaml_tree_t *t, lab_config_t *cfg)
 	if (r == 0)
 		r = s_load_policy(root, cfg);
 	if (r == 0)
-		r = s_load_store(root, cfg);
+		r = s_load_store(root, dir, cfg);
 	if (r == 0)
 		r = s_load_recipes(root, cfg);
 	if (r == 0)

@@ -25,6 +25,8 @@
 #define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
 #define LAB_MIN_BLOB_BUDGET 1024ULL           /* smaller is a typo */
 #define LAB_MAX_BLOB_BUDGET (1ULL << 50)      /* 1 PiB */
+#define LAB_DEFAULT_BUILD_BUDGET (20ULL << 30) /* store.build_budget: 20G */
+#define LAB_MIN_BUILD_BUDGET (1ULL << 20)      /* smaller is a typo */
 
 enum lab_transport_type {
 	LAB_TRANSPORT_LOCAL = 0,
@@ -145,6 +147,8 @@ typedef struct {
 	char *arch;
 	char *command;     /* operator-written; runs in the checked-out tree */
 	char *cross_compile; /* toolchain prefix, also used to build suites */
+	char **configs;    /* config bases it builds; NULL: any *config target */
+	size_t n_configs;
 	int timeout_s;
 	int line;
 } lab_recipe_t;
@@ -174,12 +178,21 @@ typedef struct {
 	/* store: blob retention (logs, kernel images); the node keeps
 	 * HOME/blobs within this many bytes, least recently used out */
 	unsigned long long blob_budget; /* LAB_DEFAULT_BLOB_BUDGET by default */
+	/* builds: git mirrors, kept trees, finished builds; within
+	 * build_budget bytes under build_dir (NULL: HOME/work) */
+	char *build_dir;
+	unsigned long long build_budget; /* LAB_DEFAULT_BUILD_BUDGET */
 	/* policy */
 	bool submitters_any;
 	char **submitters; /* key ids allowed when not "any" */
 	size_t n_submitters;
 	int quota_per_key; /* jobs per key per day; 0: unlimited */
 	bool build_any;    /* whose git source this lab builds: any allowed submitter */
+	/* whose builds this lab boots instead of building the same (tree,
+	 * commit, config, arch, toolchain) itself; none by default */
+	bool builds_from_any;
+	char **builds_from; /* node ids */
+	size_t n_builds_from;
 	/* boards and recipes */
 	lab_board_t *boards;
 	size_t n_boards;

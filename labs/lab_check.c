@@ -163,6 +163,14 @@ bool lab_prefix_valid(const char *s)
 	return n >= 1 && n <= 256 && s[0] != '-' && s_all_in(s, ALNUM "._/+-");
 }
 
+bool lab_config_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= LAB_MAX_NAME && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0 && s_all_in(s, ALNUM "._-");
+}
+
 bool lab_text_line_ok(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)

@@ -57,5 +57,7 @@ bool lab_adb_serial_valid(const char *s);
 bool lab_text_line_ok(const char *s);
 /* A toolchain prefix or path to one: [A-Za-z0-9._/+-], not starting with '-'. */
 bool lab_prefix_valid(const char *s);
+/* A config base a recipe names: [A-Za-z0-9_.-]{1,64}, not "." or "..". */
+bool lab_config_name_valid(const char *s);
 
 #endif

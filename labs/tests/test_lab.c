@@ -230,6 +230,12 @@ static void test_errors(void)
 	    "lab.yaml:2: policy.quota_per_key: -1 is out of range (0 to 1000000)");
 	ERR("recipes:\n  - arch: x86_64\n",
 	    "lab.yaml:2: recipes[0].command: required field is missing");
+	ERR("recipes:\n  - {arch: x86_64, command: make, configs: [tiny config]}\n",
+	    "lab.yaml:2: recipes[0].configs[0]: 'tiny config' is not a valid config name");
+	ERR("store:\n  build_budget: 10K\n",
+	    "lab.yaml:2: store.build_budget: expected a size from 1M to 1024T, like 20G");
+	ERR("policy:\n  builds_from: some\n",
+	    "lab.yaml:2: policy.builds_from: expected 'any' or a list of key ids, not 'some'");
 	ERR("recipes:\n  - {arch: x86_64, command: make}\n  - {arch: x86_64, command: make}\n",
 	    "lab.yaml:3: recipes[1].arch: a recipe for x86_64 is already given at line 2");
 	ERR(HEAD "  - name: a\n    arch: arm64\n    transport: {type: local}\n",

@@ -20,6 +20,7 @@
 #include "proto/types.h"
 #include "suites/catalog.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,7 +28,9 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,8 +118,9 @@ typedef struct {
 	const char *labs[SUBMIT_MAX_LIST], *boards[SUBMIT_MAX_LIST];
 	size_t n_suites, n_tags, n_labs, n_boards;
 	long max_per_lab, priority;
-	int64_t expires_ms, wait_ms;
+	int64_t expires_ms, wait_ms, silence_ms;
 	bool wait;
+	char commit_hex[41]; /* --commit as resolved */
 } s_submit_t;
 
 static void s_submit_usage(FILE *f)
@@ -130,7 +134,8 @@ static void s_submit_usage(FILE *f)
 		" [--lab L] [--board B]\n"
 		"                      [--max-per-lab N] [--priority P]"
 		" [--expires DURATION]\n"
-		"                      [--key FILE] [--wait [--timeout DURATION]]"
+		"                      [--key FILE] [--wait [--timeout DURATION]"
+		" [--silence D]]"
 		" [--home DIR] [--json]\n"
 		"Sign a test request with your key and send it to every lab"
 		" through the local\nnode. Without --git or --kernel the boards"
@@ -156,6 +161,9 @@ static void s_submit_usage(FILE *f)
 		" exit 0\n"
 		"                   only if everything passed\n"
 		"  --timeout D      stop following after D (default 6h)\n"
+		"  --silence D      stop waiting for a lab that accepted and then"
+		" said\n                   nothing for D (default 10m; a running"
+		" job speaks\n                   every minute)\n"
 		"Testing aids: --save FILE (the signed request's bytes),"
 		" --no-send,\n--nonce HEX (32 hex digits: reuse a nonce).\n");
 }
@@ -229,7 +237,7 @@ static int s_advert_suites(void *arg, uint64_t seq, const uint8_t *bytes,
 	record_t *r = NULL;
 
 	(void)seq;
-	if (record_decode(bytes, len, &r) == 0 && r->head.kind == RECORD_ADVERT)
+	if (wire_record_decode(bytes, len, &r) == 0 && r->head.kind == RECORD_ADVERT)
 		for (size_t i = 0; i < r->advert.n_suites; i++)
 			s_name_add(arg, r->advert.suites[i]);
 	record_destroy(&r);
@@ -302,6 +310,89 @@ static int s_check_suites(const cli_t *cli, const s_submit_t *o)
 	return rc;
 }
 
+static bool s_hex40(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n != 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return true;
+}
+
+/* `git -C dir rev-parse --verify NAME^{commit}` (no shell): 0 and the id
+ * in out, or -ENOENT. */
+static int s_git_resolve(const char *dir, const char *name, char out[41])
+{
+	char *spec = xasprintf("%s^{commit}", name), buf[64];
+	int fds[2], status = 0;
+	ssize_t n = 0, k;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		free(spec);
+		return -EIO;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		dup2(nul, STDIN_FILENO);
+		execlp("git", "git", "-C", dir, "rev-parse", "--verify", "--quiet",
+		       "--end-of-options", spec, (char *)NULL);
+		_exit(127);
+	}
+	free(spec);
+	close(fds[1]);
+	while (pid > 0 && n < (ssize_t)sizeof(buf) - 1 &&
+	       (k = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += k;
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || n < 40)
+		return -ENOENT;
+	buf[40] = '\0';
+	if (!s_hex40(buf))
+		return -ENOENT;
+	memcpy(out, buf, 41);
+	return 0;
+}
+
+/*
+ * --commit: a full id, or (with --git a local repository) whatever git
+ * resolves there: a branch, a tag, a short id. Says why not otherwise.
+ */
+static int s_commit(s_submit_t *o)
+{
+	struct stat st;
+	bool local = o->git && stat(o->git, &st) == 0 && S_ISDIR(st.st_mode);
+
+	if (s_hex40(o->commit)) {
+		for (size_t i = 0; i < 40; i++)
+			o->commit_hex[i] = (char)tolower((unsigned char)o->commit[i]);
+		o->commit_hex[40] = '\0';
+		o->commit = o->commit_hex;
+		return 0;
+	}
+	if (local && s_git_resolve(o->git, o->commit, o->commit_hex) == 0) {
+		o->commit = o->commit_hex;
+		return 0;
+	}
+	if (local)
+		return cli_usage_error("submit", "--commit '%.64s': not a commit"
+				       " of %s (git rev-parse cannot resolve"
+				       " it)", o->commit, o->git), -EINVAL;
+	return cli_usage_error("submit", "--commit '%.64s': give the whole"
+			       " commit id, 40 hex digits (a branch name or"
+			       " short id only when --git is a local"
+			       " repository)", o->commit), -EINVAL;
+}
+
 static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 {
 	static const struct option opts[] = {
@@ -323,6 +414,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 		{ "key", required_argument, NULL, 'K' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "silence", required_argument, NULL, 'Q' },
 		{ "save", required_argument, NULL, 'S' },
 		{ "no-send", no_argument, NULL, 'N' },
 		{ "nonce", required_argument, NULL, 'n' },
@@ -334,6 +426,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	o->priority = 50;
 	o->expires_ms = SUBMIT_DEFAULT_EXPIRY_MS;
 	o->wait_ms = SUBMIT_DEFAULT_WAIT_MS;
+	o->silence_ms = SUBMIT_DEFAULT_SILENCE_MS;
 	while (rc == 0 && (c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'h':
@@ -366,6 +459,7 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 			  break;
 		case 'e': rc = s_duration(optarg, &o->expires_ms); break;
 		case 'T': rc = s_duration(optarg, &o->wait_ms); break;
+		case 'Q': rc = s_duration(optarg, &o->silence_ms); break;
 		default: return -EINVAL;
 		}
 	}
@@ -381,11 +475,8 @@ static int s_submit_opts(cli_t *cli, int argc, char **argv, s_submit_t *o)
 	if (o->kernel && !o->describe)
 		return cli_usage_error("submit", "--kernel needs --describe"),
 		       -EINVAL;
-	if (o->commit && !proto_commit_ok(o->commit))
-		return cli_usage_error("submit", "--commit '%s': give the"
-				       " whole commit id, 40 lower-case hex"
-				       " digits (git rev-parse %s)",
-				       o->commit, o->commit), -EINVAL;
+	if (o->commit && s_commit(o) < 0)
+		return -EINVAL;
 	if (s_check_suites(cli, o) < 0)
 		return -EINVAL;
 	return 0;
@@ -548,7 +639,7 @@ int cmd_submit(cli_t *cli, int argc, char **argv)
 	if (!o.wait)
 		return CLI_EXIT_OK;
 	s_on_interrupt(hex);
-	return submit_follow(cli, id, true, o.wait_ms);
+	return submit_follow(cli, id, true, o.wait_ms, o.silence_ms);
 }
 
 /* ---- status and cancel ---------------------------------------------------- */
@@ -649,7 +740,7 @@ int cmd_status(cli_t *cli, int argc, char **argv)
 		return s_status_list(cli);
 	if (s_request_arg(cli, "status", argv[optind], id) < 0)
 		return CLI_EXIT_FAIL;
-	return submit_follow(cli, id, false, 0);
+	return submit_follow(cli, id, false, 0, 0);
 }
 
 int cmd_cancel(cli_t *cli, int argc, char **argv)

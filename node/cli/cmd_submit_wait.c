@@ -12,6 +12,7 @@
 #include "node/results/reqview.h"
 #include "node/results/results.h"
 #include "node/store/store.h"
+#include "proto/buf.h"
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/request.h"
@@ -115,9 +116,90 @@ static int s_verdict(const reqview_t *v)
 	return boards ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
-int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
-		  int64_t timeout_ms)
+/* When each lab last said something new about the request, by our own
+ * clock (a lab's stamps are its word, and its clock may be off). */
+typedef struct {
+	uint8_t author[32];
+	unsigned n_said;
+	int64_t at_ms;
+} s_heard_t;
+
+typedef struct {
+	s_heard_t *h;
+	size_t n;
+} s_ears_t;
+
+static s_heard_t *s_heard(s_ears_t *e, const uint8_t *author)
 {
+	for (size_t i = 0; i < e->n; i++)
+		if (memcmp(e->h[i].author, author, 32) == 0)
+			return &e->h[i];
+	return NULL;
+}
+
+static void s_listen(s_ears_t *e, const reqview_t *v, int64_t now)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const reqview_lab_t *l = &v->labs[i];
+		s_heard_t *h = s_heard(e, l->author);
+
+		if (!h) {
+			e->h = xreallocarray(e->h, e->n + 1, sizeof(*e->h));
+			h = &e->h[e->n++];
+			memcpy(h->author, l->author, 32);
+			h->n_said = l->n_said;
+			h->at_ms = now;
+		} else if (h->n_said != l->n_said) {
+			h->n_said = l->n_said;
+			h->at_ms = now;
+		}
+	}
+}
+
+/*
+ * Whether to stop following: every lab answered (or, past the answer
+ * grace, is let go) and every lab that accepted finished or said
+ * nothing for silence_ms. The labs let go are named in gone.
+ */
+static bool s_settled(const reqview_t *v, s_ears_t *e, int64_t now,
+		      int64_t start, int64_t silence_ms, buf_t *gone)
+{
+	size_t answered = 0;
+
+	buf_reset(gone);
+	for (size_t i = 0; i < v->n; i++) {
+		const reqview_lab_t *l = &v->labs[i];
+		const s_heard_t *h = s_heard(e, l->author);
+		int64_t quiet = h ? now - h->at_ms : 0;
+		bool final = true;
+
+		if (!l->answer) {
+			if (now - start < SUBMIT_ANSWER_GRACE_MS)
+				return false;
+			buf_printf(gone, "%s%s (never answered)", gone->len ?
+				   ", " : "", l->name);
+			continue;
+		}
+		answered++;
+		for (size_t k = 0; k < l->n_boards; k++)
+			final &= reqview_final(&l->boards[k]);
+		if (final)
+			continue;
+		if (silence_ms <= 0 || quiet < silence_ms)
+			return false;
+		buf_printf(gone, "%s%s (accepted, then silent for %lld s)",
+			   gone->len ? ", " : "", l->name,
+			   (long long)(quiet / 1000));
+	}
+	return answered > 0;
+}
+
+int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
+		  int64_t timeout_ms, int64_t silence_ms)
+{
+	s_ears_t ears = { 0 };
+	buf_t gone;
+	bool let_go = false;
 	int64_t start = s_now_ms(), until = start + timeout_ms;
 	bool tty = isatty(STDOUT_FILENO) && !cli->json;
 	reqview_t v = { 0 }, fresh;
@@ -128,6 +210,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 	if (store_open_readonly(cli->home, &db) < 0)
 		return cli_fail(follow ? "submit" : "status", "cannot read the"
 				" store in %s", cli->home);
+	buf_init(&gone, 4096);
 	for (;;) {
 		memset(&fresh, 0, sizeof(fresh));
 		reqview_collect(db, id, &fresh);
@@ -143,23 +226,30 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 		} else if (!cli->json) {
 			s_lines(&v, &printed, stdout);
 		}
+		s_listen(&ears, &v, s_now_ms());
 		if (reqview_done(&v, false) || s_now_ms() >= until)
 			break;
-		if (s_now_ms() - start >= SUBMIT_ANSWER_GRACE_MS &&
-		    reqview_done(&v, true)) {
-			fprintf(stderr, "labmesh submit: some labs never"
-				" answered (gone?); not waiting for them\n");
+		if (s_settled(&v, &ears, s_now_ms(), start, silence_ms,
+			      &gone)) {
+			if (gone.len)
+				fprintf(stderr, "labmesh submit: stopped waiting"
+					" for %s (--silence %lld s)\n",
+					buf_str(&gone),
+					(long long)(silence_ms / 1000));
+			let_go = !reqview_done(&v, true);
 			break;
 		}
 		usleep(SUBMIT_POLL_MS * 1000);
 	}
 	sqlite3_close(db);
 	free(printed.ids);
+	free(ears.h);
+	buf_free(&gone);
 	if (cli->json)
 		reqview_json(&v, id, stdout);
 	else if (!follow)
 		reqview_table(&v, stdout);
-	if (follow && !reqview_done(&v, true))
+	if (follow && !let_go && !reqview_done(&v, true))
 		fprintf(stderr, "labmesh submit: gave up waiting; 'labmesh"
 			" status' shows where it stands\n");
 	if (follow && !cli->json)

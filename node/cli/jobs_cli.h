@@ -17,15 +17,19 @@
 /* a lab silent this long after the submit (an advert of a lab that is
  * gone) is not waited for once everyone else is done */
 #define SUBMIT_ANSWER_GRACE_MS (60 * 1000)
+/* a lab that accepted and then said nothing this long (a running job
+ * says it is alive every minute) is not waited for: --silence */
+#define SUBMIT_DEFAULT_SILENCE_MS (10 * 60 * 1000)
 
 /*
  * Show where request id stands (once, or following it until every lab
  * answered and every accepted board finished, with live progress), then
- * the result matrix. Returns the exit status: 0 when every board that
- * took it passed.
+ * the result matrix. Following ends when every lab that accepted is done
+ * or has said nothing new for silence_ms (each such lab is named). Returns
+ * the exit status: 0 when every board that took it passed.
  */
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
-		  int64_t timeout_ms);
+		  int64_t timeout_ms, int64_t silence_ms);
 
 /* The latest requests in the home's store (mine: submitter, when not
  * NULL, only those of that key), newest first, with where each stands.

@@ -18,6 +18,7 @@
  * process group is killed if it survived, an ERROR event says so, and the
  * job is queued again once (JOBS_MAX_ATTEMPTS); after that it ends ERROR.
  */
+#include "node/jobs/builds.h"
 #include "node/jobs/jobs_int.h"
 
 #include "node/jobs/exec_child.h"
@@ -130,6 +131,8 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	s_mkdir_p(dir);
 	rc = file_write(path, bytes, len);
 	free(path);
+	if (rc == 0 && s->has_pre)
+		rc = jobs_prebuilt_write(s, dir);
 	if (rc == 0)
 		rc = s_key_pipe(s->run_key, &keyfd);
 	if (rc < 0 || !j->self_exe || pipe2(fds, O_CLOEXEC) < 0) {
@@ -158,6 +161,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	free(s->run_path);
 	s->run_path = NULL;
 	s->last_state = JOB_QUEUED;
+	s->said_ms = 0;
 	st = s_prep(j, "UPDATE jobs SET pid=?, attempts=attempts+1,"
 		    " state=?, updated_ms=? WHERE id=?");
 	if (st) {
@@ -200,6 +204,13 @@ static void s_on_line(jobs_t *j, size_t bi, char *line)
 		return;
 	if (strcmp(suite, "-") == 0)
 		suite[0] = '\0';
+	if (s->last_state != (int)state || s->said_idx != idx)
+		s->state_ms = jobs_now();
+	s->said_ms = jobs_now();
+	s->said_idx = idx;
+	s->said_count = count;
+	snprintf(s->said_suite, sizeof(s->said_suite), "%s", suite);
+	snprintf(s->said_text, sizeof(s->said_text), "%s", line + off);
 	s->last_state = (int)state;
 	jobs_set_state(j, s->job, (int)state, line + off);
 	jobs_publish_event(j, s->request_id, board, (int)state, idx, count,
@@ -300,6 +311,19 @@ static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 	return rc;
 }
 
+/* A job's folder goes when the job ends: its logs are blobs by then and
+ * its kernel build is kept in the build storage, not there. */
+static void s_remove_dir(jobs_t *j, int64_t job)
+{
+	char *dir = s_job_dir(j, job);
+	int rc = builds_rmtree(dir);
+
+	if (rc < 0)
+		log_warn("job %" PRId64 ": cannot remove %s: %s", job, dir,
+			 strerror(-rc));
+	free(dir);
+}
+
 /* The child is gone and its pipe drained: close the job. */
 static void s_finish(jobs_t *j, size_t bi, int wstatus)
 {
@@ -338,9 +362,28 @@ static void s_finish(jobs_t *j, size_t bi, int wstatus)
 	s->run_path = NULL;
 	free(s->error);
 	s->error = NULL;
+	s_remove_dir(j, s->job);
 	s->job = 0;
 	s->pid = 0;
 	jobs_update_board(j, bi);
+}
+
+/* A job that said nothing for JOBS_ALIVE_MS says its last word again,
+ * with how long it has been at it. */
+static void s_alive(jobs_t *j, size_t bi)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	char text[256];
+
+	if (!s->said_ms || s->cancelled ||
+	    jobs_now() - s->said_ms < JOBS_ALIVE_MS)
+		return;
+	s->said_ms = jobs_now();
+	snprintf(text, sizeof(text), "%s (still at it after %lld s)",
+		 s->said_text, (long long)((jobs_now() - s->state_ms) / 1000));
+	jobs_publish_event(j, s->request_id, j->ctx.cfg->boards[bi].name,
+			   s->last_state, s->said_idx, s->said_count,
+			   s->said_suite, text);
 }
 
 void exec_tick(jobs_t *j)
@@ -350,6 +393,7 @@ void exec_tick(jobs_t *j)
 
 		if (!s->job || !s->pid)
 			continue;
+		s_alive(j, i);
 		if (s->kill_at_ms && jobs_now() >= s->kill_at_ms)
 			kill(-s->pid, SIGKILL);
 		if (s->fd >= 0)

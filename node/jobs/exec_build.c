@@ -15,6 +15,7 @@
  */
 #include "node/jobs/exec_child.h"
 
+#include "node/jobs/builds.h"
 #include "node/store/blob.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -49,6 +51,7 @@ void exec_kernel_clear(exec_kernel_t *k)
 		free(k->owned[i]);
 	free(k->kernel_path);
 	free(k->initrd_path);
+	free(k->build_text);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -123,8 +126,35 @@ static int s_git(int logfd, char *const *args)
 	return s_spawn(argv, logfd, EXEC_GIT_TIMEOUT_S);
 }
 
-/* Fetch the commit into the mirror; 0 or -errno with *ret_error. */
-static int s_fetch(const char *home, const request_kernel_t *k, int logfd,
+static void s_mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *c = p + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		mkdir(p, 0700);
+		*c = '/';
+	}
+	mkdir(p, 0700);
+	free(p);
+}
+
+static int64_t s_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Fetch the commit into the tree's mirror (root/git/<hash of the URL>):
+ * the whole tree the first time, then only the request's branch. 0 or
+ * -errno with *ret_error.
+ */
+static int s_fetch(const char *root, const request_kernel_t *k, int logfd,
 		   char **ret_mirror, char **ret_error)
 {
 	const char *parts[] = { k->url };
@@ -132,11 +162,11 @@ static int s_fetch(const char *home, const request_kernel_t *k, int logfd,
 	int rc;
 
 	s_hash_hex(parts, 1, hex);
-	mirror = xasprintf("%s/work/git/%s", home, hex);
+	mirror = xasprintf("%s/git/%s", root, hex);
 	if (access(mirror, F_OK) != 0) {
-		char *dir = xasprintf("%s/work/git", home);
+		char *dir = xasprintf("%s/git", root);
 
-		mkdir(dir, 0700);
+		s_mkdirs(dir);
 		free(dir);
 		rc = s_git(logfd, (char *const[]){ "init", "-q", "--bare",
 						   "--", mirror, NULL });
@@ -166,6 +196,7 @@ static int s_fetch(const char *home, const request_kernel_t *k, int logfd,
 		return -ENOENT;
 	}
 	(void)rc; /* a failed fetch is fine when the commit is there */
+	builds_touch(mirror);
 	*ret_mirror = mirror;
 	return 0;
 }
@@ -178,14 +209,28 @@ static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
 	return NULL;
 }
 
-/* Build src with the recipe into out, in bubblewrap, no network. */
-static int s_sandbox(const lab_recipe_t *rc_, const request_kernel_t *k,
-		     const char *arch, const char *src, const char *out,
-		     int logfd)
+/* Where one build happens: the kept tree (src/, build/) and its output. */
+typedef struct {
+	const lab_recipe_t *recipe;
+	const request_kernel_t *k;
+	const char *arch;
+	char *src, *build, *out, *ccache;
+	char jobs[16], ccache_max[32];
+} s_site_t;
+
+/* Build in the site's tree with the recipe, in bubblewrap, no network. */
+static int s_sandbox(const s_site_t *st, int logfd)
 {
-	char *argv[64];
+	const lab_recipe_t *r = st->recipe;
+	const request_kernel_t *k = st->k;
+	char *argv[96];
 	size_t n = 0;
 
+	/* a build takes the CPUs for minutes: the lab's node, boards and
+	 * other jobs go first */
+	argv[n++] = "nice";
+	argv[n++] = "-n";
+	argv[n++] = "10";
 	argv[n++] = "bwrap";
 	argv[n++] = "--unshare-net";
 	argv[n++] = "--unshare-pid";
@@ -195,24 +240,287 @@ static int s_sandbox(const lab_recipe_t *rc_, const request_kernel_t *k,
 	argv[n++] = "--dev", argv[n++] = "/dev";
 	argv[n++] = "--proc", argv[n++] = "/proc";
 	argv[n++] = "--tmpfs", argv[n++] = "/tmp";
-	argv[n++] = "--bind", argv[n++] = (char *)src, argv[n++] = (char *)src;
-	argv[n++] = "--bind", argv[n++] = (char *)out, argv[n++] = (char *)out;
-	argv[n++] = "--chdir", argv[n++] = (char *)src;
+	argv[n++] = "--bind", argv[n++] = st->src, argv[n++] = st->src;
+	argv[n++] = "--bind", argv[n++] = st->build, argv[n++] = st->build;
+	argv[n++] = "--bind", argv[n++] = st->out, argv[n++] = st->out;
+	argv[n++] = "--bind", argv[n++] = st->ccache, argv[n++] = st->ccache;
+	argv[n++] = "--chdir", argv[n++] = st->src;
 	argv[n++] = "--setenv", argv[n++] = "LABMESH_URL", argv[n++] = (char *)k->url;
 	argv[n++] = "--setenv", argv[n++] = "LABMESH_BRANCH", argv[n++] = (char *)k->branch;
 	argv[n++] = "--setenv", argv[n++] = "LABMESH_COMMIT", argv[n++] = (char *)k->commit;
 	argv[n++] = "--setenv", argv[n++] = "LABMESH_CONFIG", argv[n++] = (char *)k->config;
-	argv[n++] = "--setenv", argv[n++] = "LABMESH_ARCH", argv[n++] = (char *)arch;
-	argv[n++] = "--setenv", argv[n++] = "LABMESH_OUT", argv[n++] = (char *)out;
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_ARCH", argv[n++] = (char *)st->arch;
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_KARCH",
+	argv[n++] = (char *)builds_karch(st->arch);
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_SRC", argv[n++] = st->src;
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_BUILD", argv[n++] = st->build;
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_OUT", argv[n++] = st->out;
+	argv[n++] = "--setenv", argv[n++] = "LABMESH_JOBS", argv[n++] = (char *)st->jobs;
 	argv[n++] = "--setenv", argv[n++] = "CROSS_COMPILE",
-	argv[n++] = rc_->cross_compile ? rc_->cross_compile : "";
+	argv[n++] = r->cross_compile ? r->cross_compile : "";
+	argv[n++] = "--setenv", argv[n++] = "CCACHE_DIR", argv[n++] = st->ccache;
+	/* messages in plain ASCII: the log's excerpts go into records (LANG
+	 * too: the kernel's Makefile unexports LC_ALL) */
+	argv[n++] = "--setenv", argv[n++] = "LC_ALL", argv[n++] = "C";
+	argv[n++] = "--setenv", argv[n++] = "LANG", argv[n++] = "C";
+	argv[n++] = "--setenv", argv[n++] = "CCACHE_MAXSIZE",
+	argv[n++] = (char *)st->ccache_max;
 	argv[n++] = "--", argv[n++] = "/bin/sh", argv[n++] = "-c";
-	argv[n++] = rc_->command;
+	argv[n++] = r->command;
 	argv[n] = NULL;
-	return s_spawn(argv, logfd, rc_->timeout_s > 0 ? rc_->timeout_s : 3600);
+	return s_spawn(argv, logfd, r->timeout_s > 0 ? r->timeout_s : 3600);
 }
 
-static int s_build(const char *home, const char *dir, const lab_config_t *cfg,
+/* The compiler: what the recipe left in OUT/compiler, else the
+ * toolchain's gcc --version. */
+static char *s_compiler(const lab_recipe_t *r, const char *out)
+{
+	char *path = xasprintf("%s/compiler", out), *line = NULL;
+	FILE *f = fopen(path, "re");
+	char buf[256];
+
+	free(path);
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			buf[PROTO_MAX_SHORT - 8] = '\0';
+			for (char *p = buf; *p; p++)
+				if ((unsigned char)*p < 0x20 ||
+				    (unsigned char)*p >= 0x7f)
+					*p = '?';
+			line = *buf ? xstrdup(buf) : NULL;
+		}
+		fclose(f);
+		if (line)
+			return line;
+	}
+	return builds_gcc_version(r->cross_compile);
+}
+
+/*
+ * The kept checkout of the tree at the commit: made once per site with a
+ * shared clone of the mirror, then moved to each commit, so unchanged
+ * files keep their times and make rebuilds only what changed. A checkout
+ * that cannot move (its mirror was evicted) is made again.
+ */
+static int s_checkout(const char *tree, const char *mirror, const char *src,
+		      const char *commit, int logfd)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (access(src, F_OK) != 0 &&
+		    s_git(logfd, (char *const[]){ "clone", "-q", "--shared",
+						  "--no-checkout", "--", (char *)mirror,
+						  (char *)src, NULL }) != 0)
+			return -EIO;
+		if (s_git(logfd, (char *const[]){ "-C", (char *)src, "checkout",
+						  "-q", "-f", "--detach",
+						  (char *)commit, "--", NULL }) == 0 &&
+		    s_git(logfd, (char *const[]){ "-C", (char *)src, "clean",
+						  "-q", "-f", "-d", "-x", NULL }) == 0)
+			return 0;
+		dprintf(logfd, "labmesh: the kept tree %s cannot move to %s:"
+			" making it again\n", tree, commit);
+		builds_rmtree(tree);
+		s_mkdirs(tree);
+	}
+	return -EIO;
+}
+
+/* The site of (tree, arch, config, recipe) under root, locked (ret_lock). */
+static int s_site(const char *root, const request_kernel_t *k,
+		  const lab_recipe_t *r, const char *arch,
+		  unsigned long long budget, s_site_t *st, char **ret_tree,
+		  int *ret_lock)
+{
+	const char *parts[5] = { k->url, arch, k->config, r->command,
+				 r->cross_compile ? r->cross_compile : "" };
+	char hex[33], *tree, *lock;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd;
+
+	s_hash_hex(parts, 5, hex);
+	tree = xasprintf("%s/trees/%s", root, hex);
+	lock = xasprintf("%s.lock", tree);
+	s_mkdirs(tree);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(lock);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(tree);
+		return -EIO;
+	}
+	builds_touch(tree);
+	st->recipe = r;
+	st->k = k;
+	st->arch = arch;
+	st->src = xasprintf("%s/src", tree);
+	st->build = xasprintf("%s/build", tree);
+	st->ccache = xasprintf("%s/ccache", root);
+	s_mkdirs(st->build);
+	s_mkdirs(st->ccache);
+	snprintf(st->jobs, sizeof(st->jobs), "%ld", cpus > 0 ? cpus : 1);
+	snprintf(st->ccache_max, sizeof(st->ccache_max), "%lluM",
+		 budget / 5 / (1024 * 1024) + 1);
+	*ret_tree = tree;
+	*ret_lock = fd;
+	return 0;
+}
+
+static void s_site_clear(s_site_t *st)
+{
+	free(st->src);
+	free(st->build);
+	free(st->ccache);
+}
+
+/* Remove "DIR/" from the lines of an excerpt: paths read as the tree's. */
+static char *s_strip(char *text, const char *dir)
+{
+	char *pre = xasprintf("%s/", dir), *p;
+	size_t n = strlen(pre);
+
+	while ((p = strstr(text, pre)))
+		memmove(p, p + n, strlen(p + n) + 1);
+	free(pre);
+	return text;
+}
+
+/* Why the build failed, with the lines of its log that say so. */
+static char *s_failure(int rc, const s_site_t *st, const char *log,
+		       int timeout_s)
+{
+	char *tail, *why;
+
+	if (rc == -ETIMEDOUT)
+		return xasprintf("build timed out after %d s", timeout_s);
+	if (rc != 0) {
+		tail = s_strip(builds_log_excerpt(log, 6, 900, true), st->src);
+		why = xasprintf("build failed (exit %d)%s%s", rc,
+				*tail ? ": " : "", tail);
+		free(tail);
+		return why;
+	}
+	tail = builds_log_excerpt(log, BUILDS_LOG_TAIL, 600, false);
+	why = xasprintf("the recipe left no image: expected %s/vmlinuz"
+			" ($LABMESH_OUT/vmlinuz); the build log ends: %s",
+			st->out, *tail ? tail : "(empty)");
+	free(tail);
+	return why;
+}
+
+/* Fetch, check out and build into out; 0 or -errno with *ret_error. */
+static int s_make(const char *root,
+		  const lab_config_t *cfg, const lab_recipe_t *r,
+		  const lab_board_t *board, const request_kernel_t *k,
+		  const char *out, exec_kernel_t *ret, char **ret_error)
+{
+	s_site_t st = { 0 };
+	char *mirror = NULL, *tree = NULL, *vm = xasprintf("%s/vmlinuz", out);
+	int logfd, lockfd = -1, rc;
+
+	logfd = open(ret->build_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		     0600);
+	exec_say(JOB_BUILDING, 0, 0, NULL, "fetching %.12s", k->commit);
+	rc = s_fetch(root, k, logfd, &mirror, ret_error);
+	if (rc == 0 && s_site(root, k, r, board->arch, cfg->build_budget, &st,
+			      &tree, &lockfd) < 0) {
+		*ret_error = xstrdup("cannot lock the build tree");
+		rc = -EIO;
+	}
+	st.out = (char *)out;
+	if (rc == 0 && s_checkout(tree, mirror, st.src, k->commit, logfd) < 0) {
+		*ret_error = xasprintf("cannot check out %s", k->commit);
+		rc = -EIO;
+	}
+	if (rc == 0) {
+		exec_say(JOB_BUILDING, 0, 0, NULL, "building %.12s for %s",
+			 k->commit, board->arch);
+		rc = s_sandbox(&st, logfd);
+		if (rc != 0 || access(vm, R_OK) != 0) {
+			*ret_error = s_failure(rc, &st, ret->build_log,
+					       r->timeout_s);
+			rc = -EIO;
+		}
+	}
+	if (tree) {
+		char *c = rc == 0 ? s_compiler(r, out) : NULL;
+
+		if (c)
+			ret->id.compiler = s_own(ret, c);
+		builds_touch(tree);
+	}
+	if (lockfd >= 0)
+		close(lockfd);
+	if (logfd >= 0)
+		close(logfd);
+	builds_evict(root, cfg->build_budget, tree);
+	s_site_clear(&st);
+	free(tree);
+	free(mirror);
+	free(vm);
+	return rc;
+}
+/* A finished build's duration and compiler, kept beside it. */
+static void s_save_meta(const char *cache, int64_t ms, const char *compiler)
+{
+	char *path = xasprintf("%s/meta", cache);
+	FILE *f = fopen(path, "we");
+
+	if (f) {
+		fprintf(f, "%lld\n%s\n", (long long)ms, compiler ? compiler : "");
+		fclose(f);
+	}
+	free(path);
+}
+
+static void s_load_meta(const char *cache, exec_kernel_t *ret)
+{
+	char *path = xasprintf("%s/meta", cache), line[256];
+	FILE *f = fopen(path, "re");
+
+	free(path);
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		ret->build_ms = strtoll(line, NULL, 10);
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (*line)
+			ret->id.compiler = s_own(ret, xstrdup(line));
+	}
+	fclose(f);
+}
+
+static void s_take_image(const char *home, const char *out, exec_kernel_t *ret)
+{
+	char *vm = xasprintf("%s/vmlinuz", out);
+	char *initrd = xasprintf("%s/initrd.img", out);
+
+	ret->kernel_path = vm;
+	if (blob_put_file(home, vm, ret->id.kernel_blob) == 0)
+		ret->id.has_kernel_blob = true;
+	if (access(initrd, R_OK) == 0) {
+		ret->initrd_path = initrd;
+		if (blob_put_file(home, initrd, ret->id.initrd_blob) == 0)
+			ret->id.has_initrd_blob = true;
+	} else {
+		free(initrd);
+	}
+}
+
+static void s_say_built(const request_kernel_t *k, const char *arch,
+			exec_kernel_t *ret)
+{
+	ret->build_text = xasprintf("%s %.12s for %s in %lld s%s%s",
+				    ret->cached ? "cached build of" : "built",
+				    k->commit, arch,
+				    (long long)(ret->build_ms / 1000),
+				    *ret->id.compiler ? " with " : "",
+				    ret->id.compiler);
+}
+
+static int s_build(const char *home, const lab_config_t *cfg,
 		   const lab_board_t *board, const request_kernel_t *k,
 		   exec_kernel_t *ret, char **ret_error)
 {
@@ -220,89 +528,102 @@ static int s_build(const char *home, const char *dir, const lab_config_t *cfg,
 	const char *parts[5] = { k->commit, k->config, board->arch,
 				 r ? r->command : "", r && r->cross_compile ?
 				 r->cross_compile : "" };
-	char hex[33], *cache, *out, *src, *mirror = NULL, *vm, *ok;
-	int logfd, rc;
+	char hex[33], why[768], *root, *cache, *out, *ok;
+	int64_t t0;
+	int rc;
 
-	if (!r) {
-		*ret_error = xasprintf("no build recipe for %s", board->arch);
+	ret->built = true;
+	if (builds_config_check(r, board->arch, k->config, why,
+				sizeof(why)) < 0) {
+		*ret_error = xstrdup(why);
+		ret->build_text = xstrdup(why);
+		ret->id.build = BUILD_ERROR;
 		return -ENOENT;
 	}
+	root = builds_root(home, cfg);
 	s_hash_hex(parts, 5, hex);
-	cache = xasprintf("%s/work/build-cache/%s", home, hex);
+	cache = xasprintf("%s/build-cache/%s", root, hex);
 	out = xasprintf("%s/out", cache);
-	vm = xasprintf("%s/vmlinuz", out);
 	ok = xasprintf("%s/ok", cache);
 	snprintf(ret->build_log, sizeof(ret->build_log), "%s/build.log", cache);
 	if (access(ok, F_OK) == 0) {
 		exec_say(JOB_BUILDING, 0, 0, NULL, "cached build of %.12s",
 			 k->commit);
+		builds_touch(cache);
+		s_load_meta(cache, ret);
+		ret->cached = true;
 		rc = 0;
-		goto done;
+	} else {
+		/* what an interrupted or failed attempt left goes first */
+		builds_rmtree(out);
+		s_mkdirs(out);
+		t0 = s_mono_ms();
+		rc = s_make(root, cfg, r, board, k, out, ret, ret_error);
+		ret->build_ms = s_mono_ms() - t0;
+		if (rc == 0) {
+			s_save_meta(cache, ret->build_ms, ret->id.compiler);
+			close(open(ok, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		}
 	}
-	{
-		char *p = xasprintf("%s/work/build-cache", home);
-
-		mkdir(p, 0700);
-		free(p);
-	}
-	mkdir(cache, 0700);
-	mkdir(out, 0700);
-	logfd = open(ret->build_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		     0600);
-	exec_say(JOB_BUILDING, 0, 0, NULL, "fetching %.12s", k->commit);
-	rc = s_fetch(home, k, logfd, &mirror, ret_error);
-	src = xasprintf("%s/src", dir);
-	/* a tree left by an interrupted attempt goes first */
-	s_spawn((char *const[]){ "rm", "-rf", "--", src, NULL }, logfd, 300);
-	if (rc == 0 && (s_git(logfd, (char *const[]){ "clone", "-q", "--shared",
-					"--no-checkout", "--", mirror, src,
-					NULL }) != 0 ||
-			s_git(logfd, (char *const[]){ "-C", src, "checkout", "-q",
-					"--detach", (char *)k->commit,
-					"--", NULL }) != 0)) {
-		*ret_error = xasprintf("cannot check out %s", k->commit);
-		rc = -EIO;
-	}
-	if (rc == 0) {
-		exec_say(JOB_BUILDING, 0, 0, NULL, "building %.12s for %s",
-			 k->commit, board->arch);
-		rc = s_sandbox(r, k, board->arch, src, out, logfd);
-		if (rc == -ETIMEDOUT)
-			*ret_error = xasprintf("build timed out");
-		else if (rc != 0)
-			*ret_error = xasprintf("build failed (exit %d)", rc);
-		else if (access(vm, R_OK) != 0)
-			*ret_error = xasprintf("the recipe left no vmlinuz");
-		rc = *ret_error ? -EIO : 0;
-	}
-	if (rc == 0)
-		close(open(ok, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-	if (logfd >= 0)
-		close(logfd);
-	free(src);
-	free(mirror);
-done:
 	ret->id.build = rc == 0 ? BUILD_PASS :
 			rc == -ENOENT ? BUILD_ERROR : BUILD_FAIL;
 	if (rc == 0) {
-		char *initrd = xasprintf("%s/initrd.img", out);
-
-		ret->kernel_path = xstrdup(vm);
-		if (blob_put_file(home, vm, ret->id.kernel_blob) == 0)
-			ret->id.has_kernel_blob = true;
-		if (access(initrd, R_OK) == 0) {
-			ret->initrd_path = initrd;
-			if (blob_put_file(home, initrd, ret->id.initrd_blob) == 0)
-				ret->id.has_initrd_blob = true;
-		} else {
-			free(initrd);
-		}
+		s_take_image(home, out, ret);
+		s_say_built(k, board->arch, ret);
+	} else {
+		ret->build_text = xstrdup(*ret_error ? *ret_error : "");
 	}
+	free(root);
 	free(cache);
 	free(out);
-	free(vm);
 	free(ok);
 	return rc;
+}
+
+/*
+ * The node found a trusted lab's build of this kernel and fetched its
+ * blobs (D/prebuilt, jobs_prebuilt.c): boot that, build nothing. 1 when
+ * taken, 0 when there is none.
+ */
+static int s_prebuilt(const char *home, const char *dir,
+		      const request_kernel_t *k, exec_kernel_t *ret)
+{
+	char *path = xasprintf("%s/prebuilt", dir), line[256];
+	char kern[65] = "", initrd[65] = "", lab[65] = "", run[65] = "";
+	char compiler[160] = "";
+	FILE *f = fopen(path, "re");
+
+	free(path);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "compiler ", 9) == 0)
+			snprintf(compiler, sizeof(compiler), "%s", line + 9);
+		else if (sscanf(line, "kernel %64s", kern) != 1 &&
+			 sscanf(line, "initrd %64s", initrd) != 1 &&
+			 sscanf(line, "lab %64s", lab) != 1)
+			sscanf(line, "run %64s", run);
+	}
+	fclose(f);
+	if (proto_unhex(kern, ret->id.kernel_blob, 32) < 0)
+		return 0;
+	ret->id.has_kernel_blob = true;
+	ret->kernel_path = blob_path(home, ret->id.kernel_blob);
+	if (proto_unhex(initrd, ret->id.initrd_blob, 32) == 0) {
+		ret->id.has_initrd_blob = true;
+		ret->initrd_path = blob_path(home, ret->id.initrd_blob);
+	}
+	ret->id.compiler = s_own(ret, xstrdup(compiler));
+	ret->id.build = BUILD_PASS;
+	ret->built = true;
+	ret->cached = true;
+	exec_say(JOB_BUILDING, 0, 0, NULL, "booting the build of lab %s (run"
+		 " %.12s) of %.12s: not building", lab, run, k->commit);
+	ret->build_text = xasprintf("booted the build of lab %s (run %s) of"
+				    " %.12s, built with %s; not built here",
+				    lab, run, k->commit, compiler);
+	return 1;
 }
 
 int exec_kernel(const char *home, const char *dir, const lab_config_t *cfg,
@@ -340,5 +661,7 @@ int exec_kernel(const char *home, const char *dir, const lab_config_t *cfg,
 		return 0;
 	}
 	ret->id.describe = s_own(ret, xasprintf("%.12s", k->commit));
-	return s_build(home, dir, cfg, board, k, ret, ret_error);
+	if (s_prebuilt(home, dir, k, ret))
+		return 0;
+	return s_build(home, cfg, board, k, ret, ret_error);
 }

@@ -156,8 +156,52 @@ typedef struct {
 	buf_t console;
 	char *release, *machine;
 	char *error; /* why the job could not run */
+	int64_t build_start, build_end; /* wall clock around the kernel step */
 	uint8_t seed[32]; /* the job's one-off key */
 } s_job_t;
+
+/*
+ * The build of a git kernel as a suite of its own, "build": its status,
+ * duration, compiler and config, the failing lines as the message of its
+ * one case, its duration as a metric and the build log as its output, so
+ * query, the matrix, compare and the exports show a build like any test.
+ */
+static void s_fill_build(const s_job_t *jb, run_suite_t *rs, run_case_t *c,
+			 run_metric_t *m, run_log_t *log)
+{
+	const exec_kernel_t *k = &jb->kern;
+	enum proto_status st = k->id.build == BUILD_PASS ? PROTO_PASS :
+			       k->id.build == BUILD_FAIL ? PROTO_FAIL :
+							   PROTO_ERROR;
+	uint64_t ms = k->build_ms > 0 ? (uint64_t)k->build_ms : 0;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->name = "build";
+	rs->version = "";
+	rs->status = st;
+	rs->duration_ms = k->cached ? 0 : ms;
+	rs->start_ms = (uint64_t)jb->build_start;
+	rs->end_ms = (uint64_t)(jb->build_end >= jb->build_start ?
+				jb->build_end : jb->build_start);
+	c->path = "kernel";
+	c->status = st;
+	c->duration_ms = rs->duration_ms;
+	c->message = k->build_text ? k->build_text : "";
+	rs->cases = c;
+	rs->n_cases = 1;
+	m->name = "duration";
+	m->value = (double)ms / 1000.0;
+	m->unit = "s";
+	m->better = METRIC_LOWER;
+	rs->metrics = m;
+	rs->n_metrics = 1;
+	if (k->build_log[0] &&
+	    blob_put_file(jb->home, k->build_log, log->blob_id) == 0) {
+		log->name = "output";
+		rs->logs = log;
+		rs->n_logs = 1;
+	}
+}
 
 /* Write the signed run record to D/run.rec and tell the node its path. */
 static int s_save_record(const s_job_t *jb, const uint8_t *bytes, size_t len)
@@ -181,8 +225,11 @@ static int s_write_record(s_job_t *jb)
 {
 	const request_t *req = jb->req;
 	record_t t = { .head.kind = RECORD_RUN, .head.seq = 1 };
-	run_suite_t *suites = xcalloc(jb->n_res + 1, sizeof(*suites));
-	run_log_t *slogs = xcalloc(jb->n_res + 1, sizeof(*slogs));
+	size_t nb = jb->kern.built ? 1 : 0; /* the build suite, first */
+	run_suite_t *suites = xcalloc(jb->n_res + 2, sizeof(*suites));
+	run_log_t *slogs = xcalloc(jb->n_res + 2, sizeof(*slogs));
+	run_case_t bcase;
+	run_metric_t bmetric;
 	run_log_t runlogs[2];
 	size_t n_runlogs = 0, max_cases = PROTO_MAX_CASES;
 	enum proto_status overall = jb->error ? PROTO_ERROR : PROTO_PASS;
@@ -209,18 +256,24 @@ static int s_write_record(s_job_t *jb)
 		t.run.kernel.describe = jb->release;
 	t.run.logs = runlogs;
 	t.run.n_logs = n_runlogs;
+	if (nb)
+		s_fill_build(jb, &suites[0], &bcase, &bmetric, &slogs[0]);
 	for (;;) {
-		overall = jb->error ? PROTO_ERROR : PROTO_PASS;
+		/* a build that failed is a FAIL of the kernel, not an error */
+		overall = !jb->error ? PROTO_PASS :
+			  jb->kern.id.build == BUILD_FAIL ? PROTO_FAIL :
+							    PROTO_ERROR;
 		for (size_t i = 0; i < jb->n_res; i++) {
-			s_fill_suite(&suites[i], jb->res[i], jb->start[i],
-				     jb->end[i], jb->home, &slogs[i], max_cases);
-			overall = s_worse(overall, suites[i].status);
+			s_fill_suite(&suites[nb + i], jb->res[i], jb->start[i],
+				     jb->end[i], jb->home, &slogs[nb + i],
+				     max_cases);
+			overall = s_worse(overall, suites[nb + i].status);
 		}
 		t.run.suites = suites;
-		t.run.n_suites = jb->n_res;
+		t.run.n_suites = jb->n_res + nb;
 		t.run.status = overall;
 		rc = wire_run_sign(jb->seed, &t, &bytes, &len);
-		for (size_t i = 0; i < jb->n_res; i++) {
+		for (size_t i = nb; i < jb->n_res + nb; i++) {
 			free((void *)suites[i].cases);
 			free((void *)suites[i].metrics);
 		}
@@ -379,8 +432,10 @@ int cmd_exec_job(int argc, char **argv)
 	jb.res = xcalloc(jb.req->n_suites + 1, sizeof(*jb.res));
 	jb.start = xcalloc(jb.req->n_suites + 1, sizeof(*jb.start));
 	jb.end = xcalloc(jb.req->n_suites + 1, sizeof(*jb.end));
+	jb.build_start = s_wall_ms();
 	rc = exec_kernel(home, dir, jb.cfg, jb.board, jb.req, &jb.kern,
 			 &jb.error);
+	jb.build_end = s_wall_ms();
 	if (rc == 0)
 		s_run(&jb);
 	if (jb.error) {

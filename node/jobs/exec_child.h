@@ -25,6 +25,11 @@ typedef struct {
 	char *kernel_path;   /* to boot; NULL: the board's own */
 	char *initrd_path;
 	char build_log[512]; /* "" when nothing was built */
+	/* git kernels: how the build went, for the run's "build" suite */
+	bool built;          /* a build was tried (or taken from the cache) */
+	bool cached;         /* taken from the lab's finished builds */
+	int64_t build_ms;    /* the build's duration (the original's if cached) */
+	char *build_text;    /* the failing lines, or how it went */
 	char *owned[8];      /* strings the identity points to */
 } exec_kernel_t;
 

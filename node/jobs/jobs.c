@@ -240,10 +240,22 @@ static void s_finish_queued(jobs_t *j, int64_t job, const uint8_t *req_id,
 }
 
 /* The kernel blobs are here (1), being fetched (0), or failed (<0). */
-static int s_blobs_ready(jobs_t *j, const request_t *req)
+static int s_blobs_ready(jobs_t *j, jobs_slot_t *s, const request_t *req)
 {
 	int a, b = 1;
 
+	if (s->has_pre) {
+		a = fetch_blob(j, s->pre_kernel);
+		if (s->pre_has_initrd)
+			b = fetch_blob(j, s->pre_initrd);
+		if (a < 0 || b < 0) {
+			log_info("the build of lab %s (run %.12s) could not be"
+				 " fetched: building", s->pre_lab, s->pre_run);
+			s->has_pre = false;
+			return 1;
+		}
+		return a && b;
+	}
 	if (req->kernel.type != REQUEST_KERNEL_ARTIFACT)
 		return 1;
 	a = fetch_blob(j, req->kernel.kernel_blob);
@@ -264,14 +276,22 @@ static void s_advance_fetch(jobs_t *j, size_t bi)
 	size_t len = 0;
 	int rc = s_load_request(j, s->request_id, &req, &bytes, &len);
 
+	if (rc == 0 && !s->pre_checked)
+		jobs_prebuilt_find(j, bi, req);
 	if (rc == 0)
-		rc = s_blobs_ready(j, req);
+		rc = s_blobs_ready(j, s, req);
 	if (rc == 0) {
 		if (s->last_state != JOB_FETCHING) {
+			char text[160] = "fetching the kernel blobs";
+
+			if (s->has_pre)
+				snprintf(text, sizeof(text), "fetching the build"
+					 " of lab %s (run %.12s)", s->pre_lab,
+					 s->pre_run);
 			s->last_state = JOB_FETCHING;
 			jobs_publish_event(j, s->request_id, board, JOB_FETCHING,
 					   0, (uint32_t)req->n_suites, NULL,
-					   "fetching the kernel blobs");
+					   text);
 		}
 		request_destroy(&req);
 		return; /* still fetching */
@@ -325,6 +345,8 @@ static void s_pick(jobs_t *j, size_t bi)
 	s->pid = 0;
 	s->cancelled = false;
 	s->last_state = JOB_QUEUED;
+	s->pre_checked = false;
+	s->has_pre = false;
 	jobs_set_state(j, job, JOB_FETCHING, "");
 	jobs_update_board(j, bi);
 	s_advance_fetch(j, bi);

@@ -10,6 +10,7 @@
  * Tables read or written here (jobs.c holds the schema): nonces (replay),
  * jobs (the quota's count).
  */
+#include "node/jobs/builds.h"
 #include "node/jobs/jobs_int.h"
 
 #include "proto/mem.h"
@@ -100,10 +101,10 @@ static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
 		       " the submitter";
 	if (k->type != REQUEST_KERNEL_NONE && b->boot.method == LAB_BOOT_NONE)
 		return "boot method none cannot boot a kernel";
-	if (k->type == REQUEST_KERNEL_GIT && !s_recipe(j->ctx.cfg, b->arch)) {
-		snprintf(why, wsz, "no build recipe for %s", b->arch);
+	if (k->type == REQUEST_KERNEL_GIT &&
+	    builds_config_check(s_recipe(j->ctx.cfg, b->arch), b->arch,
+				k->config, why, wsz) < 0)
 		return why;
-	}
 	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=
 	    BOARD_OFFLINE)
 		return "board offline";
@@ -193,7 +194,7 @@ static size_t s_select(jobs_t *j, const request_t *req, const char **chosen,
 	buf_init(&b, wsz - 1);
 	buf_puts(&b, "no board matches:");
 	for (size_t i = 0; i < cfg->n_boards; i++) {
-		char w[160];
+		char w[320];
 		const char *no = s_board_unfit(j, &cfg->boards[i], req, w,
 					       sizeof(w));
 

@@ -31,6 +31,9 @@
 #define JOBS_CHUNK_TIMEOUT_MS 5000   /* one chunk from one peer */
 #define JOBS_MAX_FETCHES 64          /* blobs fetched at once */
 #define JOBS_QUOTA_WINDOW_MS (24LL * 3600 * 1000)
+/* A running job says it is alive at least this often (its last event
+ * again), so a submitter can tell a long build from a lab gone silent. */
+#define JOBS_ALIVE_MS (60 * 1000)
 
 /* A request's time (uint64 ms, at most PROTO_MAX_TIME_MS once decoded) as
  * SQLite's and the clock's int64: clamped, never wrapped by a cast. */
@@ -53,6 +56,15 @@ typedef struct {
 	bool cancelled;
 	int64_t kill_at_ms; /* SIGKILL when still alive */
 	int last_state;
+	/* the last event published, repeated every JOBS_ALIVE_MS */
+	int64_t said_ms, state_ms;
+	unsigned said_idx, said_count;
+	char said_suite[PROTO_MAX_NAME + 1], said_text[160];
+	/* a trusted lab's build of the same kernel, booted instead of
+	 * building (jobs_prebuilt.c) */
+	bool pre_checked, has_pre, pre_has_initrd;
+	uint8_t pre_kernel[32], pre_initrd[32];
+	char pre_lab[PROTO_MAX_NAME + 1], pre_run[65], pre_compiler[128];
 } jobs_slot_t;
 
 typedef struct {
@@ -106,6 +118,12 @@ int jobs_db_exec(jobs_t *j, const char *sql);
 int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	       const uint8_t *bytes, size_t len);
 void exec_tick(jobs_t *j);
+
+/* Look for a trusted build of slot bi's git request (once per job): sets
+ * the slot's has_pre and pre_* when there is one. */
+void jobs_prebuilt_find(jobs_t *j, size_t bi, const request_t *req);
+/* Write D/prebuilt for the executor; 0 or -errno. */
+int jobs_prebuilt_write(const jobs_slot_t *s, const char *dir);
 void exec_recover(jobs_t *j);
 void exec_kill(jobs_t *j, size_t bi, bool cancel);
 void exec_stop_all(jobs_t *j);

@@ -166,6 +166,7 @@ static void s_boards_json(buf_t *out, const s_ads_t *a)
 			json_key_str(&j, "boot", b->boot);
 			json_key_str(&j, "state", b->state);
 			json_key_int(&j, "queue", b->queue);
+			json_key_str(&j, "builds", b->builds);
 			json_obj_close(&j);
 		}
 	}
@@ -175,15 +176,16 @@ static void s_boards_json(buf_t *out, const s_ads_t *a)
 
 static void s_boards_text(buf_t *out, const s_ads_t *a)
 {
-	buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %s\n", "LAB", "BOARD",
-		   "ARCH", "TAGS", "STATE", "QUEUE");
+	buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %-5s  %s\n", "LAB",
+		   "BOARD", "ARCH", "TAGS", "STATE", "QUEUE", "BUILDS");
 	for (size_t i = 0; i < a->n; i++) {
 		for (size_t k = 0; k < a->ads[i].n_boards; k++) {
 			const wire_board_t *b = &a->ads[i].boards[k];
 
-			buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %" PRId64
-				   "\n", a->ads[i].lab, b->name, b->arch,
-				   *b->tags ? b->tags : "-", b->state, b->queue);
+			buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %-5"
+				   PRId64 "  %s\n", a->ads[i].lab, b->name,
+				   b->arch, *b->tags ? b->tags : "-", b->state,
+				   b->queue, *b->builds ? b->builds : "-");
 		}
 	}
 }

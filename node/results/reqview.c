@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 reqview_lab_t *reqview_lab(reqview_t *v, const uint8_t *author)
 {
@@ -59,13 +60,19 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		if (memcmp(r->accept.request_id, req_id, 32) != 0)
 			return;
 		l->answer = 1;
-		for (size_t i = 0; i < r->accept.n_boards; i++)
-			s_board(l, r->accept.boards[i]);
+		l->n_said++;
+		for (size_t i = 0; i < r->accept.n_boards; i++) {
+			b = s_board(l, r->accept.boards[i]);
+			/* the accept is the lab's first word on the job */
+			if (b && !b->said_ms)
+				b->said_ms = (int64_t)r->head.ts_ms;
+		}
 		return;
 	case RECORD_DECLINE:
 		if (memcmp(r->decline.request_id, req_id, 32) != 0)
 			return;
 		l->answer = 2;
+		l->n_said++;
 		snprintf(l->decline, sizeof(l->decline), "%s: %s",
 			 decline_reason_name(r->decline.reason), r->decline.text);
 		return;
@@ -93,7 +100,9 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 					 job_state_name(r->event.state),
 					 r->event.text);
 		}
+		l->n_said++;
 		b->state = r->event.state;
+		b->said_ms = (int64_t)r->head.ts_ms;
 		b->idx = r->event.suite_index;
 		b->count = r->event.suite_count;
 		snprintf(b->suite, sizeof(b->suite), "%s", r->event.suite);
@@ -104,6 +113,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		    memcmp(r->run.request_id, req_id, 32) != 0 ||
 		    !(b = s_board(l, r->run.board)))
 			return;
+		l->n_said++;
 		b->has_run = true;
 		b->status = r->run.status;
 		proto_hex(r->head.id, 32, b->run);
@@ -222,6 +232,18 @@ bool reqview_final(const reqview_board_t *b)
 	       (b->state == JOB_ERROR && strstr(b->text, "queued again") == NULL);
 }
 
+bool reqview_stale(const reqview_board_t *b)
+{
+	struct timespec ts;
+	int64_t now;
+
+	if (reqview_final(b) || !b->said_ms)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return now - b->said_ms > REQVIEW_STALE_MS;
+}
+
 bool reqview_done(const reqview_t *v, bool silent_ok)
 {
 	size_t answered = 0;
@@ -247,6 +269,15 @@ static void s_detail(const reqview_board_t *b, char *out, size_t n)
 			 b->run);
 	else
 		snprintf(out, n, "%s", b->text);
+	if (reqview_stale(b)) {
+		size_t used = strlen(out);
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(out + used, n - used, " (stale: no word for %lld s)",
+			 (long long)(((int64_t)ts.tv_sec * 1000 - b->said_ms) /
+				     1000));
+	}
 }
 
 void reqview_table(const reqview_t *v, FILE *f)
@@ -266,7 +297,9 @@ void reqview_table(const reqview_t *v, FILE *f)
 		for (size_t k = 0; k < l->n_boards; k++) {
 			s_detail(&l->boards[k], d, sizeof(d));
 			fprintf(f, "%-16s  %-16s  %-10s  %s\n", l->name,
-				l->boards[k].name, l->boards[k].state ?
+				l->boards[k].name,
+				reqview_stale(&l->boards[k]) ? "stale" :
+				l->boards[k].state ?
 				job_state_name(l->boards[k].state) : "accepted",
 				d);
 		}
@@ -310,6 +343,7 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 				     proto_status_name(b->status) : NULL);
 			json_key_str(&j, "run", b->has_run ? b->run : NULL);
 			json_key_bool(&j, "final", reqview_final(b));
+			json_key_bool(&j, "stale", reqview_stale(b));
 			json_obj_close(&j);
 		}
 		json_arr_close(&j);

@@ -21,6 +21,9 @@
 #define REQVIEW_MAX_LABS 1024
 #define REQVIEW_MAX_BOARDS 256
 #define REQVIEW_MAX_EVENTS 100000
+/* A running job says it is alive every minute (the jobs side's
+ * JOBS_ALIVE_MS); one whose lab said nothing for three is stale. */
+#define REQVIEW_STALE_MS (3 * 60 * 1000)
 
 typedef struct {
 	char name[PROTO_MAX_NAME + 1];
@@ -31,6 +34,7 @@ typedef struct {
 	bool has_run;
 	int status; /* enum proto_status of the run */
 	char run[65];
+	int64_t said_ms; /* its latest event's stamp (the lab's clock) */
 } reqview_board_t;
 
 enum reqview_answer {
@@ -47,6 +51,7 @@ typedef struct {
 	reqview_board_t *boards;
 	size_t n_boards;
 	bool printed_answer; /* the caller's: the answer was shown */
+	unsigned n_said; /* its records about the request: a change counter */
 } reqview_lab_t;
 
 typedef struct {
@@ -79,6 +84,9 @@ reqview_lab_t *reqview_lab(reqview_t *v, const uint8_t *author);
 
 /* Whether the board's job has ended (a retry is not an end). */
 bool reqview_final(const reqview_board_t *b);
+/* Not final, and its lab's last word on it older than REQVIEW_STALE_MS
+ * by the wall clock. */
+bool reqview_stale(const reqview_board_t *b);
 /* Every lab answered (or silent_ok: the silent ones are let go) and
  * every accepted board finished. */
 bool reqview_done(const reqview_t *v, bool silent_ok);

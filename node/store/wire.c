@@ -251,6 +251,16 @@ int wire_advert_decode(const uint8_t *bytes, size_t len, wire_advert_t *ret)
 		w->boot = xstrdup(b->boot);
 		w->state = xstrdup(board_state_name((int)b->state));
 		w->queue = b->queue_len;
+		w->builds = xstrdup("");
+		for (size_t k = 0; k < r->advert.n_info; k++) {
+			const proto_kv_t *kv = &r->advert.info[k];
+
+			if (strncmp(kv->key, "build-", 6) == 0 &&
+			    strcmp(kv->key + 6, b->arch) == 0) {
+				free(w->builds);
+				w->builds = xstrdup(kv->value);
+			}
+		}
 	}
 	record_destroy(&r);
 	return 0;
@@ -268,6 +278,7 @@ void wire_advert_free(wire_advert_t *a)
 		free(w->transport);
 		free(w->boot);
 		free(w->state);
+		free(w->builds);
 	}
 	free(a->boards);
 	free(a->lab);

@@ -110,6 +110,7 @@ void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz);
 /* Advert: encode the lab's boards; decode one for display. */
 typedef struct {
 	char *name, *arch, *machine, *tags, *transport, *boot, *state;
+	char *builds; /* what the lab builds for this arch ("": nothing) */
 	int64_t queue;
 } wire_board_t;
 

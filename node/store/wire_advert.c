@@ -6,6 +6,7 @@
 
 #include "proto/mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,35 @@
 static const char *s_or(const char *s, const char *dflt)
 {
 	return s && *s ? s : dflt;
+}
+
+/*
+ * What the lab builds, one info entry per recipe: "build-ARCH" =
+ * "native" or the cross toolchain prefix, then the config names the
+ * recipe limits itself to, if it does.
+ */
+static void s_builds(const lab_config_t *cfg, record_t *tmpl)
+{
+	size_t n = cfg->n_recipes < PROTO_MAX_INFO ? cfg->n_recipes :
+						     PROTO_MAX_INFO;
+	proto_kv_t *kv = xcalloc(n ? n : 1, sizeof(*kv));
+
+	for (size_t i = 0; i < n; i++) {
+		const lab_recipe_t *r = &cfg->recipes[i];
+		char v[PROTO_MAX_SHORT];
+		size_t used;
+
+		used = (size_t)snprintf(v, sizeof(v), "%s", r->cross_compile ?
+					r->cross_compile : "native");
+		for (size_t c = 0; c < r->n_configs && used + 1 < sizeof(v); c++)
+			used += (size_t)snprintf(v + used, sizeof(v) - used,
+						 "%s%s", c ? "," : " configs=",
+						 r->configs[c]);
+		kv[i].key = xasprintf("build-%s", r->arch);
+		kv[i].value = xstrdup(v);
+	}
+	tmpl->advert.info = kv;
+	tmpl->advert.n_info = n;
 }
 
 void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
@@ -49,11 +79,19 @@ void wire_advert_tmpl(const lab_config_t *cfg, const uint8_t *node_id,
 	}
 	tmpl->advert.boards = b;
 	tmpl->advert.n_boards = n;
+	s_builds(cfg, tmpl);
 }
 
 void wire_advert_tmpl_free(record_t *tmpl)
 {
 	free((void *)tmpl->advert.boards);
 	tmpl->advert.boards = NULL;
+	for (size_t i = 0; i < tmpl->advert.n_info; i++) {
+		free((void *)tmpl->advert.info[i].key);
+		free((void *)tmpl->advert.info[i].value);
+	}
+	free((void *)tmpl->advert.info);
+	tmpl->advert.info = NULL;
+	tmpl->advert.n_info = 0;
 }
 

@@ -11,8 +11,14 @@ quickly; what is tested happens before.
    in error naming the timeout, and no process of the recipe is left.
 3. The build cache key: the same commit, config and recipe reuse the
    build ("cached build"); another config name or another recipe
-   command builds again."""
+   command builds again. The config names are the lab's own (the
+   recipe's `configs`); a name it does not list is declined, naming
+   the ones it builds.
+4. After ten builds of their own (each leaves 300 KB in its kept build
+   folder) the lab's build storage is within store.build_budget (1M),
+   least recently used first, and no job folder is left."""
 import glob
+import json
 import os
 import socket
 import subprocess
@@ -44,12 +50,29 @@ def final(n, req, timeout=300):
         timeout, 0.2)[0]
 
 
-def restart(n, recipe, timeout=300):
+CONFIGS = ['netcheck', 'forever', 'conf-a', 'conf-b'] + [
+    'conf-%d' % i for i in range(10)]
+
+
+def restart(n, recipe, timeout=300, store=''):
     n.stop()
-    n.extra = ('recipes:\n  - arch: x86_64\n    timeout: %d\n'
-               '    command: "%s"\n' % (timeout, recipe.replace(
-                   '\\', '\\\\').replace('"', '\\"')))
+    n.extra = store + ('recipes:\n  - arch: x86_64\n    timeout: %d\n'
+                       '    configs: [%s]\n'
+                       '    command: "%s"\n' % (timeout, ', '.join(CONFIGS),
+                                                recipe.replace(
+                           '\\', '\\\\').replace('"', '\\"')))
     n.start()
+
+
+def du(path):
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(d, f)).st_blocks * 512
+            except OSError:
+                pass
+    return total
 
 
 def submit(n, repo, commit, config, wait=False):
@@ -126,6 +149,43 @@ def test(net):
         check('cached build' not in out and 'building ' + c1[:12] in out,
               'another recipe used the cache: %s' % out[-1500:])
         print('build cache: same key cached; config and recipe rebuild')
+        req, _ = submit(n, repo, c1, 'conf-z')
+        st = wait_for('decline of conf-z', lambda: (
+            lambda s: s if s and s['labs'] and s['labs'][0].get('answer')
+            == 'declined' else None)(n.req_status(req)), 60, 0.2)[0]
+        why = json.dumps(st)
+        check('conf-z' in why and 'conf-a' in why,
+              'the decline does not name the config and the ones built:'
+              ' %s' % why)
+        print('a config the recipe does not list: declined')
+
+        # 4. the disk budget: ten builds of their own, each a kept tree
+        # and a finished build, within store.build_budget; no job folder
+        # left once each job ends
+        budget = 1 << 20
+        restart(n, FAKE + ' && head -c 300000 /dev/urandom >'
+                ' "$LABMESH_BUILD/objects"', store='store:\n'
+                '  build_budget: 1M\n')
+        peak = 0
+        for i in range(10):
+            _, out = submit(n, repo, c1, 'conf-%d' % i, wait=True)
+            check('building ' + c1[:12] in out, 'build %d: %s' % (
+                i, out[-800:]))
+            work = os.path.join(n.home, 'work')
+            peak = max(peak, du(work))
+            jobs = os.path.join(work, 'jobs')
+            left = os.listdir(jobs) if os.path.isdir(jobs) else []
+            check(not left, 'job folders left after job %d: %s' % (i, left))
+        used = du(os.path.join(n.home, 'work'))
+        trees = os.listdir(os.path.join(n.home, 'work', 'trees'))
+        locks = [t for t in trees if t.endswith('.lock')]
+        check(len(locks) == len(trees) - len(locks),
+              'lock files of evicted trees are left: %s' % trees)
+        check(used <= budget, 'after 10 builds the build storage holds %d'
+              ' bytes, over its budget of %d' % (used, budget))
+        print('disk budget: 10 builds, %d bytes kept (budget %d, peak %d),'
+              ' %d kept trees, no job folder left' % (
+                  used, budget, peak, len(trees) - len(locks)))
         print('builds OK')
     finally:
         lsock.close()

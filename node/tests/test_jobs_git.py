@@ -5,9 +5,11 @@ prints the VERSION file of the commit; the lab's recipe runs `make` in
 bubblewrap without network. The older commit is requested while the
 branch points at the newer one: the exact commit is built (its log says
 so), booted and tested. A commit that does not exist ends in ERROR with
-a reason naming it. Branch and config names that are shell code (`;`,
-backticks, `$()`, `|`) run nothing and reach the recipe as literal
-strings."""
+a reason naming it. Branch names that are shell code (`;`, backticks,
+`$()`, `|`) run nothing and reach the recipe as literal strings; config
+specs that are shell code are declined by the lab, naming the rule, and
+run nothing either. The --commit errors name the option and the rule; a
+branch name is resolved to its commit when --git is a local path."""
 import glob
 import json
 import os
@@ -15,7 +17,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, need_board, check, main, qemu_board  # noqa
+from jobstest import Net, need_board, check, main, qemu_board, \
+    wait_for  # noqa
 
 RECIPE = ('make KSRC=%s && cp vmlinuz "$LABMESH_OUT/vmlinuz" && '
           'echo "config is [$LABMESH_CONFIG] branch [$LABMESH_BRANCH]"')
@@ -110,10 +113,23 @@ def test(net):
         for f in traces:
             if os.path.exists(f):
                 os.unlink(f)
-        for branch, config in ((code['sub'], code['semi']),
-                               (code['semi'], code['bt']),
-                               (code['bt'], code['pipe']),
-                               (code['pipe'], code['sub'] + ';id')):
+        for config in (code['semi'], code['bt'], code['pipe'],
+                       code['sub'] + ';id'):
+            p = n.cli('submit', '--git', repo, '--branch', 'main',
+                      '--commit', c2, '--config', config, '--suite',
+                      'smoke')
+            req = p.stdout.split()[1]
+            st = wait_for('decline of config %r' % config, lambda: (
+                lambda s: s if s and s['labs'] and s['labs'][0]['answer']
+                == 'declined' else None)(n.req_status(req)), 60, 0.2)[0]
+            check('not a make target ending in config' in
+                  st['labs'][0]['reason'], 'config %r: %s' % (config, st))
+        # (a config of its own each: a cached build would not run the
+        # recipe)
+        for branch, config in ((code['sub'], 'defconfig'),
+                               (code['semi'], 'tinyconfig'),
+                               (code['bt'], 'allnoconfig'),
+                               (code['pipe'], 'x86_64_defconfig')):
             p = n.cli('submit', '--git', repo, '--branch', branch, '--commit',
                       c2, '--config', config, '--suite', 'smoke', '--wait',
                       check_rc=False, timeout=900)
@@ -128,8 +144,25 @@ def test(net):
             for f in traces + pwned:
                 check(not os.path.exists(f), '%s was created' % f)
         check(not glob.glob('/tmp/pwned*'), '/tmp/pwned* exists')
-        print('shell code in branch and config: passed literally, ran'
+        print('shell code: branches passed literally, configs declined, ran'
               ' nothing')
+        # --commit: the option and the rule named; a branch resolved
+        p = n.cli('submit', '--git', 'https://example.org/linux.git',
+                  '--branch', 'main', '--commit', 'HEAD', '--suite', 'smoke',
+                  check_rc=False)
+        check(p.returncode == 2 and '--commit' in p.stderr and
+              '40 hex' in p.stderr, '--commit HEAD: %s' % p.stderr)
+        p = n.cli('submit', '--git', repo, '--branch', 'main', '--commit',
+                  'no-such-branch', '--suite', 'smoke', check_rc=False)
+        check(p.returncode == 2 and '--commit' in p.stderr and
+              'no-such-branch' in p.stderr, '--commit bad: %s' % p.stderr)
+        p = n.cli('submit', '--git', repo, '--branch', 'main', '--commit',
+                  'main', '--config', 'defconfig', '--suite', 'smoke',
+                  '--wait', '--timeout', '10m', check_rc=False, timeout=900)
+        check(p.returncode == 0 and 'cached build of ' + c2[:12] in
+              p.stdout, '--commit main did not resolve to %s: %s' %
+              (c2[:12], p.stdout[-1500:]))
+        print('--commit: errors name the option; a branch resolves')
         print('git requests OK')
     finally:
         net.close()
