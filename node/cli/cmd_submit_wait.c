@@ -12,6 +12,7 @@
 #include "node/results/reqview.h"
 #include "node/results/results.h"
 #include "node/store/store.h"
+#include "node/store/wire.h"
 #include "proto/buf.h"
 #include "proto/mem.h"
 #include "proto/record.h"
@@ -323,7 +324,7 @@ static int s_list_one(void *arg, const uint8_t *id, const uint8_t *bytes,
 	char hex[65], when[64], kern[64], state[64], suites[80] = "";
 
 	(void)expires_ms;
-	if (request_decode(bytes, len, &r) < 0)
+	if (wire_request_decode(bytes, len, &r) < 0)
 		return 0;
 	if (l->mine && memcmp(r->submitter, l->mine, 32)) {
 		request_destroy(&r);

@@ -12,6 +12,7 @@
 #include "node/results/query_int.h"
 
 #include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include "proto/mem.h"
 #include "proto/record.h"
@@ -132,7 +133,7 @@ static int s_kernel_of_record(void *arg, uint64_t seq, const uint8_t *bytes,
 	record_t *rec = NULL;
 
 	(void)seq;
-	if (record_decode(bytes, len, &rec) == 0 &&
+	if (wire_record_decode(bytes, len, &rec) == 0 &&
 	    rec->head.kind == RECORD_RUN && rec->run.kernel.has_kernel_blob)
 		*(enum s_kernel *)arg = S_ARTIFACT;
 	record_destroy(&rec);

@@ -8,6 +8,7 @@
 #include "node/results/export_int.h"
 
 #include "node/store/store.h"
+#include "node/store/wire.h"
 
 #include "proto/mem.h"
 #include "proto/record.h"
@@ -43,7 +44,7 @@ static int s_advert_compat(void *arg, uint64_t seq, const uint8_t *bytes,
 	record_t *rec = NULL;
 
 	(void)seq;
-	if (record_decode(bytes, len, &rec) < 0 ||
+	if (wire_record_decode(bytes, len, &rec) < 0 ||
 	    rec->head.kind != RECORD_ADVERT) {
 		record_destroy(&rec);
 		return 0;
