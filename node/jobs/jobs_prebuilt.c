@@ -10,6 +10,7 @@
  */
 #include "node/jobs/builds.h"
 #include "node/jobs/jobs_int.h"
+#include "node/results/results.h"
 
 #include "proto/mem.h"
 
@@ -22,6 +23,8 @@
 typedef struct {
 	jobs_slot_t *s;
 	const char *compiler;
+	const lab_config_t *cfg;
+	sqlite3 *db;
 } s_find_t;
 
 static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
@@ -62,6 +65,20 @@ static bool s_trusted(const lab_config_t *cfg, const uint8_t *author)
 	return false;
 }
 
+/* One passed build of the kernel asked for: taken when a trusted lab
+ * built it with our toolchain; stops the walk once one is taken. */
+static int s_consider(void *arg, const uint8_t *run_id, const uint8_t *author)
+{
+	s_find_t *f = arg;
+	char hex[65];
+
+	if (!s_trusted(f->cfg, author))
+		return 0;
+	proto_hex(run_id, 32, hex);
+	store_db_find_record(f->db, RECORD_RUN, hex, s_take, f);
+	return f->s->has_pre;
+}
+
 static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
 {
 	for (size_t i = 0; i < cfg->n_recipes; i++)
@@ -77,7 +94,6 @@ void jobs_prebuilt_find(jobs_t *j, size_t bi, const request_t *req)
 	const request_kernel_t *k = &req->kernel;
 	jobs_slot_t *s = &j->slots[bi];
 	const lab_recipe_t *r = s_recipe(cfg, b->arch);
-	sqlite3_stmt *st;
 	s_find_t f = { .s = s };
 	char *compiler;
 
@@ -90,29 +106,10 @@ void jobs_prebuilt_find(jobs_t *j, size_t bi, const request_t *req)
 	if (!compiler)
 		return;
 	f.compiler = compiler;
-	if (sqlite3_prepare_v2(j->store_db, "SELECT rec, author FROM res_runs"
-			       " WHERE tree=? AND git_commit=? AND config=? AND"
-			       " arch=? AND build=? AND author!=? ORDER BY ts_ms"
-			       " DESC LIMIT 16", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, k->url, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, k->commit, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, k->config, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, b->arch, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 5, BUILD_PASS);
-		sqlite3_bind_blob(st, 6, j->ctx.node_id, 32, SQLITE_STATIC);
-		while (!s->has_pre && sqlite3_step(st) == SQLITE_ROW) {
-			char hex[65];
-
-			if (sqlite3_column_bytes(st, 0) != 32 ||
-			    sqlite3_column_bytes(st, 1) != 32 ||
-			    !s_trusted(cfg, sqlite3_column_blob(st, 1)))
-				continue;
-			proto_hex(sqlite3_column_blob(st, 0), 32, hex);
-			store_db_find_record(j->store_db, RECORD_RUN, hex, s_take,
-					     &f);
-		}
-		sqlite3_finalize(st);
-	}
+	f.cfg = cfg;
+	f.db = j->store_db;
+	(void)results_passed_builds(j->store_db, k->url, k->commit, k->config,
+				    b->arch, j->ctx.node_id, s_consider, &f);
 	free(compiler);
 }
 

@@ -104,6 +104,21 @@ typedef int (*results_metric_fn)(void *arg, const results_metric_t *m);
 int results_metrics(sqlite3 *db, size_t max, results_metric_fn fn,
 		    void *arg);
 
+/*
+ * The newest (at most RESULTS_MAX_BUILDS) runs that built tree, commit,
+ * config and arch with build status PASS, authored by anyone but
+ * not_author (32 bytes): fn(arg, run_id, author) for each, both 32 bytes,
+ * borrowed for the call; a non-zero return from fn stops the walk.
+ * Returns 0 or -EIO.
+ */
+#define RESULTS_MAX_BUILDS 16
+typedef int (*results_build_fn)(void *arg, const uint8_t *run_id,
+				const uint8_t *author);
+int results_passed_builds(sqlite3 *db, const char *tree, const char *commit,
+			  const char *config, const char *arch,
+			  const uint8_t *not_author, results_build_fn fn,
+			  void *arg);
+
 /* The median duration (ms) of the measured runs of suite, into *ret_ms
  * (left alone when there is none). 0 or -EIO. */
 int results_suite_typical(sqlite3 *db, const char *suite, int64_t *ret_ms);

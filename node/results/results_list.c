@@ -1,10 +1,12 @@
 /*
- * results_list: the dashboard's listings over the results index: tested
- * commits, metric paths, and a run's (or suite's) logs. See results.h.
+ * results_list: listings over the results index: tested commits, metric
+ * paths, a run's (or suite's) logs for the dashboard, and the passed
+ * builds of a kernel for the jobs side. See results.h.
  */
 #include "node/results/results.h"
 
 #include "proto/mem.h"
+#include "proto/record.h"
 #include "proto/types.h"
 
 #include <errno.h>
@@ -129,4 +131,34 @@ int results_suite_typical(sqlite3 *db, const char *suite, int64_t *ret_ms)
 		*ret_ms = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int results_passed_builds(sqlite3 *db, const char *tree, const char *commit,
+			  const char *config, const char *arch,
+			  const uint8_t *not_author, results_build_fn fn,
+			  void *arg)
+{
+	static const char sql[] =
+		"SELECT rec, author FROM res_runs WHERE tree=? AND git_commit=?"
+		" AND config=? AND arch=? AND build=? AND author!=?"
+		" ORDER BY ts_ms DESC LIMIT ?";
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, arch, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, BUILD_PASS);
+	sqlite3_bind_blob(st, 6, not_author, 32, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, RESULTS_MAX_BUILDS);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_column_bytes(st, 0) == 32 &&
+		    sqlite3_column_bytes(st, 1) == 32)
+			rc = fn(arg, sqlite3_column_blob(st, 0),
+				sqlite3_column_blob(st, 1));
+	sqlite3_finalize(st);
+	return 0;
 }
