@@ -5,6 +5,7 @@
  */
 #include "labs/lab_private.h"
 #include "proto/mem.h"
+#include "proto/types.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -235,31 +236,6 @@ bool lab_endpoint_valid(const char *s)
 
 /* ---- field readers ------------------------------------------------------ */
 
-/* Edit distance of two short keys (SIZE_MAX past 63 bytes). */
-static size_t s_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-
-	if (la > 63 || lb > 63)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			best = up + 1 < best ? up + 1 : best;
-			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 int lab_fail_missing(yaml_val_t *map, const char *key)
 {
 	yaml_val_t *k;
@@ -267,7 +243,7 @@ int lab_fail_missing(yaml_val_t *map, const char *key)
 	/* "transprot:" is a misspelt key, not a missing one: name it */
 	for (size_t i = 0; (k = yaml_pair_key(map, i)); i++) {
 		const char *s = yaml_str(k);
-		size_t d = s ? s_distance(s, key) : SIZE_MAX;
+		size_t d = s ? proto_name_distance(s, key) : SIZE_MAX;
 
 		if (d && d <= 2 && d < strlen(key))
 			return yaml_fail(k, "unknown field '%s': did you mean"

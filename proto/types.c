@@ -103,6 +103,30 @@ bool proto_name_ok(const char *s)
 	return s && proto_name_okn(s, strnlen(s, PROTO_MAX_NAME + 1));
 }
 
+size_t proto_name_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[PROTO_MAX_NAME + 1];
+
+	if (la > PROTO_MAX_NAME || lb > PROTO_MAX_NAME)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
 bool proto_path_ok(const char *s)
 {
 	return s && proto_path_okn(s, strnlen(s, PROTO_MAX_PATH + 1));

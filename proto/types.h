@@ -37,6 +37,9 @@ int proto_status_parse(const char *s, enum proto_status *ret_status);
 
 /* [A-Za-z0-9][A-Za-z0-9._-]*, 1..PROTO_MAX_NAME bytes. */
 bool proto_name_ok(const char *s);
+/* Edit distance (Levenshtein) of two short strings, for "did you mean";
+ * SIZE_MAX when either is longer than PROTO_MAX_NAME bytes. */
+size_t proto_name_distance(const char *a, const char *b);
 /* Segments [A-Za-z0-9_-]+ joined by '.', 1..PROTO_MAX_PATH bytes. */
 bool proto_path_ok(const char *s);
 /* Exactly 40 lowercase hex digits. */

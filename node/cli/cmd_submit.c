@@ -192,31 +192,6 @@ static int s_bad_value(int c, const char *arg)
 	}
 }
 
-/* Edit distance of a and b (short names), for "did you mean". */
-static size_t s_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[PROTO_MAX_NAME + 2];
-
-	if (la > PROTO_MAX_NAME || lb > PROTO_MAX_NAME)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			best = up + 1 < best ? up + 1 : best;
-			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 typedef struct {
 	char **v;
 	size_t n;
@@ -286,7 +261,7 @@ static int s_check_suites(const cli_t *cli, const s_submit_t *o)
 
 		for (size_t k = 0; k < known.n && !found; k++) {
 			found = !strcmp(known.v[k], o->suites[i]);
-			d = s_distance(known.v[k], o->suites[i]);
+			d = proto_name_distance(known.v[k], o->suites[i]);
 			if (d < best)
 				best = d, bi = k;
 		}
