@@ -10,15 +10,14 @@
  */
 #include "labs/lab_private.h"
 #include "labs/lab_fuego_int.h"
+#include "labs/lab_import_int.h"
 #include "proto/mem.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- mapping ---------------------------------------------------------------- */
 
@@ -660,32 +659,12 @@ int lab_import_fuego_text(const char *file, const char *text, size_t len,
 int lab_import_fuego_file(const char *path, const lab_fuego_opts_t *opts,
 			  buf_t *out_yaml, char **ret_err)
 {
-	char *data = xmalloc(LAB_FUEGO_MAX_BYTES + 2);
+	char *data = NULL;
 	size_t len = 0;
-	int fd, r = 0;
+	/* one byte more than the text may have: the text's own check then
+	 * says that the board file is too large */
+	int r = iread_file(path, LAB_FUEGO_MAX_BYTES + 1, &data, &len, ret_err);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		*ret_err = xasprintf("%s: %s", path, strerror(-r));
-		free(data);
-		return r;
-	}
-	while (len <= LAB_FUEGO_MAX_BYTES) {
-		ssize_t n = read(fd, data + len, LAB_FUEGO_MAX_BYTES + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			*ret_err = xasprintf("%s: %s", path, strerror(-r));
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
 	if (r == 0)
 		r = lab_import_fuego_text(path, data, len, opts, out_yaml, ret_err);
 	free(data);

@@ -1,8 +1,10 @@
 /*
  * lab_import_int: what the LAVA and labgrid importers share — a note
  * list, the YAML writer, reading a YAML tree without consuming it, the
- * check that the entries load, and the arch of a QEMU binary. Not for use
- * outside labs/lab_lava.c, labs/lab_labgrid.c and labs/lab_import.c.
+ * check that the entries load, the arch of a QEMU binary, and a bounded
+ * file read (which the Fuego importer uses too). Not for use outside
+ * labs/lab_lava.c, labs/lab_labgrid.c, labs/lab_fuego.c and
+ * labs/lab_import.c.
  */
 #ifndef LABMESH_LABS_LAB_IMPORT_INT_H
 #define LABMESH_LABS_LAB_IMPORT_INT_H
