@@ -95,6 +95,11 @@
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
+/* ...and all of the first of them by this when another peer claims at
+ * least as much of the feed then: one that answered short of them (a
+ * trickle), or one asked although it did not deliver lately, loses the
+ * feed to that peer at once, not records later */
+#define NODE_FIRST_BATCH_MS 300
 /* a pull with no answer this long may be taken over by a better placed
  * peer (the author, one that delivers); sooner, an honest peer that is
  * about to answer would send its range as well */
@@ -192,6 +197,8 @@ typedef struct {
 	int64_t started_ms; /* the want sent */
 	uint64_t need; /* records due by the deadline */
 	uint64_t got;  /* records it delivered since the want */
+	int64_t first_batch_ms; /* need due by then (another peer has as
+				 * much), or 0 */
 } upstream_t;
 
 struct node {
@@ -217,6 +224,7 @@ struct node {
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
+	bool judge_armed; /* the first-batch timer is set */
 	bool req_retry; /* a request could not be stored: re-ask the peers */
 	int64_t last_trim_ms;
 	int64_t last_gc_ms;      /* blob retention pass (results_gc_node) */

@@ -371,6 +371,35 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 	return best;
 }
 
+/* Whether a peer other than p, not distrusted for author hex, claims at
+ * least as much of it as p does. */
+static bool s_alternative(node_t *node, peer_t *p, const char *hex,
+			  int64_t now)
+{
+	uint64_t claim = repl_their_seq(p, hex);
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *q = node->peers[i];
+
+		if (q != p && q->state == PEER_ACTIVE &&
+		    !s_distrusted(q, hex, now) &&
+		    repl_their_seq(q, hex) >= claim)
+			return true;
+	}
+	return false;
+}
+
+static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg);
+
+static void s_arm_first_batch(node_t *node, int64_t delay_ms)
+{
+	if (node->judge_armed || !node->loop)
+		return;
+	if (zloop_timer(node->loop, (size_t)(delay_ms > 0 ? delay_ms : 1), 1,
+			s_handle_first_batch, node) >= 0)
+		node->judge_armed = true;
+}
+
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
@@ -406,6 +435,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	u->from = have + 1;
 	u->started_ms = node_now();
 	u->deadline_ms = u->started_ms + NODE_FIRST_RECORDS_MS;
+	u->first_batch_ms = u->started_ms + NODE_FIRST_BATCH_MS;
+	s_arm_first_batch(node, NODE_FIRST_BATCH_MS);
 	claim = repl_their_seq(p, hex) - have;
 	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
 	if (wire_want(author, have + 1, NODE_WANT_RECORDS, &b, &len) == 0)
@@ -889,52 +920,108 @@ static peer_t *s_random_active(node_t *node)
 	return NULL;
 }
 
+/* u (of author k) loses the feed: it did not deliver at the rate asked,
+ * so its claim is dropped and the next best one asked. */
+static void s_stalled(node_t *node, const char *k, upstream_t *u,
+		      uint64_t gained, uint64_t due)
+{
+	log_debug("upstream %.12s stalled for %.12s (%" PRIu64 " of %" PRIu64
+		  " records), switching", u->peer->hex, k, gained, due);
+	s_distrust(node, u->peer, k);
+	s_upstream_end(node, k, u, true);
+}
+
+/* Judge the upstream u of author k by now. */
+static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
+{
+	uint8_t author[WIRE_KEY_BYTES];
+	uint64_t ours, gained, due;
+
+	/* what we gained since the want, from it or from anyone (an
+	 * author's own push): not held against it */
+	ours = wire_unhex(k, author, sizeof(author)) == 0 ?
+		       s_our_seq(node, author) : 0;
+	gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
+	if (u->first_batch_ms && now >= u->first_batch_ms) {
+		u->first_batch_ms = 0;
+		/* short of its first records while another peer has as
+		 * much: that one is asked, if this one answered with less
+		 * (a trickle) or was asked only for want of another (it did
+		 * not deliver before) */
+		if (u->peer && gained < u->need &&
+		    (u->got || s_distrusted(u->peer, k, now)) &&
+		    s_alternative(node, u->peer, k, now)) {
+			s_stalled(node, k, u, gained, u->need);
+			return;
+		}
+	}
+	if (u->deadline_ms > now && !u->got) {
+		/* no answer yet: a better placed peer may take it */
+		if (now - u->started_ms >= NODE_PREEMPT_MS)
+			s_pull_note(node, k);
+		return;
+	}
+	/* once its first records are in, due pro rata of the time since
+	 * the want: a trickle loses the feed early */
+	due = u->need;
+	if (u->deadline_ms > now)
+		due = u->need * (uint64_t)(now - u->started_ms) /
+		      NODE_WANT_TIMEOUT_MS;
+	if (u->deadline_ms > now && gained >= due)
+		return;
+	if (u->peer && gained < due) {
+		s_stalled(node, k, u, gained, due);
+		return;
+	}
+	if (u->peer)
+		s_served(u->peer, u, k, gained, now); /* at the rate */
+	s_upstream_end(node, k, u, true);
+}
+
+/* At most one entry per author in flight: NODE_MAX_PULLS_PER_PEER per
+ * peer. Every upstream, or (first_only) those whose first batch is due;
+ * the time of the next first batch due after now, or 0. */
+static int64_t s_judge_all(node_t *node, int64_t now, bool first_only)
+{
+	zlistx_t *keys = zhashx_keys(node->upstream);
+	int64_t next = 0;
+
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		upstream_t *u = zhashx_lookup(node->upstream, k);
+
+		if (!u || (first_only && !u->first_batch_ms))
+			continue;
+		if (!first_only || u->first_batch_ms <= now)
+			s_judge(node, k, u, now);
+		u = zhashx_lookup(node->upstream, k);
+		if (u && u->first_batch_ms &&
+		    (!next || u->first_batch_ms < next))
+			next = u->first_batch_ms;
+	}
+	zlistx_destroy(&keys);
+	return next;
+}
+
+/* A first batch due: judged then, not at the next tick. */
+static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg)
+{
+	node_t *node = arg;
+	int64_t now = node_now();
+	int64_t next;
+
+	node->judge_armed = false;
+	next = s_judge_all(node, now, true);
+	if (next)
+		s_arm_first_batch(node, next - now);
+	repl_pull_all(node);
+	return 0;
+}
+
 void repl_tick(node_t *node)
 {
 	int64_t now = node_now();
 
-	zlistx_t *keys = zhashx_keys(node->upstream);
-
-	/* at most one entry per author in flight: NODE_MAX_PULLS_PER_PEER
-	 * per peer. One that did not deliver at the rate asked of it loses
-	 * the feed to the next best claim, and its claim is dropped */
-	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
-		upstream_t *u = zhashx_lookup(node->upstream, k);
-		uint8_t author[WIRE_KEY_BYTES];
-		uint64_t ours, gained, due;
-
-		if (!u)
-			continue;
-		if (u->deadline_ms > now && !u->got) {
-			/* no answer yet: a better placed peer may take it */
-			if (now - u->started_ms >= NODE_PREEMPT_MS)
-				s_pull_note(node, k);
-			continue;
-		}
-		/* what we gained since the want, from it or from anyone (an
-		 * author's own push): not held against it */
-		ours = wire_unhex(k, author, sizeof(author)) == 0 ?
-			       s_our_seq(node, author) : 0;
-		gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
-		/* once its first records are in, due pro rata of the time
-		 * since the want: a trickle loses the feed early */
-		due = u->need;
-		if (u->deadline_ms > now)
-			due = u->need * (uint64_t)(now - u->started_ms) /
-			      NODE_WANT_TIMEOUT_MS;
-		if (u->deadline_ms > now && gained >= due)
-			continue;
-		if (u->peer && gained < due) {
-			log_debug("upstream %.12s stalled for %.12s (%" PRIu64
-				  " of %" PRIu64 " records), switching",
-				  u->peer->hex, k, gained, due);
-			s_distrust(node, u->peer, k);
-		} else if (u->peer) {
-			s_served(u->peer, u, k, gained, now); /* at the rate */
-		}
-		s_upstream_end(node, k, u, true);
-	}
-	zlistx_destroy(&keys);
+	s_judge_all(node, now, false);
 	if (now >= node->next_full_ms) {
 		/* the safety net: changes are sent as they happen and a
 		 * vector that could not be queued is resent in full, but a

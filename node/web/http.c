@@ -49,6 +49,7 @@ typedef struct s_conn {
 	uint8_t addr[16];
 	int family;
 	bool waiting;
+	bool partial; /* waiting with its request line in, headers not */
 	bool closing; /* shut down, MHD not done with it yet */
 } s_conn_t;
 
@@ -245,6 +246,7 @@ static void s_set_waiting(http_t *h, s_conn_t *sc, bool waiting)
 	if (sc->waiting == waiting)
 		return;
 	sc->waiting = waiting;
+	sc->partial = false;
 	if (waiting) {
 		h->n_waiting++;
 		s_unlink(h, sc); /* the newest waiting, last to be closed */
@@ -267,32 +269,47 @@ static void s_close(http_t *h, s_conn_t *sc)
 	s_set_waiting(h, sc, false);
 }
 
-/* Over a cap: the oldest waiting connection (of that address when the
- * address is over its own) makes room. */
+/* The connection to close for new, of its address or of any: a half-sent
+ * request first, oldest first; one that has sent nothing yet only when
+ * none is half-sent. MHD parses a request that arrives whole at once, so
+ * an honest request is never seen half-sent; one in flight is seen as
+ * having sent nothing, and the half-sent ones go before it. */
+static s_conn_t *s_victim(http_t *h, const s_conn_t *new, bool same_addr)
+{
+	s_conn_t *fresh = NULL;
+
+	for (s_conn_t *sc = h->head; sc; sc = sc->next) {
+		if (!sc->waiting || sc == new)
+			continue;
+		if (same_addr && (sc->family != new->family ||
+				  memcmp(sc->addr, new->addr, 16)))
+			continue;
+		if (sc->partial)
+			return sc;
+		if (!fresh)
+			fresh = sc;
+	}
+	return fresh;
+}
+
+/* Over a cap: a waiting connection (of that address when the address is
+ * over its own) makes room. */
 static void s_make_room(http_t *h, const s_conn_t *new)
 {
 	size_t same = 0;
-	s_conn_t *oldest_same = NULL;
+	s_conn_t *victim;
 
-	for (s_conn_t *sc = h->head; sc; sc = sc->next) {
-		if (!sc->waiting || sc->family != new->family ||
-		    memcmp(sc->addr, new->addr, 16))
-			continue;
-		if (!oldest_same && sc != new)
-			oldest_same = sc;
-		same++;
-	}
-	if (same > HTTP_MAX_WAITING_PER_IP && oldest_same) {
-		s_close(h, oldest_same);
-		return;
-	}
-	if (h->n_waiting <= HTTP_MAX_WAITING)
-		return;
 	for (s_conn_t *sc = h->head; sc; sc = sc->next)
-		if (sc->waiting && sc != new) {
-			s_close(h, sc);
-			return;
-		}
+		if (sc->waiting && sc->family == new->family &&
+		    !memcmp(sc->addr, new->addr, 16))
+			same++;
+	if (same > HTTP_MAX_WAITING_PER_IP &&
+	    (victim = s_victim(h, new, true))) {
+		s_close(h, victim);
+		return;
+	}
+	if (h->n_waiting > HTTP_MAX_WAITING && (victim = s_victim(h, new, false)))
+		s_close(h, victim);
 }
 
 static void s_on_connection(void *cls, struct MHD_Connection *c,
@@ -503,6 +520,13 @@ static enum MHD_Result s_handle(void *cls, struct MHD_Connection *conn,
 /* The raw request URI, before anything else: keep its length. */
 static void *s_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	s_conn_t *sc = ci ? ci->socket_context : NULL;
+
+	/* the request line is in; until the handler runs, it is half-sent */
+	if (sc && sc->waiting)
+		sc->partial = true;
 	return (void *)(uintptr_t)(strnlen(uri, HTTP_MAX_URL + 1) + 1);
 }
 
