@@ -407,10 +407,11 @@ def slow_only(rows, i):
 
 def judge(rows):
     direct = [x for r in rows if not r.get('own_base') for x in r['base']]
-    print('\nunloaded replication of %d records: median %.0f ms over %d'
-          ' samples (%s); each row against its own and its neighbour\'s'
-          % (RECORDS, statistics.median(direct) * 1000, len(direct),
-             ms(direct)))
+    if direct:  # none when only modes with a base of their own ran
+        print('\nunloaded replication of %d records: median %.0f ms over'
+              ' %d samples (%s); each row against its own and its'
+              ' neighbour\'s' % (RECORDS, statistics.median(direct) * 1000,
+                                 len(direct), ms(direct)))
     print('%-14s %7s %9s %6s %8s %9s %6s %8s %8s %7s  %s' % (
         'mode', 'base ms', 'during ms', 'ratio', 'worst ms', 'after ms',
         'ratio', 'peak KiB', 'after KiB', 'ctl ms', 'result'))
