@@ -70,6 +70,7 @@ typedef struct {
 	char *workdir;      /* test directory on the target */
 	int connect_timeout_s;
 	int line;
+	int device_line; /* of device, pty or socket */
 } lab_transport_t;
 
 typedef struct {
@@ -95,6 +96,7 @@ typedef struct {
 	char *power_cycle;
 	int command_timeout_s;
 	int line;
+	int qemu_line; /* of qemu, or of the boot block when defaulted */
 } lab_boot_t;
 
 /* Pass/fail rules (Fuego's criteria), from a suite or a board override. */
@@ -191,6 +193,14 @@ typedef struct {
  * (the caller frees it).
  */
 int lab_config_load(const char *path, lab_config_t **ret_cfg, char **ret_err);
+/*
+ * Check that this host has what cfg names: each qemu board's QEMU binary
+ * (looked up in PATH when it has no '/') and each tty serial device.
+ * Returns 0, or -ENOENT and *ret_err "FILE:LINE: FIELD: what is missing"
+ * (the caller frees it). Separate from loading, which does no I/O, so
+ * that a lab file written for another machine can still be read.
+ */
+int lab_config_check_host(const lab_config_t *cfg, char **ret_err);
 /* The same from a buffer; name is used in messages. */
 int lab_config_parse(const char *name, const char *text, size_t len,
 		     lab_config_t **ret_cfg, char **ret_err);

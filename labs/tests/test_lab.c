@@ -410,6 +410,65 @@ static void test_default(void)
 	free(err);
 }
 
+static void s_host_err(int line, const char *text, const char *want)
+{
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+	int r = lab_config_parse("lab.yaml", text, strlen(text), &cfg, &err);
+
+	if (r < 0) {
+		fprintf(stderr, "%s:%d: does not load: %s\n", __FILE__, line, err);
+		free(err);
+		check_failures++;
+		return;
+	}
+	r = lab_config_check_host(cfg, &err);
+	if (r != -ENOENT || !err || strcmp(err, want) != 0) {
+		fprintf(stderr, "%s:%d: got %d '%s', want '%s'\n", __FILE__,
+			line, r, err ? err : "(none)", want);
+		check_failures++;
+	}
+	free(err);
+	lab_config_destroy(&cfg);
+}
+
+/* What the file names must exist on this host; loading alone does not ask. */
+static void test_host(void)
+{
+	static const char ok[] = HEAD "  - name: a\n"
+				      "    arch: x86_64\n"
+				      "    transport: {type: serial, device: /dev/null}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	CHECK(cfg && lab_config_check_host(cfg, &err) == 0);
+	lab_config_destroy(&cfg);
+	s_host_err(__LINE__, HEAD "  - name: a\n"
+				  "    arch: x86_64\n"
+				  "    transport: {type: local}\n"
+				  "  - name: b\n"
+				  "    arch: x86_64\n"
+				  "    transport:\n"
+				  "      type: serial\n"
+				  "      device: /dev/labmesh-no-such-tty\n",
+		   "lab.yaml:10: boards[1].transport.device: "
+		   "'/dev/labmesh-no-such-tty': No such file or directory");
+	s_host_err(__LINE__, HEAD "  - name: q\n"
+				  "    arch: x86_64\n"
+				  "    boot:\n"
+				  "      method: qemu\n"
+				  "      qemu: /opt/labmesh-none/qemu-system-x86_64\n",
+		   "lab.yaml:7: boards[0].boot.qemu: "
+		   "'/opt/labmesh-none/qemu-system-x86_64' is not installed "
+		   "(no such executable)");
+	s_host_err(__LINE__, HEAD "  - name: q\n"
+				  "    arch: x86_64\n"
+				  "    boot: {method: qemu, qemu: labmesh-no-qemu}\n",
+		   "lab.yaml:5: boards[0].boot.qemu: 'labmesh-no-qemu' is not "
+		   "installed (no such executable in PATH)");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -419,6 +478,7 @@ int main(int argc, char **argv)
 	s_dir = argv[1];
 	test_examples();
 	test_errors();
+	test_host();
 	test_bombs();
 	test_default();
 	if (check_failures) {

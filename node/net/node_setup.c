@@ -52,7 +52,8 @@ static int s_load_config(node_t *node, const char *path, char **ret_err)
 		*ret_err = err ? err : xasprintf("%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	return 0;
+	/* a missing QEMU or serial device is named now, not at the first job */
+	return lab_config_check_host(node->cfg, ret_err);
 }
 
 static int s_setup_trust(node_t *node, char **ret_err)
