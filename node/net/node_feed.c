@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Sign and store the next record of our feed; *ret_bytes is the caller's. */
@@ -95,16 +96,40 @@ static int s_append_synthetic(node_t *node, uint64_t n)
 	return rc;
 }
 
+/* The boards' notes as advert info entries "maint.I" and "busy.I" (I the
+ * board's index), as many as the info map holds. */
+static size_t s_advert_notes(node_t *node, proto_kv_t *kv,
+			     char (*keys)[PROTO_MAX_INFO_KEY + 1])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < 2 * node->cfg->n_boards && n < PROTO_MAX_INFO;
+	     i++) {
+		if (!node->board_notes[i] || i / 2 >= PROTO_MAX_BOARDS)
+			continue;
+		snprintf(keys[n], sizeof(keys[n]), "%s.%zu",
+			 i % 2 ? "busy" : "maint", i / 2);
+		kv[n].key = keys[n];
+		kv[n].value = node->board_notes[i];
+		n++;
+	}
+	return n;
+}
+
 /* Publish our advert when it differs from the last one we signed. */
 int node_publish_advert(node_t *node)
 {
 	uint8_t *last = NULL;
 	size_t last_len = 0;
+	proto_kv_t kv[PROTO_MAX_INFO];
+	char keys[PROTO_MAX_INFO][PROTO_MAX_INFO_KEY + 1];
 	record_t tmpl;
 	int rc;
 
 	wire_advert_tmpl(node->cfg, node->key.pk, node->board_state,
 			 node->board_queue, &tmpl);
+	tmpl.advert.info = kv;
+	tmpl.advert.n_info = s_advert_notes(node, kv, keys);
 	rc = store_latest_own(node->store, node->key.pk, RECORD_ADVERT, &last,
 			      &last_len);
 	if (rc == 0 &&

@@ -111,6 +111,12 @@ void wire_event_tmpl(record_t *tmpl, uint64_t n, char *text, size_t textsz);
 typedef struct {
 	char *name, *arch, *machine, *tags, *transport, *boot, *state;
 	int64_t queue;
+	/* from the advert's info notes "maint.I" and "busy.I"; NULL/0 when
+	 * absent: the maintenance reason and end (0: none), who holds it */
+	char *reason;
+	int64_t until_ms;
+	char *request, *submitter; /* short ids */
+	int64_t since_ms;
 } wire_board_t;
 
 typedef struct {
