@@ -20,6 +20,7 @@
 #define LAB_MAX_BOARDS 256
 #define LAB_MAX_SEEDS 64
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
+#define LAB_MAX_SUBMITTER_NAME 32
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
 #define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
@@ -178,6 +179,11 @@ typedef struct {
 	char **submitters; /* key ids allowed when not "any" */
 	size_t n_submitters;
 	int quota_per_key; /* jobs per key per day; 0: unlimited */
+	/* policy.names: display names of submitter keys, index for index
+	 * (keys in lower case; names 1..LAB_MAX_SUBMITTER_NAME, name syntax) */
+	char **name_keys;
+	char **names;
+	size_t n_names;
 	bool build_any;    /* whose git source this lab builds: any allowed submitter */
 	/* boards and recipes */
 	lab_board_t *boards;
@@ -207,6 +213,9 @@ int lab_config_parse(const char *name, const char *text, size_t len,
 /* The built-in default: a lab named after the host with one local board. */
 lab_config_t *lab_config_default(void);
 void lab_config_destroy(lab_config_t **p);
+/* The display name policy.names gives the submitter key (64 hex digits,
+ * any case), or NULL. Borrowed. */
+const char *lab_submitter_name(const lab_config_t *cfg, const char *hex);
 /* Borrowed pointer to a board by name, or NULL. */
 const lab_board_t *lab_config_board(const lab_config_t *cfg, const char *name);
 

@@ -432,6 +432,26 @@ static void s_host_err(int line, const char *text, const char *want)
 	lab_config_destroy(&cfg);
 }
 
+/* policy.names: a display name per submitter key. */
+static void test_names(void)
+{
+	static const char ok[] =
+		"lab: {name: t}\npolicy:\n  names:\n"
+		"    4A2D6C1E9B3F5A7C8D0E2F4A6B8C0D1E3F5A7B9C1D3E5F7A9B1C3D5E7F9A1B3C: alice\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	CHECK(cfg && cfg->n_names == 1);
+	if (cfg)
+		CHECK_STR(lab_submitter_name(cfg, "4a2d6c1e9b3f5a7c8d0e2f4a6b8c0d1e"
+						  "3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c"),
+			  "alice");
+	lab_config_destroy(&cfg);
+	ERR("lab: {name: t}\npolicy:\n  names: {abc: alice}\n",
+	    "lab.yaml:3: policy.names.abc: 'abc' is not a key id (64 hex digits)");
+}
+
 /* What the file names must exist on this host; loading alone does not ask. */
 static void test_host(void)
 {
@@ -479,6 +499,7 @@ int main(int argc, char **argv)
 	test_examples();
 	test_errors();
 	test_host();
+	test_names();
 	test_bombs();
 	test_default();
 	if (check_failures) {

@@ -124,6 +124,7 @@ static void s_log_start(jobs_t *j, int64_t job, const char *board,
 {
 	sqlite3_stmt *st = s_prep(j, "SELECT submitter FROM jobs WHERE id=?");
 	char rhex[2 * WIRE_ID_BYTES + 1], shex[2 * WIRE_KEY_BYTES + 1] = "?";
+	const char *name;
 
 	wire_hex(req_id, WIRE_ID_BYTES, rhex);
 	if (st) {
@@ -134,8 +135,10 @@ static void s_log_start(jobs_t *j, int64_t job, const char *board,
 				 shex);
 		sqlite3_finalize(st);
 	}
-	log_info("job %" PRId64 " on %s: request %.12s from submitter %.12s,"
-		 " executor %d started", job, board, rhex, shex, (int)pid);
+	name = lab_submitter_name(j->ctx.cfg, shex);
+	log_info("job %" PRId64 " on %s: request %.12s from submitter %.12s%s%s%s,"
+		 " executor %d started", job, board, rhex, shex,
+		 name ? " (" : "", name ? name : "", name ? ")" : "", (int)pid);
 }
 
 int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,

@@ -116,6 +116,7 @@ char *jobs_busy_note(jobs_t *j, size_t bi)
 	const jobs_slot_t *s = &j->slots[bi];
 	sqlite3_stmt *st;
 	char rhex[2 * WIRE_ID_BYTES + 1], shex[2 * WIRE_KEY_BYTES + 1] = "?";
+	const char *name;
 
 	if (!s->job || !(st = jobs_prep(j, "SELECT submitter FROM jobs"
 					    " WHERE id=?")))
@@ -126,7 +127,9 @@ char *jobs_busy_note(jobs_t *j, size_t bi)
 		wire_hex(sqlite3_column_blob(st, 0), WIRE_KEY_BYTES, shex);
 	sqlite3_finalize(st);
 	wire_hex(s->request_id, WIRE_ID_BYTES, rhex);
-	return xasprintf("%.12s %.12s %" PRId64, rhex, shex, s->since_ms);
+	name = lab_submitter_name(j->ctx.cfg, shex);
+	return xasprintf("%.12s %.12s %" PRId64 "%s%s", rhex, shex, s->since_ms,
+			 name ? " " : "", name ? name : "");
 }
 
 /* args[i] as a string of at most max bytes without control characters. */

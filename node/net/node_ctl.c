@@ -160,6 +160,8 @@ static void s_board_notes_json(json_t *j, const wire_board_t *b)
 	if (b->request) {
 		json_key_str(j, "request", b->request);
 		json_key_str(j, "submitter", b->submitter);
+		if (b->submitter_name)
+			json_key_str(j, "submitter_name", b->submitter_name);
 		json_key_str(j, "since", s_utc(b->since_ms, t, sizeof(t)));
 	}
 }
@@ -217,8 +219,11 @@ static void s_board_note_text(buf_t *out, const wire_board_t *b)
 							   sizeof(t)));
 	}
 	if (b->request)
-		buf_printf(out, "  request %s by %s since %s", b->request,
-			   b->submitter, s_utc(b->since_ms, t, sizeof(t)));
+		buf_printf(out, "  request %s by %s%s%s%s since %s", b->request,
+			   b->submitter, b->submitter_name ? " (" : "",
+			   b->submitter_name ? b->submitter_name : "",
+			   b->submitter_name ? ")" : "",
+			   s_utc(b->since_ms, t, sizeof(t)));
 }
 
 static void s_boards_text(buf_t *out, const s_ads_t *a)

@@ -225,9 +225,10 @@ static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
 {
 	bool busy = strncmp(kv->key, "busy.", 5) == 0;
 	const char *p = kv->key + (busy ? 5 : 6);
-	char *end, a[64], b[64];
+	char *end, a[64], b[64], c[64];
 	unsigned long i;
 	long long t;
+	int k;
 	wire_board_t *w;
 
 	if (!busy && strncmp(kv->key, "maint.", 6) != 0)
@@ -237,9 +238,10 @@ static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
 		return;
 	w = &ret->boards[i];
 	if (busy && !w->request &&
-	    sscanf(kv->value, "%63s %63s %lld", a, b, &t) == 3) {
+	    (k = sscanf(kv->value, "%63s %63s %lld %63s", a, b, &t, c)) >= 3) {
 		w->request = xstrdup(a);
 		w->submitter = xstrdup(b);
+		w->submitter_name = k == 4 ? xstrdup(c) : NULL;
 		w->since_ms = t;
 	} else if (!busy && !w->reason) {
 		t = strtoll(kv->value, &end, 10);
@@ -300,6 +302,7 @@ void wire_advert_free(wire_advert_t *a)
 		free(w->reason);
 		free(w->request);
 		free(w->submitter);
+		free(w->submitter_name);
 	}
 	free(a->boards);
 	free(a->lab);

@@ -116,6 +116,7 @@ typedef struct {
 	char *reason;
 	int64_t until_ms;
 	char *request, *submitter; /* short ids */
+	char *submitter_name;      /* from the lab's policy.names, or NULL */
 	int64_t since_ms;
 } wire_board_t;
 

@@ -4,7 +4,8 @@ labs on loopback (ports 27200-27299). Maintenance keeps its reason across
 a restart, shows in `boards` on the other lab, declines new requests with
 the reason and holds queued jobs back; `online` and `--until` put the
 board back; another lab's board is refused naming that lab. A busy board
-shows its request, submitter and since when, in `boards` on both labs and
+shows its request, submitter (with its name from policy.names) and since
+when, in `boards` on both labs and
 in the node log."""
 import datetime
 import os
@@ -118,16 +119,17 @@ def test_busy(net, op, far):
     r = submit(op, '--suite', 'hold', '--board', 'op-2')
     b = wait_board(op, 'lab-op', 'op-2', 'busy with the request',
                    lambda b: b.get('request') == r[:12])
-    check(b['submitter'] == net.submitter[:12] and b.get('since'),
-          'busy: %s' % b)
+    check(b['submitter'] == net.submitter[:12] and b.get('since') and
+          b.get('submitter_name') == 'alice', 'busy: %s' % b)
     wait_board(far, 'lab-op', 'op-2', 'busy on lab-far',
                lambda b: b.get('request') == r[:12])
     text = op.cmd('boards')
-    check('request %s by %s since' % (r[:12], net.submitter[:12]) in text,
-          'boards text: %s' % text)
+    check('request %s by %s (alice) since' % (r[:12], net.submitter[:12])
+          in text, 'boards text: %s' % text)
     log = op.logtext()
-    check('request %s from submitter %s' % (r[:12], net.submitter[:12])
-          in log, 'the log names request and submitter')
+    check('request %s from submitter %s (alice)' % (
+        r[:12], net.submitter[:12]) in log,
+        'the log names request and submitter')
     print('busy: request %s by %s shown' % (r[:12], net.submitter[:12]))
 
     r2 = submit(op, '--suite', 'smoke', '--board', 'op-2')
@@ -152,7 +154,9 @@ def test(net):
                    os.path.join(d, 'smoke'))
         net.env['LABMESH_SUITES'] = d
         op = net.node('lab-op', 27201, [local_board('op-1'),
-                                        local_board('op-2')]).start()
+                                        local_board('op-2')],
+                      extra='policy:\n  names: {%s: alice}\n' %
+                      net.submitter).start()
         far = net.node('lab-far', 27202, [local_board('far-1')],
                        seeds=[op]).start()
         wait_for('peers up', lambda: op.peers_up() == 1, 30)
