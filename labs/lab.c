@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -114,6 +115,12 @@ void lab_config_destroy(lab_config_t **p)
 	free(cfg->build_dir);
 	yaml_strlist_free(&cfg->submitters, cfg->n_submitters);
 	yaml_strlist_free(&cfg->builds_from, cfg->n_builds_from);
+	for (size_t i = 0; cfg->names && i < cfg->n_names + 1; i++) {
+		free(cfg->name_keys[i]);
+		free(cfg->names[i]);
+	}
+	free(cfg->name_keys);
+	free(cfg->names);
 	for (size_t i = 0; i < cfg->n_boards; i++)
 		lab_board_free(&cfg->boards[i]);
 	free(cfg->boards);
@@ -405,6 +412,56 @@ static int s_load_store(yaml_val_t *root, const char *dir, lab_config_t *cfg)
 	return yaml_check_unknown(st);
 }
 
+static bool s_short_name_ok(const char *s)
+{
+	return lab_name_valid(s) && strlen(s) <= LAB_MAX_SUBMITTER_NAME;
+}
+
+/* policy.names: {KEY: NAME, ...}, what boards and logs call a submitter. */
+static int s_load_names(yaml_val_t *pol, lab_config_t *cfg)
+{
+	yaml_val_t *m = NULL;
+	size_t n;
+	int r = yaml_get_map(pol, "names", YAML_OPTIONAL, &m);
+
+	if (r <= 0)
+		return r;
+	n = yaml_len(m);
+	if (n > LAB_MAX_LIST)
+		return yaml_fail(m, "more than %d names", LAB_MAX_LIST);
+	cfg->name_keys = xcalloc(n + 1, sizeof(char *));
+	cfg->names = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		yaml_val_t *k = yaml_pair_key(m, i), *v = yaml_pair_value(m, i);
+		char *name = NULL;
+
+		if (!lab_key_valid(yaml_str(k)))
+			return yaml_fail(k, "'%.64s' is not a key id (64 hex"
+					 " digits)", yaml_str(k));
+		r = yaml_to_str(v, LAB_MAX_SUBMITTER_NAME, &name);
+		if (r < 0)
+			return r;
+		if (!s_short_name_ok(name)) {
+			r = yaml_fail(v, "'%.64s' is not a valid name", name);
+			free(name);
+			return r;
+		}
+		cfg->name_keys[i] = xstrdup(yaml_str(k));
+		cfg->names[i] = name;
+		cfg->n_names = i + 1;
+	}
+	s_lower_all(cfg->name_keys, cfg->n_names);
+	return 0;
+}
+
+const char *lab_submitter_name(const lab_config_t *cfg, const char *hex)
+{
+	for (size_t i = 0; i < cfg->n_names; i++)
+		if (strcasecmp(cfg->name_keys[i], hex) == 0)
+			return cfg->names[i];
+	return NULL;
+}
+
 static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 {
 	static const char *const build[] = { "any", "none", NULL };
@@ -429,6 +486,8 @@ static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 		cfg->build_any = b == 0;
 	r = s_load_keys(pol, "builds_from", "any", &cfg->builds_from_any,
 			&cfg->builds_from, &cfg->n_builds_from);
+	if (r == 0)
+		r = s_load_names(pol, cfg);
 	if (r < 0)
 		return r;
 	return yaml_check_unknown(pol);

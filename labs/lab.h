@@ -20,6 +20,7 @@
 #define LAB_MAX_BOARDS 256
 #define LAB_MAX_SEEDS 64
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
+#define LAB_MAX_SUBMITTER_NAME 32
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
 #define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
@@ -72,6 +73,7 @@ typedef struct {
 	char *workdir;      /* test directory on the target */
 	int connect_timeout_s;
 	int line;
+	int device_line; /* of device, pty or socket */
 } lab_transport_t;
 
 typedef struct {
@@ -97,6 +99,7 @@ typedef struct {
 	char *power_cycle;
 	int command_timeout_s;
 	int line;
+	int qemu_line; /* of qemu, or of the boot block when defaulted */
 } lab_boot_t;
 
 /* Pass/fail rules (Fuego's criteria), from a suite or a board override. */
@@ -187,6 +190,11 @@ typedef struct {
 	char **submitters; /* key ids allowed when not "any" */
 	size_t n_submitters;
 	int quota_per_key; /* jobs per key per day; 0: unlimited */
+	/* policy.names: display names of submitter keys, index for index
+	 * (keys in lower case; names 1..LAB_MAX_SUBMITTER_NAME, name syntax) */
+	char **name_keys;
+	char **names;
+	size_t n_names;
 	bool build_any;    /* whose git source this lab builds: any allowed submitter */
 	/* whose builds this lab boots instead of building the same (tree,
 	 * commit, config, arch, toolchain) itself; none by default */
@@ -207,12 +215,23 @@ typedef struct {
  * (the caller frees it).
  */
 int lab_config_load(const char *path, lab_config_t **ret_cfg, char **ret_err);
+/*
+ * Check that this host has what cfg names: each qemu board's QEMU binary
+ * (looked up in PATH when it has no '/') and each tty serial device.
+ * Returns 0, or -ENOENT and *ret_err "FILE:LINE: FIELD: what is missing"
+ * (the caller frees it). Separate from loading, which does no I/O, so
+ * that a lab file written for another machine can still be read.
+ */
+int lab_config_check_host(const lab_config_t *cfg, char **ret_err);
 /* The same from a buffer; name is used in messages. */
 int lab_config_parse(const char *name, const char *text, size_t len,
 		     lab_config_t **ret_cfg, char **ret_err);
 /* The built-in default: a lab named after the host with one local board. */
 lab_config_t *lab_config_default(void);
 void lab_config_destroy(lab_config_t **p);
+/* The display name policy.names gives the submitter key (64 hex digits,
+ * any case), or NULL. Borrowed. */
+const char *lab_submitter_name(const lab_config_t *cfg, const char *hex);
 /* Borrowed pointer to a board by name, or NULL. */
 const lab_board_t *lab_config_board(const lab_config_t *cfg, const char *name);
 

@@ -347,6 +347,7 @@ static int s_abs_device(yaml_val_t *m, const char *key, lab_transport_t *t)
 
 	if (r < 0)
 		return r;
+	t->device_line = yaml_line(yaml_map_peek(m, key));
 	if (t->device[0] != '/')
 		return yaml_fail(yaml_map_peek(m, key),
 				 "'%.64s' is not an absolute path (e.g. /dev/ttyUSB0)",
@@ -464,6 +465,7 @@ static int s_load_qemu(yaml_val_t *m, const char *dir, const char *arch,
 	int r = lab_get_checked(m, "qemu", YAML_OPTIONAL, LAB_MAX_PATH, s_word_ok,
 				"QEMU binary", &b->qemu);
 
+	b->qemu_line = r > 0 ? yaml_line(yaml_map_peek(m, "qemu")) : yaml_line(m);
 	if (r >= 0 && !b->qemu)
 		b->qemu = xstrdup(lab_arch_qemu(arch));
 	if (r > 0 && b->qemu[0] != '/' && strchr(b->qemu, '/')) {

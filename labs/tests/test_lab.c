@@ -419,6 +419,85 @@ static void test_default(void)
 	free(err);
 }
 
+static void s_host_err(int line, const char *text, const char *want)
+{
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+	int r = lab_config_parse("lab.yaml", text, strlen(text), &cfg, &err);
+
+	if (r < 0) {
+		fprintf(stderr, "%s:%d: does not load: %s\n", __FILE__, line, err);
+		free(err);
+		check_failures++;
+		return;
+	}
+	r = lab_config_check_host(cfg, &err);
+	if (r != -ENOENT || !err || strcmp(err, want) != 0) {
+		fprintf(stderr, "%s:%d: got %d '%s', want '%s'\n", __FILE__,
+			line, r, err ? err : "(none)", want);
+		check_failures++;
+	}
+	free(err);
+	lab_config_destroy(&cfg);
+}
+
+/* policy.names: a display name per submitter key. */
+static void test_names(void)
+{
+	static const char ok[] =
+		"lab: {name: t}\npolicy:\n  names:\n"
+		"    4A2D6C1E9B3F5A7C8D0E2F4A6B8C0D1E3F5A7B9C1D3E5F7A9B1C3D5E7F9A1B3C: alice\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	CHECK(cfg && cfg->n_names == 1);
+	if (cfg)
+		CHECK_STR(lab_submitter_name(cfg, "4a2d6c1e9b3f5a7c8d0e2f4a6b8c0d1e"
+						  "3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c"),
+			  "alice");
+	lab_config_destroy(&cfg);
+	ERR("lab: {name: t}\npolicy:\n  names: {abc: alice}\n",
+	    "lab.yaml:3: policy.names.abc: 'abc' is not a key id (64 hex digits)");
+}
+
+/* What the file names must exist on this host; loading alone does not ask. */
+static void test_host(void)
+{
+	static const char ok[] = HEAD "  - name: a\n"
+				      "    arch: x86_64\n"
+				      "    transport: {type: serial, device: /dev/null}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	CHECK(cfg && lab_config_check_host(cfg, &err) == 0);
+	lab_config_destroy(&cfg);
+	s_host_err(__LINE__, HEAD "  - name: a\n"
+				  "    arch: x86_64\n"
+				  "    transport: {type: local}\n"
+				  "  - name: b\n"
+				  "    arch: x86_64\n"
+				  "    transport:\n"
+				  "      type: serial\n"
+				  "      device: /dev/labmesh-no-such-tty\n",
+		   "lab.yaml:10: boards[1].transport.device: "
+		   "'/dev/labmesh-no-such-tty': No such file or directory");
+	s_host_err(__LINE__, HEAD "  - name: q\n"
+				  "    arch: x86_64\n"
+				  "    boot:\n"
+				  "      method: qemu\n"
+				  "      qemu: /opt/labmesh-none/qemu-system-x86_64\n",
+		   "lab.yaml:7: boards[0].boot.qemu: "
+		   "'/opt/labmesh-none/qemu-system-x86_64' is not installed "
+		   "(no such executable)");
+	s_host_err(__LINE__, HEAD "  - name: q\n"
+				  "    arch: x86_64\n"
+				  "    boot: {method: qemu, qemu: labmesh-no-qemu}\n",
+		   "lab.yaml:5: boards[0].boot.qemu: 'labmesh-no-qemu' is not "
+		   "installed (no such executable in PATH)");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -428,6 +507,8 @@ int main(int argc, char **argv)
 	s_dir = argv[1];
 	test_examples();
 	test_errors();
+	test_host();
+	test_names();
 	test_bombs();
 	test_default();
 	if (check_failures) {

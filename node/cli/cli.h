@@ -69,6 +69,7 @@ int cmd_debug(cli_t *cli, int argc, char **argv);
 int cmd_submit(cli_t *cli, int argc, char **argv);
 int cmd_status(cli_t *cli, int argc, char **argv);
 int cmd_cancel(cli_t *cli, int argc, char **argv);
+int cmd_board(cli_t *cli, int argc, char **argv);
 int cmd_log(cli_t *cli, int argc, char **argv);
 
 /*

@@ -208,8 +208,10 @@ int cmd_boards(cli_t *cli, int argc, char **argv)
 	int rc = s_no_args(cli, argc, argv, "boards",
 			   "usage: labmesh boards [--home DIR] [--json]\n"
 			   "Every board in the network, from the latest advert"
-			   " of each lab:\nlab, board, arch, tags, state, queue."
-			   " Reads the store when no node runs.\n");
+			   " of each lab:\nlab, board, arch, tags, state, queue,"
+			   " and a note: a maintenance's reason and\nend, or the"
+			   " request holding a busy board, its submitter and"
+			   " since when.\nReads the store when no node runs.\n");
 
 	if (rc >= 0)
 		return rc;

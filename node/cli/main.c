@@ -57,6 +57,8 @@ static const cli_cmd_t s_cmds[] = {
 	{ "peers", "the peers of the running node", cmd_peers },
 	{ "boards", "every board in the network, from the latest adverts",
 	  cmd_boards },
+	{ "board", "put one of this lab's boards in maintenance or online",
+	  cmd_board },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",

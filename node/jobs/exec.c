@@ -118,6 +118,30 @@ static int s_key_pipe(uint8_t *ret_pk, int *ret_fd)
 	return 0;
 }
 
+/* Every start names its request and submitter, for an operator reading
+ * the log of a busy board. */
+static void s_log_start(jobs_t *j, int64_t job, const char *board,
+			const uint8_t *req_id, pid_t pid)
+{
+	sqlite3_stmt *st = s_prep(j, "SELECT submitter FROM jobs WHERE id=?");
+	char rhex[2 * WIRE_ID_BYTES + 1], shex[2 * WIRE_KEY_BYTES + 1] = "?";
+	const char *name;
+
+	wire_hex(req_id, WIRE_ID_BYTES, rhex);
+	if (st) {
+		sqlite3_bind_int64(st, 1, job);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_bytes(st, 0) == WIRE_KEY_BYTES)
+			wire_hex(sqlite3_column_blob(st, 0), WIRE_KEY_BYTES,
+				 shex);
+		sqlite3_finalize(st);
+	}
+	name = lab_submitter_name(j->ctx.cfg, shex);
+	log_info("job %" PRId64 " on %s: request %.12s from submitter %.12s%s%s%s,"
+		 " executor %d started", job, board, rhex, shex,
+		 name ? " (" : "", name ? name : "", name ? ")" : "", (int)pid);
+}
+
 int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	       const uint8_t *bytes, size_t len)
 {
@@ -174,8 +198,7 @@ int exec_start(jobs_t *j, size_t bi, int64_t job, const uint8_t *req_id,
 	}
 	zmq_pollitem_t it = { .socket = NULL, .fd = s->fd, .events = ZMQ_POLLIN };
 	zloop_poller(j->loop, &it, s_handle_pipe, j);
-	log_info("job %" PRId64 " on %s: executor %d started", job, board,
-		 (int)pid);
+	s_log_start(j, job, board, req_id, pid);
 	return 0;
 }
 

@@ -61,7 +61,9 @@ static const char s_schema[] =
 	" text TEXT DEFAULT '', UNIQUE(request_id, board));"
 	"CREATE INDEX IF NOT EXISTS jobs_board ON jobs(board, state);"
 	"CREATE TABLE IF NOT EXISTS cancels(request_id BLOB PRIMARY KEY,"
-	" submitter BLOB, bytes BLOB);";
+	" submitter BLOB, bytes BLOB);"
+	"CREATE TABLE IF NOT EXISTS maintenance(board TEXT PRIMARY KEY,"
+	" reason TEXT NOT NULL, since_ms INT, until_ms INT);";
 
 int jobs_db_exec(jobs_t *j, const char *sql)
 {
@@ -149,6 +151,15 @@ void jobs_update_board(jobs_t *j, size_t bi)
 	const lab_board_t *b = &j->ctx.cfg->boards[bi];
 	int state = j->slots[bi].job ? BOARD_BUSY : BOARD_IDLE;
 
+	if (jobs_maint_active(j, bi))
+		state = BOARD_MAINTENANCE;
+	if (j->ctx.set_board_notes) {
+		char *maint = jobs_maint_note(j, bi), *busy = jobs_busy_note(j, bi);
+
+		j->ctx.set_board_notes(j->ctx.arg, bi, maint, busy);
+		free(maint);
+		free(busy);
+	}
 	j->ctx.set_board(j->ctx.arg, b->name, state, s_queue_len(j, b->name));
 }
 
@@ -325,6 +336,10 @@ static void s_pick(jobs_t *j, size_t bi)
 
 	if (!st)
 		return;
+	if (jobs_maint_active(j, bi)) {
+		sqlite3_finalize(st);
+		return; /* queued jobs wait until it is back online */
+	}
 	sqlite3_bind_text(st, 1, board, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, JOB_QUEUED);
 	if (sqlite3_step(st) != SQLITE_ROW) {
@@ -341,6 +356,7 @@ static void s_pick(jobs_t *j, size_t bi)
 		return;
 	}
 	s->job = job;
+	s->since_ms = jobs_wall_ms();
 	memcpy(s->request_id, rid, 32);
 	s->pid = 0;
 	s->cancelled = false;
@@ -358,6 +374,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 
 	exec_tick(j);
 	fetch_tick(j);
+	jobs_maint_tick(j);
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
@@ -599,6 +616,8 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 
 	if (!j)
 		return false;
+	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed))
+		return true;
 	if (strcmp(name, "jobs") == 0) {
 		s_ctl_jobs(j, out);
 	} else if (strcmp(name, "blob-fetch") == 0 && n_args == 1) {
@@ -641,6 +660,7 @@ static void s_init(jobs_t *j)
 		j->slots[i].fd = -1;
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
+	jobs_maint_load(j);
 	j->self_exe = realpath("/proc/self/exe", NULL);
 	j->home = realpath(j->ctx.home, NULL);
 	if (!j->home)
@@ -678,6 +698,9 @@ void jobs_start(jobs_t *j, zloop_t *loop)
 		return;
 	j->loop = loop;
 	exec_recover(j);
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
+		if (j->slots[i].maint_reason)
+			jobs_update_board(j, i);
 	j->timer = zloop_timer(j->loop, JOBS_TICK_MS, 0, s_handle_tick, j);
 }
 
@@ -689,8 +712,10 @@ void jobs_destroy(jobs_t **p)
 		return;
 	if (j->slots) {
 		exec_stop_all(j);
-		for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
+		for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 			buf_free(&j->slots[i].line);
+			free(j->slots[i].maint_reason);
+		}
 	}
 	free(j->slots);
 	catalog_destroy(&j->catalog);

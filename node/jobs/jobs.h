@@ -71,6 +71,11 @@ typedef struct {
 	int (*set_board)(void *arg, const char *board, int state,
 			 uint32_t queue);
 	int (*board_state)(void *arg, size_t i);
+	/* optional: the advert notes of board i of cfg, given before each
+	 * set_board (borrowed for the call; NULL when none): maintenance
+	 * "UNTIL_MS REASON", busy "REQUEST SUBMITTER SINCE_MS" */
+	void (*set_board_notes)(void *arg, size_t i, const char *maint,
+				const char *busy);
 	void (*garbage)(void *arg, const char *curve, const char *what);
 	bool (*log_budget)(void *arg);
 } jobs_ctx_t;

@@ -105,6 +105,11 @@ static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
 	    builds_config_check(s_recipe(j->ctx.cfg, b->arch), b->arch,
 				k->config, why, wsz) < 0)
 		return why;
+	if (jobs_maint_active(j, (size_t)(b - j->ctx.cfg->boards))) {
+		snprintf(why, wsz, "board in maintenance: %s",
+			 j->slots[b - j->ctx.cfg->boards].maint_reason);
+		return why;
+	}
 	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=
 	    BOARD_OFFLINE)
 		return "board offline";

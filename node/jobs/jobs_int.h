@@ -65,6 +65,9 @@ typedef struct {
 	bool pre_checked, has_pre, pre_has_initrd;
 	uint8_t pre_kernel[32], pre_initrd[32];
 	char pre_lab[PROTO_MAX_NAME + 1], pre_run[65], pre_compiler[128];
+	int64_t since_ms;    /* wall clock, when the job took the board */
+	char *maint_reason;  /* in maintenance, why (jobs_maint.c); or NULL */
+	int64_t maint_until; /* wall clock ms it ends by itself; 0: never */
 } jobs_slot_t;
 
 typedef struct {
@@ -93,6 +96,25 @@ struct jobs {
 	char *self_exe;
 	char *home; /* the node's home, absolute (executors chdir) */
 };
+
+/* jobs_maint.c: boards taken out of service by the operator, kept in
+ * jobs.db's maintenance table. */
+#define JOBS_MAX_REASON 100 /* bytes of a maintenance reason */
+/* Read the table into the slots (at start). */
+void jobs_maint_load(jobs_t *j);
+/* End the maintenance of boards whose time is up (from the tick). */
+void jobs_maint_tick(jobs_t *j);
+/* Whether board bi is in maintenance now; ends one whose time is up. */
+bool jobs_maint_active(jobs_t *j, size_t bi);
+/* The advert notes of board bi: maintenance and who holds it (caller
+ * frees; NULL when there is none). */
+char *jobs_maint_note(jobs_t *j, size_t bi);
+char *jobs_busy_note(jobs_t *j, size_t bi);
+/* The control commands "maintenance LAB BOARD REASON UNTIL_MS" and
+ * "online LAB BOARD"; false when name is neither. */
+bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+		    const size_t *lens, size_t n_args, buf_t *out,
+		    bool *ret_failed);
 
 /* jobs.c */
 int64_t jobs_now(void);     /* monotonic ms */

@@ -17,7 +17,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define CTL_MAX_APPEND 10000000ULL
 
@@ -134,6 +136,36 @@ static int s_collect_advert(void *arg, uint64_t seq, const uint8_t *b,
 	return 0;
 }
 
+/* ms since the epoch as "YYYY-MM-DDTHH:MM:SSZ" in buf. */
+static const char *s_utc(int64_t ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+static void s_board_notes_json(json_t *j, const wire_board_t *b)
+{
+	char t[32];
+
+	if (b->reason) {
+		json_key_str(j, "reason", b->reason);
+		if (b->until_ms)
+			json_key_str(j, "until", s_utc(b->until_ms, t, sizeof(t)));
+	}
+	if (b->request) {
+		json_key_str(j, "request", b->request);
+		json_key_str(j, "submitter", b->submitter);
+		if (b->submitter_name)
+			json_key_str(j, "submitter_name", b->submitter_name);
+		json_key_str(j, "since", s_utc(b->since_ms, t, sizeof(t)));
+	}
+}
+
 static void s_boards_json(buf_t *out, const s_ads_t *a)
 {
 	json_t j;
@@ -167,6 +199,7 @@ static void s_boards_json(buf_t *out, const s_ads_t *a)
 			json_key_str(&j, "state", b->state);
 			json_key_int(&j, "queue", b->queue);
 			json_key_str(&j, "builds", b->builds);
+			s_board_notes_json(&j, b);
 			json_obj_close(&j);
 		}
 	}
@@ -174,18 +207,40 @@ static void s_boards_json(buf_t *out, const s_ads_t *a)
 	json_finish(&j);
 }
 
+/* The NOTE column: why a board is in maintenance and until when, who
+ * holds a busy one and since when. */
+static void s_board_note_text(buf_t *out, const wire_board_t *b)
+{
+	char t[32];
+
+	if (b->reason) {
+		buf_printf(out, "  maintenance: \"%.100s\"", b->reason);
+		if (b->until_ms)
+			buf_printf(out, " until %s", s_utc(b->until_ms, t,
+							   sizeof(t)));
+	}
+	if (b->request)
+		buf_printf(out, "  request %s by %s%s%s%s since %s", b->request,
+			   b->submitter, b->submitter_name ? " (" : "",
+			   b->submitter_name ? b->submitter_name : "",
+			   b->submitter_name ? ")" : "",
+			   s_utc(b->since_ms, t, sizeof(t)));
+}
+
 static void s_boards_text(buf_t *out, const s_ads_t *a)
 {
 	buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %-5s  %s\n", "LAB",
-		   "BOARD", "ARCH", "TAGS", "STATE", "QUEUE", "BUILDS");
+		   "BOARD", "ARCH", "TAGS", "STATE", "QUEUE", "BUILDS  NOTE");
 	for (size_t i = 0; i < a->n; i++) {
 		for (size_t k = 0; k < a->ads[i].n_boards; k++) {
 			const wire_board_t *b = &a->ads[i].boards[k];
 
 			buf_printf(out, "%-16s  %-16s  %-8s  %-24s  %-8s  %-5"
-				   PRId64 "  %s\n", a->ads[i].lab, b->name,
+				   PRId64 "  %-6s", a->ads[i].lab, b->name,
 				   b->arch, *b->tags ? b->tags : "-", b->state,
 				   b->queue, *b->builds ? b->builds : "-");
+			s_board_note_text(out, b);
+			buf_puts(out, "\n");
 		}
 	}
 }

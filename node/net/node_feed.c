@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Sign and store the next record of our feed; *ret_bytes is the caller's. */
@@ -95,6 +96,29 @@ static int s_append_synthetic(node_t *node, uint64_t n)
 	return rc;
 }
 
+/* The boards' notes as advert info entries "maint.I" and "busy.I" (I the
+ * board's index), added after the template's own entries (what the lab
+ * builds), as many as the info map holds; wire_advert_tmpl_free frees
+ * them with the rest. */
+static void s_advert_notes(node_t *node, record_t *tmpl)
+{
+	size_t n = tmpl->advert.n_info;
+	proto_kv_t *kv = xreallocarray((void *)tmpl->advert.info,
+				       PROTO_MAX_INFO, sizeof(*kv));
+
+	for (size_t i = 0; i < 2 * node->cfg->n_boards && n < PROTO_MAX_INFO;
+	     i++) {
+		if (!node->board_notes[i] || i / 2 >= PROTO_MAX_BOARDS)
+			continue;
+		kv[n].key = xasprintf("%s.%zu", i % 2 ? "busy" : "maint",
+				      i / 2);
+		kv[n].value = xstrdup(node->board_notes[i]);
+		n++;
+	}
+	tmpl->advert.info = kv;
+	tmpl->advert.n_info = n;
+}
+
 /* Publish our advert when it differs from the last one we signed. */
 int node_publish_advert(node_t *node)
 {
@@ -105,6 +129,7 @@ int node_publish_advert(node_t *node)
 
 	wire_advert_tmpl(node->cfg, node->key.pk, node->board_state,
 			 node->board_queue, &tmpl);
+	s_advert_notes(node, &tmpl);
 	rc = store_latest_own(node->store, node->key.pk, RECORD_ADVERT, &last,
 			      &last_len);
 	if (rc == 0 &&

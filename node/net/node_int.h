@@ -248,6 +248,7 @@ struct node {
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
+	char **board_notes;   /* per config board: maintenance, busy (owned) */
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };

@@ -52,7 +52,8 @@ static int s_load_config(node_t *node, const char *path, char **ret_err)
 		*ret_err = err ? err : xasprintf("%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	return 0;
+	/* a missing QEMU or serial device is named now, not at the first job */
+	return lab_config_check_host(node->cfg, ret_err);
 }
 
 static int s_setup_trust(node_t *node, char **ret_err)
@@ -165,6 +166,7 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	}
 	node->board_state = xcalloc(node->cfg->n_boards + 1, sizeof(int));
 	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
+	node->board_notes = xcalloc(2 * node->cfg->n_boards + 1, sizeof(char *));
 	node->max_peers = node->cfg->max_peers > 0 ? node->cfg->max_peers : 8;
 	if (node->max_peers > NODE_MAX_PEERS_HARD)
 		node->max_peers = NODE_MAX_PEERS_HARD;
@@ -253,6 +255,19 @@ static int s_jobs_board_state(void *arg, size_t i)
 	return i < node->cfg->n_boards ? node->board_state[i] : BOARD_OFFLINE;
 }
 
+static void s_jobs_board_notes(void *arg, size_t i, const char *maint,
+			       const char *busy)
+{
+	node_t *node = arg;
+
+	if (i >= node->cfg->n_boards)
+		return;
+	free(node->board_notes[2 * i]);
+	free(node->board_notes[2 * i + 1]);
+	node->board_notes[2 * i] = maint ? xstrdup(maint) : NULL;
+	node->board_notes[2 * i + 1] = busy ? xstrdup(busy) : NULL;
+}
+
 static void s_jobs_garbage(void *arg, const char *curve, const char *what)
 {
 	node_garbage(arg, curve, what);
@@ -277,6 +292,7 @@ static int s_setup_jobs(node_t *node, char **ret_err)
 		.peer = s_jobs_peer,
 		.set_board = s_jobs_set_board,
 		.board_state = s_jobs_board_state,
+		.set_board_notes = s_jobs_board_notes,
 		.garbage = s_jobs_garbage,
 		.log_budget = s_jobs_log_budget,
 	};
@@ -354,6 +370,10 @@ void node_destroy(node_t **p)
 	free(node->desc);
 	free(node->board_state);
 	free(node->board_queue);
+	for (size_t i = 0; node->board_notes && node->cfg &&
+			   i < 2 * node->cfg->n_boards; i++)
+		free(node->board_notes[i]);
+	free(node->board_notes);
 	free(node->home);
 	free(node);
 	*p = NULL;

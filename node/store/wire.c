@@ -10,6 +10,8 @@
 #include "proto/request.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -223,6 +225,39 @@ static char *s_join(const char *const *v, size_t n)
 	return s;
 }
 
+/* The note "maint.I" or "busy.I" of the info map into board I of ret.
+ * Notes that do not parse are ignored: they only add to the display. */
+static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
+{
+	bool busy = strncmp(kv->key, "busy.", 5) == 0;
+	const char *p = kv->key + (busy ? 5 : 6);
+	char *end, a[64], b[64], c[64];
+	unsigned long i;
+	long long t;
+	int k;
+	wire_board_t *w;
+
+	if (!busy && strncmp(kv->key, "maint.", 6) != 0)
+		return;
+	i = strtoul(p, &end, 10);
+	if (*end || end == p || i >= ret->n_boards)
+		return;
+	w = &ret->boards[i];
+	if (busy && !w->request &&
+	    (k = sscanf(kv->value, "%63s %63s %lld %63s", a, b, &t, c)) >= 3) {
+		w->request = xstrdup(a);
+		w->submitter = xstrdup(b);
+		w->submitter_name = k == 4 ? xstrdup(c) : NULL;
+		w->since_ms = t;
+	} else if (!busy && !w->reason) {
+		t = strtoll(kv->value, &end, 10);
+		if (*end == ' ' && t >= 0) {
+			w->until_ms = t;
+			w->reason = xstrdup(end + 1);
+		}
+	}
+}
+
 int wire_advert_decode(const uint8_t *bytes, size_t len, wire_advert_t *ret)
 {
 	record_t *r = NULL;
@@ -262,6 +297,8 @@ int wire_advert_decode(const uint8_t *bytes, size_t len, wire_advert_t *ret)
 			}
 		}
 	}
+	for (size_t i = 0; i < r->advert.n_info; i++)
+		s_board_note(&r->advert.info[i], ret);
 	record_destroy(&r);
 	return 0;
 }
@@ -279,6 +316,10 @@ void wire_advert_free(wire_advert_t *a)
 		free(w->boot);
 		free(w->state);
 		free(w->builds);
+		free(w->reason);
+		free(w->request);
+		free(w->submitter);
+		free(w->submitter_name);
 	}
 	free(a->boards);
 	free(a->lab);

@@ -112,6 +112,13 @@ typedef struct {
 	char *name, *arch, *machine, *tags, *transport, *boot, *state;
 	char *builds; /* what the lab builds for this arch ("": nothing) */
 	int64_t queue;
+	/* from the advert's info notes "maint.I" and "busy.I"; NULL/0 when
+	 * absent: the maintenance reason and end (0: none), who holds it */
+	char *reason;
+	int64_t until_ms;
+	char *request, *submitter; /* short ids */
+	char *submitter_name;      /* from the lab's policy.names, or NULL */
+	int64_t since_ms;
 } wire_board_t;
 
 typedef struct {

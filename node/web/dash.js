@@ -72,6 +72,18 @@ function badge(status) {
 	return el('span', { class: 'st st-' + s }, status);
 }
 
+// A maintenance's reason and end, or who holds a busy board and since when.
+function boardNote(b) {
+	const parts = [];
+	if (b.reason)
+		parts.push('maintenance: ' + b.reason + (b.until ? ' until ' + b.until : ''));
+	if (b.request)
+		parts.push('request ' + b.request + ' by ' + b.submitter +
+			(b.submitter_name ? ' (' + b.submitter_name + ')' : '') +
+			' since ' + b.since);
+	return parts.join('; ');
+}
+
 function short(hex) {
 	return String(hex || '').slice(0, 12);
 }
@@ -180,10 +192,11 @@ async function pageNetwork() {
 	c.appendChild(cards);
 
 	c.appendChild(el('h2', {}, 'Boards'));
-	c.appendChild(table(['Lab', 'Board', 'Arch', 'Tags', 'State', 'Queue'],
+	c.appendChild(table(['Lab', 'Board', 'Arch', 'Tags', 'State', 'Queue', 'Note'],
 		bl.map(b => [b.lab, b.board, b.arch, (b.tags || []).join(' '),
 			el('td', { class: 'state-' + b.state }, b.state),
-			el('td', { class: 'num' }, String(b.queue))]), 'boards'));
+			el('td', { class: 'num' }, String(b.queue)), boardNote(b)]),
+		'boards'));
 
 	c.appendChild(el('h2', {}, 'Peers'));
 	const pl = peers.ok && Array.isArray(peers.data) ? peers.data : [];
