@@ -153,7 +153,8 @@ static int s_console(lava_t *l, yaml_val_t *v)
 		for (size_t i = 1; i < n && k < 2; i++) {
 			if (w[i][0] == '-') {
 				/* telnet -e C, -l USER, nc -w N take a value */
-				if (strchr("elwsp", w[i][1]) && !w[i][2] && i + 1 < n)
+				if (w[i][1] && strchr("elwsp", w[i][1]) && !w[i][2] &&
+				    i + 1 < n)
 					i++;
 				continue;
 			}
