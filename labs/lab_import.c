@@ -230,6 +230,19 @@ int iverify(const char *file, const buf_t *yaml, char **ret_err)
 	return r;
 }
 
+void ivfail(char **err, const char *file, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	if (*err)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	*err = xasprintf("%s: %s", file, msg);
+}
+
 int iread_file(const char *path, size_t max, char **ret, size_t *ret_len,
 	       char **ret_err)
 {

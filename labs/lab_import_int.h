@@ -12,6 +12,7 @@
 #include "labs/yaml.h"
 #include "proto/buf.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -68,6 +69,11 @@ char *iname_of_file(const char *file);
 /* Read at most max bytes of the file at path into *ret (NUL-terminated,
  * the caller frees) and *ret_len: 0, or -errno / -EFBIG and *ret_err
  * "PATH: why". */
+/* Keep the first error of an import in *err as "FILE: message", with
+ * control characters shown as '?' (the message may quote the file). */
+void ivfail(char **err, const char *file, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 int iread_file(const char *path, size_t max, char **ret, size_t *ret_len,
 	       char **ret_err);
 

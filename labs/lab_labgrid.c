@@ -614,18 +614,11 @@ static int s_fail(lgctx_t *c, const char *fmt, ...) __attribute__((format(printf
 
 static int s_fail(lgctx_t *c, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
-	if (c->err)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ivfail(&c->err, c->file, fmt, ap);
 	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	c->err = xasprintf("%s: %s", c->file, msg);
 	return -EINVAL;
 }
 

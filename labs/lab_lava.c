@@ -58,18 +58,11 @@ static int s_fail(lava_t *l, const char *fmt, ...)
 /* Keep the first error as "FILE: message"; returns -EINVAL. */
 static int s_fail(lava_t *l, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
-	if (l->err)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ivfail(&l->err, l->file, fmt, ap);
 	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	l->err = xasprintf("%s: %s", l->file, msg);
 	return -EINVAL;
 }
 
