@@ -343,7 +343,7 @@ def main(test, net_class=Net):
     """Run test(net) on net_class(argv[1], argv[2:]) and exit: 0 when it
     returns (or its own non-zero return), 77 on Skip, 1 with a `FAIL:`
     line and the end of every node's log on Fail. LM_KEEP=1 keeps the
-    directory of a test that did not pass."""
+    directory of a test that did not pass, LM_KEEP=always of any test."""
     rc = 1
     net = None
     try:
@@ -360,6 +360,7 @@ def main(test, net_class=Net):
     finally:
         if net:
             net.close()
-            net.remove(keep=rc != 0 and bool(os.environ.get('LM_KEEP')))
+            keep = os.environ.get('LM_KEEP', '')
+            net.remove(keep=keep == 'always' or (rc != 0 and bool(keep)))
     sys.stdout.flush()
     sys.exit(rc)
