@@ -102,8 +102,9 @@
 #define NODE_FIRST_BATCH_MS 300
 /* a pull with no answer this long may be taken over by a better placed
  * peer (the author, one that delivers); sooner, an honest peer that is
- * about to answer would send its range as well */
-#define NODE_PREEMPT_MS 500
+ * about to answer would send its range as well. Judged when the first
+ * batch is (its timer), not a tick later */
+#define NODE_PREEMPT_MS NODE_FIRST_BATCH_MS
 #define NODE_DISTRUST_MS (60 * 1000)    /* a claim not delivered: that
 					 * peer asked last for it */
 #define NODE_DELIVERED_MS 10000         /* a peer that served a pull at

@@ -400,6 +400,30 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 		node->judge_armed = true;
 }
 
+/* Whether p (of rank) takes author hex over from its upstream u in
+ * flight; else u ends by progress or by its deadline. A peer that has
+ * sent its first batch is serving its range and keeps it (two upstreams
+ * would each send it); one ranked below p that has not loses it at
+ * once when it answered short (a trickle) or was asked only for want of
+ * another (its claim was not delivered lately), and after
+ * NODE_PREEMPT_MS when it has not answered yet (an honest peer about to
+ * answer would send its range as well). Waiting for the first batch's
+ * judgement would cost every replication that deadline. */
+static bool s_takes_over(const char *hex, const upstream_t *u, const peer_t *p,
+			 int rank, bool *ret_fault)
+{
+	int64_t now = node_now();
+	int cur;
+
+	if (u->peer == p || !u->peer || u->got >= u->need)
+		return false;
+	cur = s_distrusted(u->peer, hex, now) ? -1 : s_rank(u->peer, hex, now);
+	if (rank <= cur)
+		return false;
+	*ret_fault = cur < 0 || u->got > 0;
+	return *ret_fault || now - u->started_ms >= NODE_PREEMPT_MS;
+}
+
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
@@ -409,6 +433,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	size_t len = 0;
 	peer_t *p;
 	int rank;
+	bool fault = false;
 
 	if ((f && f->flagged) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
@@ -416,18 +441,20 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	p = s_best_upstream(node, hex, have, &rank);
 	if (!p)
 		return;
-	/* in flight: it ends by progress or by its deadline, unless it
-	 * delivered nothing yet and a better placed peer (the author, one
-	 * that delivers) now claims more than we have: that one takes over
-	 * at once. One that delivers keeps its range, which it is serving:
-	 * two upstreams would each send it */
-	if (u && (u->peer == p || !u->peer || u->got ||
-		  node_now() - u->started_ms < NODE_PREEMPT_MS ||
-		  rank <= (s_distrusted(u->peer, hex, node_now()) ?
-			   -1 : s_rank(u->peer, hex, node_now()))))
+	if (u && !s_takes_over(hex, u, p, rank, &fault))
 		return;
-	if (u)
+	if (u) {
+		log_debug("upstream %.12s of %.12s taken over by %.12s after"
+			  " %" PRIu64 " records", u->peer->hex, hex, p->hex,
+			  u->got);
+		peer_t *was = u->peer;
+
+		/* ended first: a distrust past its cap bans the peer, which
+		 * ends its upstreams */
 		s_upstream_end(node, hex, u, false);
+		if (fault) /* a trickle, or a claim again not delivered */
+			s_distrust(node, was, hex);
+	}
 	u = xzalloc(sizeof(*u));
 	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
@@ -925,10 +952,14 @@ static peer_t *s_random_active(node_t *node)
 static void s_stalled(node_t *node, const char *k, upstream_t *u,
 		      uint64_t gained, uint64_t due)
 {
+	peer_t *p = u->peer;
+
 	log_debug("upstream %.12s stalled for %.12s (%" PRIu64 " of %" PRIu64
-		  " records), switching", u->peer->hex, k, gained, due);
-	s_distrust(node, u->peer, k);
+		  " records), switching", p->hex, k, gained, due);
+	/* ended first: a distrust past its cap bans the peer, which ends
+	 * its upstreams */
 	s_upstream_end(node, k, u, true);
+	s_distrust(node, p, k);
 }
 
 /* Judge the upstream u of author k by now. */
