@@ -10,7 +10,10 @@
  * prints its answer "lm-pNONCE 1". Those are cut out: a run of at least
  * CONLOG_MIN_RUN bytes of a line that is a piece of the set-up line as
  * typed (nonces compared as any capital letters), or a shorter piece that
- * ends the line, and the probe answers; a line left blank by that goes.
+ * is the whole line (the end of a wrapped echo), and the probe answers; a
+ * line left blank by that goes. The run is long enough that no kernel
+ * line loses a word it shares with the set-up line ("printk", "PREEMPT"
+ * against a nonce, "/dev/null").
  * Once the session is up, the console carries the conversation (typed
  * commands, markers, their output, which each suite's log keeps) and the
  * kernel's records, which alone are kept: a segment from a printk
@@ -26,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONLOG_MIN_RUN 6          /* bytes of typed text cut from a line */
+#define CONLOG_MIN_RUN 24         /* bytes of typed text cut from a line */
 #define CONLOG_MAX_WORK 4000000   /* comparisons per line */
 
 void serial_conlog_init(serial_conlog_t *cl)
@@ -102,7 +105,7 @@ static size_t s_scrub(const serial_conlog_t *cl, const char *p, size_t n,
 	while (i < n) {
 		size_t run = cl->typed_len ? s_typed_run(cl, p + i, n - i, &work) : 0;
 
-		if (run >= CONLOG_MIN_RUN || (run >= 2 && i + run == n)) {
+		if (run >= CONLOG_MIN_RUN || (run >= 2 && run == n)) {
 			i += run;
 			*ret_cut = true;
 			continue;

@@ -117,10 +117,12 @@ static void test_real(const char *dir)
 static void test_made_up(void)
 {
 	static const char boot[] =
-		"Linux version 6.1.0-g1234 (gcc 12) #1\r\n"
+		"Linux version 6.1.0-g1234 (gcc 12) #1 PREEMPT_DYNAMIC Debian\r\n"
+		"printk: console [ttyS0] enabled\r\n"
 		"KTAP version 1\r\n"
 		"    ok 1 lm_n_test_case\r\n"
 		"lm-pQWERTYUPAS 1\r\n"
+		"Oops: 0002 [#1] PREEMPT NOPTI ABCDEFGHIJKLMN /dev/null echo\r\n"
 		"Run /init as init process\r\n";
 	static const char session[] =
 		"lmQWERTYUPAS\nLMKR:6.1.0\n[   12.000001] a kernel record\r\n"
