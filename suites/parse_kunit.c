@@ -143,8 +143,9 @@ static bool s_hold_diag(struct kfilter *f, const char *c)
 	    memchr(c, ' ', n))
 		return false;
 	if (f->diag_name[0] && strncmp(f->diag_name, c, n) == 0 &&
-	    f->diag_name[n] == '\0')
-		return true; /* the first report of a case is the telling one */
+	    f->diag_name[n] == '\0' &&
+	    (strstr(f->diag, "FAILED") || !strstr(colon, "FAILED")))
+		return true; /* its first failure report is the telling one */
 	memcpy(f->diag_name, c, n);
 	f->diag_name[n] = '\0';
 	suite_text_clean(f->diag, sizeof(f->diag), colon + 2, strlen(colon + 2));
@@ -178,8 +179,10 @@ static void s_ktap_line(struct kfilter *f, const char *m)
 	if (s_starts(p, "ok ") || s_starts(p, "not ok ")) {
 		s_result(f, m, indent);
 	} else if (s_starts(p, "1..")) {
-		if (indent == 0 && f->plan < 0)
+		if (indent == 0 && f->plan < 0) {
 			f->plan = strtol(p + 3, NULL, 10);
+			f->done = f->plan == 0;
+		}
 		s_put(f, m, strlen(m));
 	} else if (s_starts(p, "KTAP version") || s_starts(p, "TAP version")) {
 		/* a nested one would open the level before its "# Subtest:"

@@ -42,6 +42,7 @@ static const char s_fail[] =
 	"[    0.513000]     # example_params_test: pass:1 fail:0 skip:1 total:2\n"
 	"[    0.513010]     ok 3 example_params_test\n"
 	"[    0.513100] random: crng init done\n"
+	"[    0.513150]     # example_fail_test: initializing\n"
 	"[    0.513200]     # example_fail_test: EXPECTATION FAILED at lib/kunit/kunit-example-test.c:29\n"
 	"[    0.513210]     Expected 1 + 1 == 3, but\n"
 	"[    0.513220]         1 + 1 == 2 (0x2)\n"
