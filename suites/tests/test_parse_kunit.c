@@ -9,6 +9,7 @@
 #include "suites/criteria.h"
 #include "suites/parse.h"
 #include "suites/tests/check.h"
+#include "proto/buf.h"
 #include "proto/mem.h"
 
 #include <stdlib.h>
@@ -201,6 +202,32 @@ static void test_real(const char *dir)
 	if (res->status != SUITE_PASS)
 		s_dump(res);
 	suite_result_destroy(&res);
+
+	/* the same console as if the kernel had panicked after 50 cases */
+	{
+		buf_t cut;
+		const char *p = log;
+
+		for (int k = 0; k < 50 && p; k++) {
+			p = strstr(p, "\n    ok ");
+			if (p)
+				p++;
+		}
+		CHECK(p != NULL);
+		p = p ? strchr(p, '\n') : NULL;
+		buf_init(&cut, 0);
+		buf_append(&cut, log, p ? (size_t)(p - log) + 1 : len);
+		buf_puts(&cut, "Kernel panic - not syncing: Attempted to kill init!\r\n");
+		res = s_parse((const char *)cut.data, cut.len, 0);
+		suite_result_counts(res, &n);
+		CHECK(res->status == SUITE_ERROR && n.error == 1 && n.miss >= 1);
+		CHECK(n.pass + n.skip == 50);
+		CHECK_REASON(res, "Kernel panic - not syncing: Attempted to kill init!");
+		if (res->status != SUITE_ERROR || n.error != 1)
+			s_dump(res);
+		suite_result_destroy(&res);
+		buf_free(&cut);
+	}
 	free(log);
 }
 
