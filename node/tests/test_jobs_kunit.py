@@ -10,7 +10,10 @@ the suite's cases. Checked: at least 3 KUnit suites and 100 KUnit cases,
 each PASS or SKIP (a SKIP with its reason), as an ordinary run record
 (`query --list`, the KCIDB export, paths kunit.SUITE.CASE); the run's
 console log begins with the kernel's first line and holds none of the
-lines labmesh typed or framed its commands with.
+lines labmesh typed or framed its commands with. Then the same kernel
+with an initramfs without init: KUnit runs, the kernel panics, the
+board never reaches a shell, and the job still reports the KUnit cases
+its console shows.
 
 The lab's build storage (store.build_dir) is ~/.cache/labmesh/kbuild-kunit,
 kept across runs: a run with a finished build there boots it (a few
@@ -19,6 +22,7 @@ so it is done only with LM_TEST_LONG=1 (scripts/test --long); without it
 and without the cached build the test is skipped, saying so.
 LM_KUNIT_CONSOLE=FILE saves the run's console log there (the parser's
 fixture suites/tests/kunit/boot-console.log is one)."""
+import gzip
 import hashlib
 import json
 import os
@@ -62,14 +66,15 @@ def recipe_command(recipes, arch):
 
 
 def cached_build(commit, command):
-    """Whether the build storage holds this exact build: its folder is
-    keyed as node/jobs/exec_build.c keys it (BLAKE2b-128 of commit, config
-    spec, arch, recipe command and cross prefix, each NUL-terminated)."""
+    """The folder of this exact build in the build storage, None when it is
+    not there: keyed as node/jobs/exec_build.c keys it (BLAKE2b-128 of
+    commit, config spec, arch, recipe command and cross prefix, each
+    NUL-terminated)."""
     h = hashlib.blake2b(digest_size=16)
     for part in (commit, SPEC, 'x86_64', command, ''):
         h.update(part.encode() + b'\0')
-    return os.path.exists(os.path.join(BUILD_DIR, 'build-cache',
-                                       h.hexdigest(), 'ok'))
+    d = os.path.join(BUILD_DIR, 'build-cache', h.hexdigest())
+    return d if os.path.exists(os.path.join(d, 'ok')) else None
 
 
 def console_log(text):
@@ -124,6 +129,35 @@ def check_kcidb(n, want):
         missing[:5], sorted(paths)[:5]))
 
 
+def no_init(n, build):
+    """The same kernel with an initramfs that holds no init: KUnit runs,
+    then the kernel panics and the board never reaches a shell. The job is
+    ERROR (the boot failed) and its kunit suite is still judged on the
+    console."""
+    check(build, 'the KUnit build is not in the cache after the run')
+    empty = os.path.join(n.net.dir, 'empty.cpio.gz')
+    with gzip.open(empty, 'wb') as f:
+        # a newc archive with its trailer alone
+        f.write(b'070701' + b'0' * 8 * 11 + b'0000000B' + b'0' * 8 +
+                b'TRAILER!!!\0' + b'\0' * 3)
+    p = n.cli('submit', '--kernel', os.path.join(build, 'out', 'vmlinuz'),
+              '--initrd', empty, '--describe', 'KUnit kernel, no init',
+              '--arch', 'x86_64', '--suite', 'kunit', '--wait', '--timeout',
+              '15m', check_rc=False, timeout=1200)
+    print(p.stdout[-1500:])
+    check(p.returncode != 0, 'a board that never booted passed')
+    req = p.stdout.split()[1]
+    cases = json.loads(n.cmd('--json', 'query', '--list', '--request',
+                             req))['cases']
+    kunit = [c for c in cases if c['suite'] == 'kunit']
+    bad = [c for c in kunit if c['status'] not in ('PASS', 'SKIP')]
+    check(len(kunit) >= MIN_CASES and not bad,
+          'no init: %d KUnit cases, not PASS/SKIP: %s' % (len(kunit),
+                                                          bad[:5]))
+    print('no init: the boot failed, %d KUnit cases read from its console'
+          % len(kunit))
+
+
 def test(net):
     env = need_board(net.root)
     tree = kernel_tree(net.root)
@@ -161,6 +195,7 @@ def test(net):
             f.write(raw.split(b'==> console <==\n', 1)[1].split(
                 b'\n==> ', 1)[0])
     check_console(console)
+    no_init(n, cached_build(commit, recipe_command(recipes, 'x86_64')))
     print('KUnit OK%s' % (' (cached build)' if 'cached build' in p.stdout
                           else ''))
     return 0
