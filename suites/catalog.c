@@ -391,7 +391,7 @@ static int s_criteria(yaml_val_t *root, suite_def_t *d)
 static int s_read(yaml_val_t *root, suite_def_t *d)
 {
 	static const char *const kinds[] = { "functional", "benchmark", NULL };
-	static const char *const parsers[] = { "tap", "kselftest", "ltp", "metrics", "exit", "klog", NULL };
+	static const char *const parsers[] = { "tap", "kselftest", "ltp", "metrics", "exit", "klog", "kunit", NULL };
 	int kind = 0, parser = 0;
 
 	if (yaml_expect(root, YAML_KIND_MAP) < 0)

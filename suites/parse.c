@@ -18,6 +18,7 @@ static const char *const s_parser_names[] = {
 	[SUITE_PARSER_METRICS] = "metrics",
 	[SUITE_PARSER_EXIT] = "exit",
 	[SUITE_PARSER_KLOG] = "klog",
+	[SUITE_PARSER_KUNIT] = "kunit",
 };
 
 const char *suite_parser_name(enum suite_parser p)
@@ -59,6 +60,9 @@ int suite_parse_output(enum suite_parser parser, const char *out, size_t len,
 		return 0;
 	case SUITE_PARSER_KLOG:
 		suite_parse_klog(out, len, exit_status, res);
+		return 0;
+	case SUITE_PARSER_KUNIT:
+		suite_parse_kunit(out, len, exit_status, res);
 		return 0;
 	}
 	return -EINVAL;

@@ -31,6 +31,7 @@ enum suite_parser {
 	SUITE_PARSER_METRICS,
 	SUITE_PARSER_EXIT,
 	SUITE_PARSER_KLOG,
+	SUITE_PARSER_KUNIT,
 };
 
 const char *suite_parser_name(enum suite_parser p);
@@ -60,6 +61,11 @@ void suite_parse_exit(const char *out, size_t len, int exit_status,
  * (parse_klog.c says which). */
 void suite_parse_klog(const char *out, size_t len, int exit_status,
 		      suite_result_t *res);
+/* KUnit's KTAP in a kernel's console or dmesg: SUITE.CASE cases, a kernel
+ * that stopped mid-KUnit ERROR at the first test that never reported and
+ * MISS after it, no KTAP at all SKIP (parse_kunit.c says how). */
+void suite_parse_kunit(const char *out, size_t len, int exit_status,
+		       suite_result_t *res);
 
 /*
  * A metric line "name value [unit]" (text is modified): 0 when added,

@@ -921,3 +921,28 @@ int suite_run(transport_t *t, const suite_def_t *d, const char *arch,
 	s_end(&run);
 	return 0;
 }
+
+int suite_judge_output(const suite_def_t *d, const char *out, size_t len,
+		       const suite_run_opts_t *opts, suite_result_t **ret_res)
+{
+	struct run run = { .d = d, .start = s_now_ms() };
+
+	if (!d || !ret_res || (!out && len))
+		return -EINVAL;
+	if (opts)
+		run.o = *opts;
+	if (!run.o.progress)
+		run.o.progress = s_noop_progress;
+	run.res = suite_result_new(d->name, d->version);
+	*ret_res = run.res;
+	s_open_log(&run);
+	s_log(run.log, "# the board's console, as the lab captured it\n");
+	if (run.log && len)
+		fwrite(out, 1, len, run.log);
+	suite_parse_output(d->parser, out ? out : "", len, 0, run.res);
+	suite_result_declare_metrics(run.res, d->metrics, d->n_metrics);
+	suite_criteria_apply(run.res, &d->criteria,
+			     suite_criteria_for_board(run.o.board, d->name));
+	s_end(&run);
+	return 0;
+}

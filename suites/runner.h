@@ -72,6 +72,17 @@ void suite_kernel_clear(suite_kernel_t *k);
 int suite_run(transport_t *t, const suite_def_t *def, const char *arch,
 	      const suite_run_opts_t *opts, suite_result_t **ret_res);
 
+/*
+ * Judge def on output the lab already holds instead of running run.sh:
+ * a `kunit` suite on the boot console the lab captured (the KTAP of the
+ * tests the kernel ran before init). The output (len bytes, not
+ * NUL-terminated) is kept as the suite's log in opts->log_dir, parsed by
+ * def's parser as an exit status 0 run, and held to the suite's criteria
+ * and the board's. Returns 0 and *ret_res (the caller's), or -EINVAL.
+ */
+int suite_judge_output(const suite_def_t *def, const char *out, size_t len,
+		       const suite_run_opts_t *opts, suite_result_t **ret_res);
+
 /* The host's machine name (uname -m), borrowed. */
 const char *suite_host_arch(void);
 

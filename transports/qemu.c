@@ -7,6 +7,8 @@
  * TCG unless the extra arguments ask for an accelerator (a /dev/kvm that
  * opens is no proof that KVM can run a guest, e.g. nested without VMX);
  * then opens the serial transport on the console and waits for a shell.
+ * The console goes through a relay (relay.h) that reads QEMU's side all
+ * the while, so the guest never waits on a console nobody reads.
  * qemu_halt() quits QEMU: the console escape Ctrl-A x, then SIGTERM, then
  * SIGKILL, and reaps it.
  *
@@ -19,6 +21,7 @@
  */
 #include "transports/backend.h"
 #include "transports/qemu.h"
+#include "transports/relay.h"
 #include "transports/serial.h"
 
 #include "proto/buf.h"
@@ -48,7 +51,8 @@
 
 typedef struct {
 	pid_t pid;
-	int console; /* our end of the console socketpair */
+	int console; /* our end of the console, through the relay */
+	relay_t *relay; /* drains QEMU's console all the while */
 	char *pidfile;
 	char *logfile;
 	long long boot_ms;
@@ -319,7 +323,12 @@ static int s_spawn(board_t *b, qemu_t *q, s_argv_t *a, char **ret_err)
 	}
 	close(sv[1]);
 	q->pid = pid;
-	q->console = sv[0];
+	/* drained from now on, whether or not the transport is reading */
+	q->relay = relay_new(sv[0], &q->console);
+	if (!q->relay) {
+		*ret_err = xasprintf("console relay: %s", strerror(errno));
+		return -EAGAIN;
+	}
 	f = fopen(q->pidfile, "w");
 	if (f) {
 		fprintf(f, "%d\n", (int)pid);
@@ -421,6 +430,7 @@ static void s_free(qemu_t *q)
 	if (!q)
 		return;
 	s_reap(q);
+	relay_destroy(&q->relay);
 	if (q->console >= 0)
 		close(q->console);
 	if (q->pidfile)

@@ -230,10 +230,18 @@ static int s_pump(serial_t *s, long long deadline_ms)
 		return -EPIPE;
 	}
 	if (s->t->console_fn)
-		s->t->console_fn(s->t->console_arg, TRANSPORT_STDOUT, s->rbuf,
-				 (size_t)n);
+		serial_conlog_feed(&s->conlog, s->rbuf, (size_t)n,
+				   serial_console_emit, s->t);
 	serial_scan_feed(&s->scan, s->rbuf, (size_t)n, s_on_clean, s);
 	return 0;
+}
+
+void serial_console_emit(void *arg, const char *data, size_t len)
+{
+	transport_t *t = arg;
+
+	if (len && t->console_fn)
+		t->console_fn(t->console_arg, TRANSPORT_STDOUT, data, len);
 }
 
 /* ---- writing ---- */
@@ -309,6 +317,7 @@ int serial_sync(serial_t *s, long long deadline_ms)
 			"echo Y 2>/dev/null >/sys/module/printk/parameters/time; %s"
 			"printf '%%s%%s %%s\\n' lm-p %s $lm_o\n",
 			nonce, cd ? cd : "", nonce);
+		serial_conlog_typed(&s->conlog, line);
 		r = s_send(s, line, deadline_ms);
 		free(line);
 		if (r < 0)
@@ -335,6 +344,7 @@ int serial_sync(serial_t *s, long long deadline_ms)
 			s->scan.crlf = mode != '1';
 			memcpy(s->nonce, nonce, sizeof(s->nonce));
 			buf_reset(&s->clean);
+			serial_conlog_session(&s->conlog, true);
 			r = 0;
 			goto out;
 		}

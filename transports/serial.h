@@ -57,6 +57,30 @@ void serial_scan_feed(serial_scan_t *sc, const char *data, size_t len,
  * could still become one with more bytes, -1 if it cannot. */
 int serial_scan_ts(const char *p, size_t n);
 
+/*
+ * The console log filter (serial_conlog.c): raw console bytes in, the
+ * board's console as the lab keeps it out: the boot without the echo of
+ * the typed set-up line and the probes' answers, then, once the session
+ * is up, the kernel's records only.
+ */
+typedef struct {
+	buf_t line;     /* the line being read (<= SERIAL_MAX_LINE) */
+	bool session;   /* the session is set up */
+	char typed[1024]; /* the set-up line as typed, capitals as 'X' */
+	size_t typed_len;
+} serial_conlog_t;
+
+void serial_conlog_init(serial_conlog_t *cl);
+void serial_conlog_free(serial_conlog_t *cl);
+/* The set-up line the session types (the first one given is kept). */
+void serial_conlog_typed(serial_conlog_t *cl, const char *line);
+/* The session is up (true) or being set up again (false). */
+void serial_conlog_session(serial_conlog_t *cl, bool up);
+void serial_conlog_feed(serial_conlog_t *cl, const char *data, size_t len,
+			serial_emit_fn *emit, void *arg);
+/* Pass on what is held of an unfinished line (at the end). */
+void serial_conlog_flush(serial_conlog_t *cl, serial_emit_fn *emit, void *arg);
+
 /* A serial session (t->priv). */
 typedef struct serial serial_t;
 

@@ -17,6 +17,7 @@ struct serial {
 	bool own_fd;
 	transport_t *t;
 	serial_scan_t scan;
+	serial_conlog_t conlog; /* what of the console the console log gets */
 	buf_t clean;     /* scanned bytes not yet consumed */
 	struct serial_frame *frame; /* the running command, or NULL */
 	bool eof;
@@ -26,6 +27,9 @@ struct serial {
 	bool no_binary; /* put by escaped bytes refused (or turned off) */
 	char rbuf[SERIAL_READ_CHUNK];
 };
+
+/* The console log's sink: the transport's console callback. */
+void serial_console_emit(void *arg, const char *data, size_t len);
 
 /* Answer the console's login: and Password: prompts with the board's
  * login (a getty that shows none is nudged once with a newline). 0, or

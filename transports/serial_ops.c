@@ -48,6 +48,7 @@ int serial_open_fd_timeout(transport_t *t, int fd, bool own_fd, int timeout_ms)
 	s->own_fd = own_fd;
 	s->t = t;
 	serial_scan_init(&s->scan, true);
+	serial_conlog_init(&s->conlog);
 	buf_init(&s->clean, 0); /* bounded by s_on_clean and the framing */
 	t->priv = s;
 	t->ops = &s_ops;
@@ -135,6 +136,8 @@ static void s_close_op(transport_t *t)
 		return;
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
+	serial_conlog_flush(&s->conlog, serial_console_emit, s->t);
+	serial_conlog_free(&s->conlog);
 	serial_scan_free(&s->scan);
 	buf_free(&s->clean);
 	free(s);

@@ -21,6 +21,7 @@
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "suites/criteria.h"
+#include "suites/parse.h"
 #include "suites/runner.h"
 
 #include <errno.h>
@@ -289,6 +290,41 @@ static int s_write_record(s_job_t *jb)
 	return rc;
 }
 
+/* A suite judged on the boot console the lab captured (KUnit's KTAP,
+ * printed before init), not run on the board. */
+static bool s_from_console(const s_job_t *jb, const suite_def_t *d)
+{
+	return d && d->parser == SUITE_PARSER_KUNIT && jb->console.len > 0;
+}
+
+/* One suite: on the board b, from the console, or (no board: the boot
+ * failed) an ERROR saying so. */
+static suite_result_t *s_run_one(s_job_t *jb, board_t *b, size_t i,
+				 const suite_run_opts_t *ro)
+{
+	const char *name = jb->req->suites[i];
+	const suite_def_t *d = catalog_find(jb->cat, name);
+	suite_result_t *res = NULL;
+
+	if (s_from_console(jb, d)) {
+		if (suite_judge_output(d, (const char *)jb->console.data,
+				       jb->console.len, ro, &res) == 0)
+			return res;
+	} else if (d && b) {
+		if (suite_run(board_transport(b), d, jb->machine, ro, &res) == 0 &&
+		    res)
+			return res;
+	}
+	suite_result_destroy(&res);
+	res = suite_result_new(name, 0);
+	res->status = SUITE_ERROR;
+	if (!b)
+		suite_result_set_reason(res, "not run: the board did not boot");
+	return res;
+}
+
+/* Every suite of the request; b NULL when the board did not boot (the
+ * suites read from its console are still judged). */
 static void s_run_suites(s_job_t *jb, board_t *b)
 {
 	const request_t *req = jb->req;
@@ -297,23 +333,30 @@ static void s_run_suites(s_job_t *jb, board_t *b)
 	unsigned n = (unsigned)req->n_suites;
 
 	for (size_t i = 0; i < req->n_suites; i++) {
-		const suite_def_t *d = catalog_find(jb->cat, req->suites[i]);
 		suite_run_opts_t ro = { .lab = jb->cfg, .board = jb->board,
 					.cache_dir = cache, .log_dir = logs };
 
 		exec_say(JOB_RUNNING, (unsigned)i + 1, n, req->suites[i],
 			 "running suite %zu of %u", i + 1, n);
 		jb->start[i] = s_wall_ms();
-		if (!d || suite_run(board_transport(b), d, jb->machine, &ro,
-				    &jb->res[i]) < 0 || !jb->res[i]) {
-			jb->res[i] = suite_result_new(req->suites[i], 0);
-			jb->res[i]->status = SUITE_ERROR;
-		}
+		jb->res[i] = s_run_one(jb, b, i, &ro);
 		jb->end[i] = s_wall_ms();
 		jb->n_res = i + 1;
 	}
 	free(cache);
 	free(logs);
+}
+
+/* The board did not boot: what its console shows is still judged. */
+static void s_run_console_only(s_job_t *jb)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < jb->req->n_suites; i++)
+		any |= s_from_console(jb, catalog_find(jb->cat,
+						       jb->req->suites[i]));
+	if (any)
+		s_run_suites(jb, NULL);
 }
 
 static void s_run(s_job_t *jb)
@@ -338,6 +381,7 @@ static void s_run(s_job_t *jb)
 				      strerror(-rc));
 		free(err);
 		free(work);
+		s_run_console_only(jb);
 		return;
 	}
 	if (suite_kernel_identity(board_transport(b), &ki) == 0) {
