@@ -212,6 +212,10 @@ typedef struct {
 	size_t n_metrics;
 	const run_log_t *logs; /* PROTO_MAX_LOGS */
 	size_t n_logs;
+	/* why the suite as a whole ended as it did (SKIP: a need missing on
+	 * the board; ERROR: it could not run), text, PROTO_MAX_MESSAGE;
+	 * NULL or "" for none, and then not on the wire at all */
+	const char *reason;
 } run_suite_t;
 
 typedef struct {

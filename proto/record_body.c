@@ -15,7 +15,9 @@
  *            kernel: [tree_url, branch, commit, config, arch, describe,
  *                     kernel_blob|nil, initrd_blob|nil, build, compiler]
  *            suite: [name, version, status, duration_ms, start_ms,
- *                    end_ms, cases, metrics, logs]
+ *                    end_ms, cases, metrics, logs(, reason)]
+ *            (reason: non-empty text, present only when there is one, so
+ *            a suite without one encodes as it always did)
  *            case: [path, status, duration_ms, message]
  *            metric: [name, value, unit, better]
  *            log: [name, blob_id]
@@ -331,8 +333,13 @@ static int s_dec_suite(mp_reader_t *r, arena_t *a, run_suite_t *s)
 	uint32_t v;
 	int e;
 
-	if ((e = mp_get_array_exact(r, 9)) < 0 ||
-	    (e = dec_name(r, a, &s->name)) < 0 ||
+	uint32_t n;
+
+	if ((e = mp_get_array(r, 1, 10, &n)) < 0)
+		return e;
+	if (n != 9 && n != 10)
+		return PROTO_E_ARITY;
+	if ((e = dec_name(r, a, &s->name)) < 0 ||
 	    (e = dec_text(r, a, PROTO_MAX_SHORT, &s->version)) < 0 ||
 	    (e = dec_u32(r, 1, PROTO_STATUS_MAX, &v)) < 0)
 		return e;
@@ -343,14 +350,25 @@ static int s_dec_suite(mp_reader_t *r, arena_t *a, run_suite_t *s)
 		return e;
 	if (s->end_ms < s->start_ms)
 		return PROTO_E_RANGE;
-	if ((e = s_dec_cases(r, a, s)) < 0)
+	if ((e = s_dec_cases(r, a, s)) < 0 ||
+	    (e = s_dec_logs(r, a, &s->logs, &s->n_logs)) < 0)
 		return e;
-	return s_dec_logs(r, a, &s->logs, &s->n_logs);
+	s->reason = "";
+	if (n == 10) {
+		if ((e = dec_text(r, a, PROTO_MAX_MESSAGE, &s->reason)) < 0)
+			return e;
+		/* an empty one is written by leaving it out */
+		if (!*s->reason)
+			return PROTO_E_EMPTY;
+	}
+	return 0;
 }
 
 static void s_enc_suite(mp_enc_t *e, const run_suite_t *s)
 {
-	mp_put_array(e, 9);
+	bool reason = s->reason && *s->reason;
+
+	mp_put_array(e, reason ? 10 : 9);
 	mp_put_str(e, s->name);
 	mp_put_str(e, s->version);
 	mp_put_uint(e, s->status);
@@ -376,6 +394,8 @@ static void s_enc_suite(mp_enc_t *e, const run_suite_t *s)
 		mp_put_uint(e, m->better);
 	}
 	s_enc_logs(e, s->logs, s->n_logs);
+	if (reason)
+		mp_put_str(e, s->reason);
 }
 
 static int s_dec_kernel(mp_reader_t *r, arena_t *a, run_kernel_t *k)

@@ -181,6 +181,11 @@ static void s_records(void)
 		free(p);
 		free(name);
 	}
+	/* the optional suite reason: the other vectors pin that a suite
+	 * without one encodes as before */
+	sample_run_reason_bytes(&p, &n);
+	s_vector("record-run-reason", O_RECORD, p, n);
+	free(p);
 }
 
 static void s_requests(void)
