@@ -86,6 +86,8 @@ int export_suites_load(sqlite3_stmt *st, int64_t run, export_suites_t *ret)
 		s->logs = xstrdup(v ? (const char *)v : "");
 		v = sqlite3_column_text(st, 6);
 		s->version = xstrdup(v ? (const char *)v : "");
+		v = sqlite3_column_text(st, 7);
+		s->reason = xstrdup(v ? (const char *)v : "");
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : -EIO;
@@ -94,7 +96,8 @@ int export_suites_load(sqlite3_stmt *st, int64_t run, export_suites_t *ret)
 void export_suites_clear(export_suites_t *ss)
 {
 	for (size_t i = 0; i < ss->n; i++)
-		free(ss->s[i].logs), free(ss->s[i].version);
+		free(ss->s[i].logs), free(ss->s[i].version),
+			free(ss->s[i].reason);
 	ss->n = 0;
 }
 
@@ -110,7 +113,8 @@ const export_suite_t *export_suite_find(const export_suites_t *ss,
 const char *export_suites_sql(void)
 {
 	return "SELECT n.s, s.status, s.duration_ms, s.start_ms, s.end_ms,"
-	       " s.logs, s.version FROM res_suites s JOIN res_strs n ON"
+	       " s.logs, s.version, s.reason FROM res_suites s JOIN"
+	       " res_strs n ON"
 	       " n.id = s.suite WHERE s.run = ?1 ORDER BY n.s";
 }
 
@@ -661,10 +665,11 @@ static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 			continue;
 		s_test_head(k, r, s->name, 's', s);
 		json_key_str(k->j, "status", query_status_name(s->status));
-		s_failure(k, s, s->status, NULL, NULL);
+		/* a suite's own reason (a SKIP's missing need) is its comment */
+		s_failure(k, s, s->status, NULL, s->reason);
 		json_key_double(k->j, "duration",
 				(double)s->duration_ms / 1000.0);
-		s_test_misc(k, r, s, NULL);
+		s_test_misc(k, r, s, s->reason);
 	}
 }
 

@@ -274,11 +274,13 @@ function matrixTable(m) {
 				(x.headline ? (STATUSES.some(k => x[k.toLowerCase()]) ? ' · ' : '') +
 					Number(x.headline.value.toPrecision(4)) +
 					(x.headline.unit ? ' ' + x.headline.unit : '') : '');
+			/* a suite that SKIPped or broke as a whole says why */
+			const why = x.reason ? (counts ? counts + ' · ' : '') + x.reason : counts;
 			tr.appendChild(el('td', {
 				class: 'cell st-' + x.status, 'data-suite': s,
-				'data-status': x.status },
+				'data-status': x.status, title: x.reason || undefined },
 			el('a', { href: href('cases.html', { run: x.run, suite: s }) },
-				x.status, el('span', { class: 'counts' }, counts)),
+				x.status, el('span', { class: 'counts' }, why)),
 			el('a', { class: 'cell-log', href: href('log.html', { run: x.run, suite: s }) },
 				'log')));
 		}
