@@ -326,6 +326,25 @@ void sample_run_reason_bytes(uint8_t **ret_data, size_t *ret_len)
 		abort();
 }
 
+void sample_accept_refused_bytes(uint8_t **ret_data, size_t *ret_len)
+{
+	static const record_refusal_t refused[] = {
+		{ "bbb", "policy: boards.submitters of this board does not"
+			 " list the submitter" },
+		{ "jetson", "board in maintenance: new PSU" },
+	};
+	record_t rec;
+	key_pair_t kp;
+	uint8_t id[32];
+
+	sample_key(0, &kp);
+	sample_record(RECORD_ACCEPT, 2, 0, &rec);
+	rec.accept.refused = refused;
+	rec.accept.n_refused = 2;
+	if (record_sign(&rec, &kp, ret_data, ret_len, id) < 0)
+		abort();
+}
+
 void sample_request_bytes(enum request_kernel_type type, uint8_t **ret_data,
 			  size_t *ret_len)
 {

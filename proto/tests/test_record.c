@@ -279,6 +279,36 @@ static void test_envelope_rules(void)
 		 "0000000000000000000000000000000000000000000000000000000000000"
 		 "000 90";
 	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	/* accept [id, boards, refused]: refused non-empty, each [board, text]
+	 * with a name and some text */
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a178";
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 90";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a3612f62 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 93 a162 a178 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
+	w.body = "94 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a178 90";
+	CHECK_ERR(s_raw(&w), PROTO_E_TOOMANY);
+	w.body = "91 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
 	/* event RUNNING 3 of 2 */
 	w = ok, w.kind = RECORD_EVENT;
 	w.body = "97 c0 a161 05 03 02 a161 a0";
@@ -673,9 +703,35 @@ static void test_suite_reason(void)
 	free(data);
 }
 
+/* An accept's refused boards come back as written; none reads as 0. */
+static void test_accept_refused(void)
+{
+	record_t *rec = NULL;
+	uint8_t *data;
+	size_t len;
+
+	sample_accept_refused_bytes(&data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec) {
+		CHECK(rec->accept.n_refused == 2);
+		CHECK(strcmp(rec->accept.refused[1].board, "jetson") == 0);
+		CHECK(strcmp(rec->accept.refused[1].text,
+			     "board in maintenance: new PSU") == 0);
+	}
+	record_destroy(&rec);
+	free(data);
+	sample_record_bytes(RECORD_ACCEPT, 2, 0, &data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec)
+		CHECK(rec->accept.n_refused == 0 && !rec->accept.refused);
+	record_destroy(&rec);
+	free(data);
+}
+
 int main(void)
 {
 	test_suite_reason();
+	test_accept_refused();
 	test_body_rules();
 	test_caps();
 	test_body_values();
