@@ -668,6 +668,11 @@ function progressTable(pr) {
 				b.run ? el('td', {}, badge(b.status), ' ',
 					link('cases.html', { run: b.run }, short(b.run))) : '']);
 		}
+		/* boards the lab refused the request, with the rule */
+		for (const r of l.refused || [])
+			rows.push([l.lab, el('td', { class: 'answer-' + l.answer }, l.answer),
+				el('td', { class: 'board' }, r.board),
+				el('td', { class: 'state-refused' }, 'refused'), r.reason, '']);
 	}
 	return table(['Lab', 'Answer', 'Board', 'State', 'Progress', 'Result'],
 		rows, 'progress');
