@@ -274,8 +274,10 @@ function matrixTable(m) {
 				(x.headline ? (STATUSES.some(k => x[k.toLowerCase()]) ? ' · ' : '') +
 					Number(x.headline.value.toPrecision(4)) +
 					(x.headline.unit ? ' ' + x.headline.unit : '') : '');
-			/* a suite that SKIPped or broke as a whole says why */
-			const why = x.reason ? (counts ? counts + ' · ' : '') + x.reason : counts;
+			/* a suite that SKIPped or broke as a whole (no case to
+			 * count) says why, as the text matrix does; any cell's
+			 * reason is its tooltip */
+			const why = counts || x.reason || '';
 			tr.appendChild(el('td', {
 				class: 'cell st-' + x.status, 'data-suite': s,
 				'data-status': x.status, title: x.reason || undefined },
