@@ -6,13 +6,15 @@ boards are `open-b` (anyone) and `locked-b` (its `submitters` lists only
 another key). A request for smoke on every board: lab-far accepts it on
 open-b and refuses locked-b; `submit --wait` says so as it happens,
 `status REQUEST` has a `refused` row for locked-b with the policy rule,
-and `status REQUEST --json` lists it under the lab's `refused`; the
-accepted boards still run and the request ends. A request only locked-b
+and `status REQUEST --json` lists it under the lab's `refused`, and so does
+the dashboard's request page (in chromium); the accepted boards still
+run and the request ends. A request only locked-b
 could take is declined, naming that board and the rule."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+import webdriver  # noqa: E402
 from jobstest import Net, check, local_board, main, wait_for  # noqa: E402
 
 OTHER = 'cd' * 32  # a submitter id that is not ours
@@ -23,7 +25,7 @@ def test(net):
     base = net.base(18520)
     near = net.node('lab-near', base, [local_board('near-b')],
                     'policy:\n  submitters: any\n')
-    near.start()
+    near.start(args=['--http', '127.0.0.1:%d' % (base + 2)])
     locked = local_board('locked-b', tags=('far', 'locked')).replace(
         '{name: locked-b,', '{name: locked-b, submitters: [%s],' % OTHER)
     far = net.node('lab-far', base + 1,
@@ -62,6 +64,8 @@ def test(net):
     check(near_l['answer'] == 'declined' and near_l['refused'] == [],
           'lab-near (no far board) declined, refusing nothing: %r' % near_l)
 
+    page(base, req)
+
     # only the locked board fits: the lab declines, naming it and the rule
     p = near.cli('submit', '--suite', 'smoke', '--tag', 'locked', '--wait',
                  check_rc=False, timeout=120)
@@ -70,6 +74,29 @@ def test(net):
           'locked-b (%s)' % RULE in p.stdout,
           'a request only locked-b fits is declined naming it: %r'
           % p.stdout)
+
+
+JS_ROWS = """
+    const t = document.querySelector('table.progress');
+    if (!t || t.rows.length < 4) return null;
+    return [...t.rows].map(r => [...r.cells].map(c => c.textContent));"""
+
+
+def page(base, req):
+    """The dashboard's request page lists the refused board (chromium,
+    when there is one)."""
+    if not webdriver.DRIVER or not webdriver.CHROMIUM:
+        print('no chromium: the request page is not looked at')
+        return
+    b = webdriver.Browser(base + 3)
+    try:
+        b.go('http://127.0.0.1:%d/request.html?id=%s' % (base + 2, req))
+        rows = b.wait('the progress table', JS_ROWS)
+        print(rows)
+        check(['lab-far', 'accepted', 'locked-b', 'refused', RULE, ''] in
+              rows, 'the request page has the refused row: %r' % rows)
+    finally:
+        b.close()
 
 
 if __name__ == '__main__':
