@@ -97,10 +97,20 @@ typedef struct {
 
 /* ---- accept / decline: a lab's answer to a request ---- */
 
+/* A board the request selected that the lab would not give it. */
+typedef struct {
+	const char *board; /* name syntax */
+	const char *text;  /* why (the rule), text, PROTO_MAX_MESSAGE, not "" */
+} record_refusal_t;
+
 typedef struct {
 	uint8_t request_id[32];
 	const char *const *boards; /* 1..PROTO_MAX_BOARDS names */
 	size_t n_boards;
+	/* the boards refused meanwhile (a board's submitters, maintenance,
+	 * offline...), 0..PROTO_MAX_BOARDS; none: not on the wire at all */
+	const record_refusal_t *refused;
+	size_t n_refused;
 } record_accept_t;
 
 enum decline_reason {
@@ -212,6 +222,10 @@ typedef struct {
 	size_t n_metrics;
 	const run_log_t *logs; /* PROTO_MAX_LOGS */
 	size_t n_logs;
+	/* why the suite as a whole ended as it did (SKIP: a need missing on
+	 * the board; ERROR: it could not run), text, PROTO_MAX_MESSAGE;
+	 * NULL or "" for none, and then not on the wire at all */
+	const char *reason;
 } run_suite_t;
 
 typedef struct {

@@ -7,7 +7,9 @@
  *   advert   [lab, node_id, description, software, suites, info, boards]
  *            info: map str -> str (keys sorted), board:
  *            [name, arch, machine, tags, transport, boot, state, queue_len]
- *   accept   [request_id, boards]
+ *   accept   [request_id, boards(, refused)]
+ *            refused: [[board, text]...], non-empty, present only when
+ *            some board was refused (an accept without encodes as before)
  *   decline  [request_id, reason, text]
  *   event    [request_id|nil, board, state, suite_index, suite_count,
  *             suite, text]
@@ -15,7 +17,9 @@
  *            kernel: [tree_url, branch, commit, config, arch, describe,
  *                     kernel_blob|nil, initrd_blob|nil, build, compiler]
  *            suite: [name, version, status, duration_ms, start_ms,
- *                    end_ms, cases, metrics, logs]
+ *                    end_ms, cases, metrics, logs(, reason)]
+ *            (reason: non-empty text, present only when there is one, so
+ *            a suite without one encodes as it always did)
  *            case: [path, status, duration_ms, message]
  *            metric: [name, value, unit, better]
  *            log: [name, blob_id]
@@ -33,6 +37,7 @@
 #define MIN_LOG 36
 #define MIN_SUITE 10
 #define MIN_INFO 2
+#define MIN_REFUSAL 5
 
 /* ---- advert ---- */
 
@@ -157,21 +162,60 @@ static void s_enc_advert(mp_enc_t *e, const record_advert_t *ad)
 
 /* ---- accept, decline, event ---- */
 
+static int s_dec_refused(mp_reader_t *r, arena_t *a, record_accept_t *ac)
+{
+	uint32_t n;
+	int e = mp_get_array(r, MIN_REFUSAL, PROTO_MAX_BOARDS, &n);
+
+	if (e < 0)
+		return e;
+	if (n == 0) /* none is written by leaving the list out */
+		return PROTO_E_EMPTY;
+	record_refusal_t *f = arena_array(a, n, sizeof(*f));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_array_exact(r, 2)) < 0 ||
+		    (e = dec_name(r, a, &f[i].board)) < 0 ||
+		    (e = dec_text(r, a, PROTO_MAX_MESSAGE, &f[i].text)) < 0)
+			return e;
+		if (!*f[i].text)
+			return PROTO_E_EMPTY;
+	}
+	ac->refused = f;
+	ac->n_refused = n;
+	return 0;
+}
+
 static int s_dec_accept(mp_reader_t *r, arena_t *a, record_accept_t *ac)
 {
+	uint32_t n;
 	int e;
 
-	if ((e = mp_get_array_exact(r, 2)) < 0 ||
-	    (e = mp_get_bin_exact(r, 32, ac->request_id)) < 0)
+	if ((e = mp_get_array(r, 1, 3, &n)) < 0)
 		return e;
-	return dec_names(r, a, 1, PROTO_MAX_BOARDS, &ac->boards, &ac->n_boards);
+	if (n != 2 && n != 3)
+		return PROTO_E_ARITY;
+	if ((e = mp_get_bin_exact(r, 32, ac->request_id)) < 0 ||
+	    (e = dec_names(r, a, 1, PROTO_MAX_BOARDS, &ac->boards,
+			   &ac->n_boards)) < 0)
+		return e;
+	ac->refused = NULL;
+	ac->n_refused = 0;
+	return n == 3 ? s_dec_refused(r, a, ac) : 0;
 }
 
 static void s_enc_accept(mp_enc_t *e, const record_accept_t *ac)
 {
-	mp_put_array(e, 2);
+	mp_put_array(e, ac->n_refused ? 3 : 2);
 	mp_put_bin(e, ac->request_id, 32);
 	enc_strs(e, ac->boards, ac->n_boards);
+	if (!ac->n_refused)
+		return;
+	enc_array(e, ac->n_refused);
+	for (size_t i = 0; i < ac->n_refused; i++) {
+		mp_put_array(e, 2);
+		mp_put_str(e, ac->refused[i].board);
+		mp_put_str(e, ac->refused[i].text);
+	}
 }
 
 static int s_dec_decline(mp_reader_t *r, arena_t *a, record_decline_t *d)
@@ -331,8 +375,13 @@ static int s_dec_suite(mp_reader_t *r, arena_t *a, run_suite_t *s)
 	uint32_t v;
 	int e;
 
-	if ((e = mp_get_array_exact(r, 9)) < 0 ||
-	    (e = dec_name(r, a, &s->name)) < 0 ||
+	uint32_t n;
+
+	if ((e = mp_get_array(r, 1, 10, &n)) < 0)
+		return e;
+	if (n != 9 && n != 10)
+		return PROTO_E_ARITY;
+	if ((e = dec_name(r, a, &s->name)) < 0 ||
 	    (e = dec_text(r, a, PROTO_MAX_SHORT, &s->version)) < 0 ||
 	    (e = dec_u32(r, 1, PROTO_STATUS_MAX, &v)) < 0)
 		return e;
@@ -343,14 +392,25 @@ static int s_dec_suite(mp_reader_t *r, arena_t *a, run_suite_t *s)
 		return e;
 	if (s->end_ms < s->start_ms)
 		return PROTO_E_RANGE;
-	if ((e = s_dec_cases(r, a, s)) < 0)
+	if ((e = s_dec_cases(r, a, s)) < 0 ||
+	    (e = s_dec_logs(r, a, &s->logs, &s->n_logs)) < 0)
 		return e;
-	return s_dec_logs(r, a, &s->logs, &s->n_logs);
+	s->reason = "";
+	if (n == 10) {
+		if ((e = dec_text(r, a, PROTO_MAX_MESSAGE, &s->reason)) < 0)
+			return e;
+		/* an empty one is written by leaving it out */
+		if (!*s->reason)
+			return PROTO_E_EMPTY;
+	}
+	return 0;
 }
 
 static void s_enc_suite(mp_enc_t *e, const run_suite_t *s)
 {
-	mp_put_array(e, 9);
+	bool reason = s->reason && *s->reason;
+
+	mp_put_array(e, reason ? 10 : 9);
 	mp_put_str(e, s->name);
 	mp_put_str(e, s->version);
 	mp_put_uint(e, s->status);
@@ -376,6 +436,8 @@ static void s_enc_suite(mp_enc_t *e, const run_suite_t *s)
 		mp_put_uint(e, m->better);
 	}
 	s_enc_logs(e, s->logs, s->n_logs);
+	if (reason)
+		mp_put_str(e, s->reason);
 }
 
 static int s_dec_kernel(mp_reader_t *r, arena_t *a, run_kernel_t *k)

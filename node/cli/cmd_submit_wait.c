@@ -55,9 +55,14 @@ static void s_lines(reqview_t *v, s_printed_t *pr, FILE *f)
 
 		if (l->answer == 2 && !l->printed_answer)
 			fprintf(f, "%s: declined: %s\n", l->name, l->decline);
-		if (l->answer == 1 && !l->printed_answer)
+		if (l->answer == 1 && !l->printed_answer) {
 			fprintf(f, "%s: accepted on %zu board(s)\n", l->name,
 				l->n_boards);
+			for (size_t k = 0; k < l->n_refused; k++)
+				fprintf(f, "%s/%s: refused: %s\n", l->name,
+					l->refused[k].name,
+					l->refused[k].text);
+		}
 		l->printed_answer |= l->answer != 0;
 	}
 	for (size_t i = 0; i < v->n_events; i++) {

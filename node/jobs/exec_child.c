@@ -106,6 +106,11 @@ static void s_fill_suite(run_suite_t *rs, const suite_result_t *res,
 	rs->name = res->name;
 	rs->version = "";
 	rs->status = s_status(res->status);
+	/* why a suite did not pass as a whole: SKIP (a need missing on the
+	 * board), ERROR (it could not run), FAIL (what the criteria saw) */
+	rs->reason = rs->status != PROTO_PASS && res->reason &&
+			     strlen(res->reason) <= PROTO_MAX_MESSAGE ?
+			     res->reason : "";
 	rs->duration_ms = res->duration_ms > 0 ? (uint64_t)res->duration_ms : 0;
 	rs->start_ms = (uint64_t)start;
 	rs->end_ms = (uint64_t)(end >= start ? end : start);

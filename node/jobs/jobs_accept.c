@@ -67,9 +67,11 @@ static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
 	return NULL;
 }
 
-/* Why board b cannot take req, or NULL when it can. */
-static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
-				 const request_t *req, char *why, size_t wsz)
+/* Why board b is not one the request's selector names (boards, arch,
+ * tags), or NULL when it is. */
+static const char *s_board_unselected(const lab_board_t *b,
+				      const request_t *req, char *why,
+				      size_t wsz)
 {
 	const request_selector_t *s = &req->select;
 	const request_kernel_t *k = &req->kernel;
@@ -95,6 +97,17 @@ static const char *s_board_unfit(jobs_t *j, const lab_board_t *b,
 			return why;
 		}
 	}
+	return NULL;
+}
+
+/* Why this lab will not give board b, which the selector names, to req
+ * (its submitters, what it boots, what it builds, maintenance, offline),
+ * or NULL when it will. */
+static const char *s_board_refused(jobs_t *j, const lab_board_t *b,
+				   const request_t *req, char *why, size_t wsz)
+{
+	const request_kernel_t *k = &req->kernel;
+
 	if (b->submitters &&
 	    !s_key_in(req->submitter, b->submitters, b->n_submitters))
 		return "policy: boards.submitters of this board does not list"
@@ -187,40 +200,76 @@ static int s_check_policy(jobs_t *j, const request_t *req, char *why,
 	return 0;
 }
 
-/* Pick the boards; returns how many (names into chosen), or 0 with why. */
-static size_t s_select(jobs_t *j, const request_t *req, const char **chosen,
+/* A text cut at a byte limit may end inside a UTF-8 character: drop the
+ * part (a record's text must be valid UTF-8). */
+static void s_cut_utf8(char *s)
+{
+	size_t n = strlen(s), lead = n, need;
+
+	while (lead > 0 && ((unsigned char)s[lead - 1] & 0xc0) == 0x80)
+		lead--;
+	if (lead == 0 || (unsigned char)s[lead - 1] < 0xc0)
+		return;
+	lead--; /* the lead byte of the last character */
+	need = (unsigned char)s[lead] >= 0xf0 ? 4 :
+	       (unsigned char)s[lead] >= 0xe0 ? 3 : 2;
+	if (n - lead < need)
+		s[lead] = '\0';
+}
+
+/* The boards picked for a request and those it selected but was refused. */
+typedef struct {
+	const char *chosen[PROTO_MAX_BOARDS];
+	size_t n;
+	record_refusal_t refused[PROTO_MAX_BOARDS];
+	char texts[PROTO_MAX_BOARDS][JOBS_MAX_REFUSAL];
+	size_t n_refused;
+} s_pick_t;
+
+/* Pick the boards into p; returns how many, or 0 with why. */
+static size_t s_select(jobs_t *j, const request_t *req, s_pick_t *p,
 		       char *why, size_t wsz)
 {
 	const lab_config_t *cfg = j->ctx.cfg;
 	uint32_t max = req->select.max_per_lab;
-	size_t n = 0;
 	buf_t b;
 
 	buf_init(&b, wsz - 1);
 	buf_puts(&b, "no board matches:");
-	for (size_t i = 0; i < cfg->n_boards; i++) {
-		char w[320];
-		const char *no = s_board_unfit(j, &cfg->boards[i], req, w,
-					       sizeof(w));
+	for (size_t i = 0; i < cfg->n_boards && i < PROTO_MAX_BOARDS; i++) {
+		const lab_board_t *bd = &cfg->boards[i];
+		char *w = p->texts[p->n_refused];
+		const char *no = s_board_unselected(bd, req, w,
+						    JOBS_MAX_REFUSAL);
+		bool refused = !no;
 
+		if (!no)
+			no = s_board_refused(j, bd, req, w, JOBS_MAX_REFUSAL);
 		if (no) {
-			buf_printf(&b, " %s (%s);", cfg->boards[i].name, no);
+			buf_printf(&b, " %s (%s);", bd->name, no);
+			if (refused) {
+				if (no != w)
+					snprintf(w, JOBS_MAX_REFUSAL, "%s", no);
+				s_cut_utf8(w);
+				p->refused[p->n_refused].board = bd->name;
+				p->refused[p->n_refused++].text = w;
+			}
 			continue;
 		}
-		if (max && n >= max)
+		if (max && p->n >= max)
 			break;
-		chosen[n++] = cfg->boards[i].name;
+		p->chosen[p->n++] = bd->name;
 	}
-	if (!n)
+	if (!p->n)
 		snprintf(why, wsz, "%s", buf_str(&b));
 	buf_free(&b);
-	return n;
+	return p->n;
 }
 
 static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 		     size_t len)
 {
-	const char *chosen[PROTO_MAX_BOARDS];
+	s_pick_t *p;
 	char why[1024];
 	record_t t = { .head.kind = RECORD_ACCEPT };
 	int64_t quota = j->ctx.cfg->quota_per_key;
@@ -246,33 +295,39 @@ static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 		s_decline(j, req->id, reason, why);
 		return;
 	}
-	n = s_select(j, req, chosen, why, sizeof(why));
+	p = xzalloc(sizeof(*p));
+	n = s_select(j, req, p, why, sizeof(why));
 	if (!n) {
 		s_decline(j, req->id, DECLINE_NO_BOARD, why);
-		return;
+		goto free_pick;
 	}
 	if (quota > 0 && s_recent_jobs(j, req->submitter) + (int64_t)n > quota) {
 		snprintf(why, sizeof(why), "policy: quota_per_key %" PRId64
 			 " jobs a day reached for this submitter", quota);
 		s_decline(j, req->id, DECLINE_QUOTA, why);
-		return;
+		goto free_pick;
 	}
-	if (jobs_queue(j, req, bytes, len, chosen, n) < 0) {
+	if (jobs_queue(j, req, bytes, len, p->chosen, n) < 0) {
 		s_decline(j, req->id, DECLINE_BUSY, "cannot queue the jobs");
-		return;
+		goto free_pick;
 	}
 	memcpy(t.accept.request_id, req->id, 32);
-	t.accept.boards = chosen;
+	t.accept.boards = p->chosen;
 	t.accept.n_boards = n;
+	t.accept.refused = p->refused;
+	t.accept.n_refused = p->n_refused;
 	if (j->ctx.append_record(j->ctx.arg, &t) < 0)
 		log_error("accept record failed");
 	for (size_t i = 0; i < n; i++)
-		jobs_publish_event(j, req->id, chosen[i], JOB_QUEUED, 0,
+		jobs_publish_event(j, req->id, p->chosen[i], JOB_QUEUED, 0,
 				   (uint32_t)req->n_suites, NULL, "queued");
-	log_info("request accepted on %zu board(s)", n);
+	log_info("request accepted on %zu board(s), refused on %zu", n,
+		 p->n_refused);
 	jobs_schedule(j); /* idle boards start at once, not on the tick */
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		jobs_update_board(j, i);
+free_pick:
+	free(p);
 }
 
 void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,

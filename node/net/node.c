@@ -185,6 +185,25 @@ static const char *s_zap_decide(node_t *node, const char *mech,
 	return NULL;
 }
 
+/* Who was refused, by the hex node id that the trust list takes, when
+ * the node knows which id has that CURVE key; else the key itself. */
+static void s_log_refusal(node_t *node, const char *addr, const char *z85,
+			  const char *why)
+{
+	const char *hex = *z85 ? node_id_of_curve(node, z85) : NULL;
+
+	if (hex)
+		log_warn("refused connection from %s (node %s): %s",
+			 addr ? addr : "?", hex, why);
+	else if (*z85)
+		log_warn("refused connection from %s (node id not known"
+			 " here, CURVE key %s): %s", addr ? addr : "?", z85,
+			 why);
+	else
+		log_warn("refused connection from %s (no CURVE key): %s",
+			 addr ? addr : "?", why);
+}
+
 static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 {
 	node_t *node = arg;
@@ -211,8 +230,7 @@ static int s_handle_zap(zloop_t *loop, zsock_t *zap, void *arg)
 
 		if ((!s || now - s->last_log_ms >= NODE_LOG_EVERY_MS) &&
 		    node_log_budget(node)) {
-			log_warn("refused connection from %s (key %s): %s",
-				 addr ? addr : "?", *z85 ? z85 : "-", why);
+			s_log_refusal(node, addr, z85, why);
 			if (s)
 				s->last_log_ms = now;
 		}

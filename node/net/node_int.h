@@ -62,6 +62,8 @@
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
+#define NODE_MAX_IDS 65536              /* node ids known by CURVE key,
+					 * for refusal lines */
 #define NODE_LOG_BURST 20               /* such warnings per window, all
 					 * keys together */
 /* Requests sent to a peer, paced by its reading: a ping goes after them and
@@ -222,6 +224,10 @@ struct node {
 	 * authors we do not */
 	zhashx_t *pull_known, *pull_new;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
+	/* node ids known here by CURVE key (node_ids.c): z85 -> hex (owned),
+	 * the hex ids already converted, and the feeds looked at */
+	zhashx_t *ids, *ids_done;
+	size_t ids_feeds;
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
@@ -276,6 +282,14 @@ int node_publish_advert(node_t *node);
 
 /* node.c */
 void node_stop(node_t *node);
+
+/* node_ids.c: the hex node id known here for a CURVE key (a peer's, one
+ * on the trust list, a feed's author), borrowed until the next call, or
+ * NULL when none is: the key alone does not say (the conversion drops a
+ * sign). node_ids_add makes id known. */
+void node_ids_add(node_t *node, const uint8_t id[WIRE_KEY_BYTES]);
+const char *node_id_of_curve(node_t *node, const char *z85);
+void node_ids_destroy(node_t *node);
 
 /* Start the LAN beacon when the lab config asks for one (node_beacon.c):
  * a hint only, peers found this way still need CURVE and a hello. */

@@ -71,6 +71,7 @@ static int s_setup_trust(node_t *node, char **ret_err)
 				      " '%.64s'", node->cfg->path,
 				      node->cfg->trust_keys[i]);
 		zhashx_insert(node->trust, z85, (void *)"");
+		node_ids_add(node, pk);
 	}
 	return 0;
 }
@@ -364,6 +365,7 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->pull_known);
 	zhashx_destroy(&node->pull_new);
 	zhashx_destroy(&node->trust);
+	node_ids_destroy(node);
 	store_destroy(&node->store);
 	lab_config_destroy(&node->cfg);
 	wire_key_wipe(&node->key);

@@ -86,6 +86,8 @@ int export_suites_load(sqlite3_stmt *st, int64_t run, export_suites_t *ret)
 		s->logs = xstrdup(v ? (const char *)v : "");
 		v = sqlite3_column_text(st, 6);
 		s->version = xstrdup(v ? (const char *)v : "");
+		v = sqlite3_column_text(st, 7);
+		s->reason = xstrdup(v ? (const char *)v : "");
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : -EIO;
@@ -94,7 +96,8 @@ int export_suites_load(sqlite3_stmt *st, int64_t run, export_suites_t *ret)
 void export_suites_clear(export_suites_t *ss)
 {
 	for (size_t i = 0; i < ss->n; i++)
-		free(ss->s[i].logs), free(ss->s[i].version);
+		free(ss->s[i].logs), free(ss->s[i].version),
+			free(ss->s[i].reason);
 	ss->n = 0;
 }
 
@@ -110,7 +113,8 @@ const export_suite_t *export_suite_find(const export_suites_t *ss,
 const char *export_suites_sql(void)
 {
 	return "SELECT n.s, s.status, s.duration_ms, s.start_ms, s.end_ms,"
-	       " s.logs, s.version FROM res_suites s JOIN res_strs n ON"
+	       " s.logs, s.version, s.reason FROM res_suites s JOIN"
+	       " res_strs n ON"
 	       " n.id = s.suite WHERE s.run = ?1 ORDER BY n.s";
 }
 
@@ -329,7 +333,7 @@ typedef struct {
 	export_compats_t compat;
 	sqlite3 *db;
 	json_t *j;
-	sqlite3_stmt *cases, *metrics, *suites;
+	sqlite3_stmt *cases, *metrics, *suites, *bdur;
 	qpaths_t paths;
 	qstrs_t strs;
 	export_suites_t ss;
@@ -408,6 +412,21 @@ static void s_provenance(json_t *j, const qrun_t *r)
 	json_key_str(j, "labmesh_node", hex);
 }
 
+/* duration: what the build took, the metric build.duration (seconds) the
+ * executor records; a cached build keeps its first build's time there. */
+static void s_build_duration(s_kc_t *k, const qrun_t *r)
+{
+	sqlite3_bind_int64(k->bdur, 1, r->id);
+	if (sqlite3_step(k->bdur) == SQLITE_ROW &&
+	    sqlite3_column_type(k->bdur, 0) != SQLITE_NULL) {
+		double v = sqlite3_column_double(k->bdur, 0);
+
+		if (v >= 0)
+			json_key_double(k->j, "duration", v);
+	}
+	sqlite3_reset(k->bdur);
+}
+
 static void s_build(s_kc_t *k, const qrun_t *r, const char *co_id,
 		    enum s_kernel kind)
 {
@@ -432,6 +451,8 @@ static void s_build(s_kc_t *k, const qrun_t *r, const char *co_id,
 	/* a kernel not built here booted (or was running): as a build it
 	 * passed, and KCIDB counts tests only on builds that passed */
 	json_key_str(j, "status", status ? status : "PASS");
+	if (status)
+		s_build_duration(k, r);
 	if (!status)
 		json_key_str(j, "comment", kind == S_RUNNING ?
 				   "not built: the board's own kernel" :
@@ -644,10 +665,11 @@ static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 			continue;
 		s_test_head(k, r, s->name, 's', s);
 		json_key_str(k->j, "status", query_status_name(s->status));
-		s_failure(k, s, s->status, NULL, NULL);
+		/* a suite's own reason (a SKIP's missing need) is its comment */
+		s_failure(k, s, s->status, NULL, s->reason);
 		json_key_double(k->j, "duration",
 				(double)s->duration_ms / 1000.0);
-		s_test_misc(k, r, s, NULL);
+		s_test_misc(k, r, s, s->reason);
 	}
 }
 
@@ -735,6 +757,11 @@ static int s_kc_open(sqlite3 *db, s_kc_t *k)
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, export_suites_sql(), -1, &k->suites,
 			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT m.value FROM res_metrics m JOIN"
+			       " res_paths p ON p.id = m.path JOIN res_strs s"
+			       " ON s.id = p.suite WHERE m.run = ?1 AND"
+			       " s.s = 'build' AND p.path = 'duration'", -1,
+			       &k->bdur, NULL) != SQLITE_OK ||
 	    qstrs_open(db, &k->strs) < 0)
 		return -EIO;
 	return 0;
@@ -746,6 +773,7 @@ static void s_kc_close(s_kc_t *k)
 	sqlite3_finalize(k->cases);
 	sqlite3_finalize(k->metrics);
 	sqlite3_finalize(k->suites);
+	sqlite3_finalize(k->bdur);
 	if (k->strs.st)
 		qstrs_close(&k->strs);
 	export_suites_clear(&k->ss);

@@ -17,6 +17,7 @@ typedef struct {
 	int64_t duration_ms, start_ms, end_ms;
 	char *logs;    /* "name hex\n"..., "" when none; owned */
 	char *version; /* "" when none; owned */
+	char *reason;  /* why it ended as a whole, "" when none; owned */
 } export_suite_t;
 
 typedef struct {

@@ -45,7 +45,7 @@ static const char s_ddl[] =
 	" status INTEGER NOT NULL, duration_ms INTEGER NOT NULL,"
 	" start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL,"
 	" n_pass INTEGER, n_fail INTEGER, n_error INTEGER, n_skip INTEGER,"
-	" n_miss INTEGER, n_done INTEGER, logs TEXT,"
+	" n_miss INTEGER, n_done INTEGER, logs TEXT, reason TEXT,"
 	" PRIMARY KEY(run, suite)) WITHOUT ROWID;"
 	"CREATE TABLE IF NOT EXISTS res_cases("
 	" run INTEGER NOT NULL, path INTEGER NOT NULL, status INTEGER NOT NULL,"
@@ -80,9 +80,26 @@ static int s_sqlerr(int rc)
 	}
 }
 
+/* An index made before suites kept a reason gets the column: the runs
+ * it holds had none to keep. */
+static int s_add_reason(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT reason FROM res_suites LIMIT 0",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	return s_sqlerr(sqlite3_exec(db, "ALTER TABLE res_suites ADD COLUMN"
+				     " reason TEXT", NULL, NULL, NULL));
+}
+
 int results_schema(sqlite3 *db)
 {
-	return s_sqlerr(sqlite3_exec(db, s_ddl, NULL, NULL, NULL));
+	int rc = s_sqlerr(sqlite3_exec(db, s_ddl, NULL, NULL, NULL));
+
+	return rc < 0 ? rc : s_add_reason(db);
 }
 
 int index_drop(sqlite3 *db)
@@ -195,8 +212,9 @@ static const char *const s_sql[Q_COUNT] = {
 		      " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_SUITE_ADD] = "INSERT OR IGNORE INTO res_suites(run, suite, version,"
 			" status, duration_ms, start_ms, end_ms, n_pass, n_fail,"
-			" n_error, n_skip, n_miss, n_done, logs) VALUES(?1, ?2,"
-			" ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+			" n_error, n_skip, n_miss, n_done, logs, reason)"
+			" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+			" ?12, ?13, ?14, ?15)",
 	[Q_CASE_ADD] = "INSERT OR IGNORE INTO res_cases(run, path, status,"
 		       " duration_ms, msg) VALUES(?1, ?2, ?3, ?4, ?5)",
 	[Q_METRIC_ADD] = "INSERT OR IGNORE INTO res_metrics(run, path, value,"
@@ -401,6 +419,7 @@ static int s_put_suite(index_t *ix, int64_t run, const run_suite_t *s)
 	sqlite3_bind_int64(st, 12, counts[PROTO_MISS]);
 	sqlite3_bind_int64(st, 13, counts[PROTO_DONE]);
 	s_bind_text_or_null(st, 14, logs);
+	s_bind_text_or_null(st, 15, s->reason);
 	rc = s_done(st);
 	free(logs);
 	return rc;

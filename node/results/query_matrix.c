@@ -17,6 +17,7 @@
 /* ---- the matrix ---- */
 
 #define N_ST (PROTO_STATUS_MAX + 1)
+#define S_CELL_MAX 72 /* a cell's text: a suite's reason is cut to fit */
 
 typedef struct {
 	size_t row;       /* index into rows */
@@ -27,6 +28,7 @@ typedef struct {
 	char *metric;     /* the headline metric (first by path), or NULL */
 	double value;
 	char *unit;       /* "" when none */
+	char *reason;     /* why the suite as a whole SKIPped..., or NULL */
 } s_cell_t;
 
 typedef struct {
@@ -107,6 +109,9 @@ static int s_matrix_run(sqlite3 *db, sqlite3_stmt *st, s_matrix_t *m,
 		c->status = sqlite3_column_int(st, 1);
 		for (int s = PROTO_PASS; s <= PROTO_DONE; s++)
 			c->n[s] = sqlite3_column_int64(st, 1 + s);
+		if (sqlite3_column_type(st, 8) == SQLITE_TEXT)
+			c->reason = xstrdup((const char *)
+					    sqlite3_column_text(st, 8));
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : -EIO;
@@ -197,7 +202,8 @@ static int s_matrix_build(sqlite3 *db, s_matrix_t *m, const query_filter_t *f)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT n.s, s.status, s.n_pass, s.n_fail,"
-			       " s.n_error, s.n_skip, s.n_miss, s.n_done FROM"
+			       " s.n_error, s.n_skip, s.n_miss, s.n_done,"
+			       " s.reason FROM"
 			       " res_suites s JOIN res_strs n ON n.id = s.suite"
 			       " WHERE s.run = ?1", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
@@ -260,7 +266,7 @@ static void s_matrix_free(s_matrix_t *m)
 {
 	for (size_t i = 0; i < m->n_cells; i++)
 		free(m->cells[i].suite), free(m->cells[i].metric),
-			free(m->cells[i].unit);
+			free(m->cells[i].unit), free(m->cells[i].reason);
 	free(m->cells);
 	free(m->suites);
 	free(m->row_first);
@@ -276,6 +282,20 @@ static const s_cell_t *s_cell_at(const s_matrix_t *m, size_t row,
 	return NULL;
 }
 
+/* A suite that ended as a whole: its status and why, cut to fit. */
+static void s_cell_status(const s_cell_t *c, char *out, size_t n)
+{
+	const char *st = query_status_name(c->status);
+
+	if (!c->reason)
+		snprintf(out, n, "%s", st);
+	else if (strlen(st) + 2 + strlen(c->reason) <= S_CELL_MAX)
+		snprintf(out, n, "%s: %s", st, c->reason);
+	else
+		snprintf(out, n, "%s: %.*s...", st,
+			 (int)(S_CELL_MAX - strlen(st) - 5), c->reason);
+}
+
 /* "P/F/S": FAIL counts ERROR, SKIP counts MISS, PASS counts DONE. */
 static void s_cell_text(const s_cell_t *c, char *out, size_t n)
 {
@@ -288,7 +308,7 @@ static void s_cell_text(const s_cell_t *c, char *out, size_t n)
 	if (!(c->n[PROTO_PASS] + c->n[PROTO_DONE] + c->n[PROTO_FAIL] +
 	      c->n[PROTO_ERROR] + c->n[PROTO_SKIP] + c->n[PROTO_MISS])) {
 		if (c->status != PROTO_PASS && c->status != PROTO_DONE) {
-			snprintf(out, n, "%s", query_status_name(c->status));
+			s_cell_status(c, out, n);
 			return;
 		}
 		if (c->metric) {
@@ -317,7 +337,7 @@ static void s_matrix_text(const s_matrix_t *m, buf_t *b)
 {
 	size_t wb = 5, wl = 3, wa = 4, *ws = xcalloc(m->n_suites + 1,
 						     sizeof(*ws));
-	char cell[64];
+	char cell[S_CELL_MAX + 1];
 
 	for (size_t r = 0; r < m->n_rows; r++) {
 		const qrun_t *q = &m->runs.r[m->row_first[r]];
@@ -336,7 +356,8 @@ static void s_matrix_text(const s_matrix_t *m, buf_t *b)
 		buf_printf(b, "kernel %s (no commit)\n",
 			   m->runs.r[0].describe);
 	buf_printf(b, "cells: PASS/FAIL/SKIP (FAIL includes ERROR, SKIP"
-		   " includes MISS); a suite with no case: its status\n\n");
+		   " includes MISS); a suite with no case: its status and"
+		   " why\n\n");
 	buf_printf(b, "%-*s  %-*s  %-*s", (int)wb, "BOARD", (int)wl, "LAB",
 		   (int)wa, "ARCH");
 	for (size_t s = 0; s < m->n_suites; s++)
@@ -393,6 +414,8 @@ static void s_matrix_json(const s_matrix_t *m, buf_t *b)
 			for (int k = PROTO_PASS; k <= PROTO_DONE; k++)
 				json_key_int(&j, keys[k], c->n[k]);
 			query_json_hex(&j, "run", m->runs.r[c->run].rec);
+			if (c->reason)
+				json_key_str(&j, "reason", c->reason);
 			if (c->metric) {
 				json_key(&j, "headline");
 				json_obj_open(&j);

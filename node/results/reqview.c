@@ -45,6 +45,25 @@ static reqview_board_t *s_board(reqview_lab_t *l, const char *name)
 	return &l->boards[l->n_boards++];
 }
 
+/* The boards an accept refused (a lab answers once: the first accept's
+ * list stands). */
+static void s_refused(reqview_lab_t *l, const record_accept_t *ac)
+{
+	size_t n = ac->n_refused < REQVIEW_MAX_BOARDS ? ac->n_refused :
+							REQVIEW_MAX_BOARDS;
+
+	if (l->refused || !n)
+		return;
+	l->refused = xcalloc(n, sizeof(*l->refused));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(l->refused[i].name, sizeof(l->refused[i].name), "%s",
+			 ac->refused[i].board);
+		snprintf(l->refused[i].text, sizeof(l->refused[i].text), "%s",
+			 ac->refused[i].text);
+	}
+	l->n_refused = n;
+}
+
 static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 {
 	reqview_lab_t *l = reqview_lab(v, r->head.author);
@@ -67,6 +86,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 			if (b && !b->said_ms)
 				b->said_ms = (int64_t)r->head.ts_ms;
 		}
+		s_refused(l, &r->accept);
 		return;
 	case RECORD_DECLINE:
 		if (memcmp(r->decline.request_id, req_id, 32) != 0)
@@ -125,7 +145,7 @@ void reqview_free(reqview_t *v)
 {
 	free(v->events);
 	for (size_t i = 0; i < v->n; i++)
-		free(v->labs[i].boards);
+		free(v->labs[i].boards), free(v->labs[i].refused);
 	free(v->labs);
 	memset(v, 0, sizeof(*v));
 }
@@ -303,7 +323,25 @@ void reqview_table(const reqview_t *v, FILE *f)
 				job_state_name(l->boards[k].state) : "accepted",
 				d);
 		}
+		for (size_t k = 0; k < l->n_refused; k++)
+			fprintf(f, "%-16s  %-16s  %-10s  %s\n", l->name,
+				l->refused[k].name, "refused",
+				l->refused[k].text);
 	}
+}
+
+/* "refused": [{board, reason}...] of a lab, always there (maybe []). */
+static void s_refused_json(json_t *j, const reqview_lab_t *l)
+{
+	json_key(j, "refused");
+	json_arr_open(j);
+	for (size_t k = 0; k < l->n_refused; k++) {
+		json_obj_open(j);
+		json_key_str(j, "board", l->refused[k].name);
+		json_key_str(j, "reason", l->refused[k].text);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
 }
 
 void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
@@ -347,6 +385,7 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 			json_obj_close(&j);
 		}
 		json_arr_close(&j);
+		s_refused_json(&j, l);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

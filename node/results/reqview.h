@@ -1,8 +1,8 @@
 /*
  * reqview: a test request as the network answers it, read from the local
  * store: which labs accepted or declined it (every lab that has an advert
- * is expected to answer) and, per accepted board, its latest event and
- * its run record. `labmesh status` and `submit --wait` show it (the
+ * is expected to answer), the boards an accepting lab refused and why,
+ * and, per accepted board, its latest event and its run record. `labmesh status` and `submit --wait` show it (the
  * following and printing is theirs); the dashboard's /api/progress
  * answers its JSON.
  *
@@ -11,6 +11,7 @@
 #ifndef LABMESH_NODE_REQVIEW_H
 #define LABMESH_NODE_REQVIEW_H
 
+#include "proto/caps.h"
 #include "proto/types.h"
 
 #include <sqlite3.h>
@@ -43,6 +44,12 @@ enum reqview_answer {
 	REQVIEW_DECLINED,
 };
 
+/* A board the request selected that its lab refused, and why. */
+typedef struct {
+	char name[PROTO_MAX_NAME + 1];
+	char text[PROTO_MAX_MESSAGE + 1];
+} reqview_refusal_t;
+
 typedef struct {
 	uint8_t author[32];
 	char name[PROTO_MAX_NAME + 1];
@@ -50,6 +57,8 @@ typedef struct {
 	char decline[512];
 	reqview_board_t *boards;
 	size_t n_boards;
+	reqview_refusal_t *refused; /* with its accept */
+	size_t n_refused;
 	bool printed_answer; /* the caller's: the answer was shown */
 	unsigned n_said; /* its records about the request: a change counter */
 } reqview_lab_t;

@@ -149,6 +149,11 @@ static int64_t s_lag(sqlite3 *db)
 	/* no index yet: behind only if there are run records to index */
 	if (runs < 0 || !s_has_table(db, "res_runs"))
 		return runs;
+	/* an index older than suite reasons: the catch-up adds the column */
+	if (sqlite3_prepare_v2(db, "SELECT reason FROM res_suites LIMIT 0",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM res_runs", -1, &st,
 			       NULL) != SQLITE_OK)
 		return -EIO;

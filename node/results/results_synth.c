@@ -32,6 +32,8 @@ struct synth_run {
 	s_suite_t *suites;
 	size_t n_suites, a_suites;
 	run_suite_t *flat;
+	run_log_t *logs; /* the run's own (build, console) */
+	size_t n_logs;
 	char **strs;
 	size_t n_strs, a_strs;
 };
@@ -92,6 +94,7 @@ void synth_run_destroy(synth_run_t **p)
 	free(r->strs);
 	free(r->suites);
 	free(r->flat);
+	free(r->logs);
 	free(r);
 	*p = NULL;
 }
@@ -183,6 +186,17 @@ void synth_log_blob(synth_run_t *r, const char *name, const uint8_t id[32])
 	memcpy(l->blob_id, id, 32);
 }
 
+void synth_run_log(synth_run_t *r, const char *name, uint8_t tag)
+{
+	run_log_t *l;
+
+	r->logs = xreallocarray(r->logs, r->n_logs + 1, sizeof(*r->logs));
+	l = &r->logs[r->n_logs++];
+	l->name = s_keep(r, name);
+	proto_id(name, strlen(name), l->blob_id);
+	l->blob_id[0] = tag;
+}
+
 static void s_flatten(synth_run_t *r)
 {
 	free(r->flat);
@@ -200,6 +214,8 @@ static void s_flatten(synth_run_t *r)
 	}
 	r->run.suites = r->flat;
 	r->run.n_suites = r->n_suites;
+	r->run.logs = r->logs;
+	r->run.n_logs = r->n_logs;
 }
 
 int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,

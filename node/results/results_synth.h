@@ -47,6 +47,8 @@ void synth_metric(synth_run_t *r, const char *name, double value,
 void synth_log(synth_run_t *r, const char *name, uint8_t tag);
 /* A log blob of the last suite with a given id (a real blob's). */
 void synth_log_blob(synth_run_t *r, const char *name, const uint8_t id[32]);
+/* A log blob of the run itself, e.g. "build" (id as synth_log's). */
+void synth_run_log(synth_run_t *r, const char *name, uint8_t tag);
 /* The run's request id (has_request). */
 void synth_request(synth_run_t *r, const uint8_t id[32]);
 

@@ -6,6 +6,8 @@
  *   lm-mkruns HOME < SPEC
  *
  *   run SEED LAB BOARD ARCH TREE BRANCH COMMIT END_MS   (start a run)
+ *   build CONFIG COMPILER NONE|PASS|FAIL|ERROR          (its kernel build)
+ *   runlog NAME                                         (a log of the run)
  *   suite NAME STATUS                                   (start a suite)
  *   case PATH STATUS                                    (of that suite)
  *   metric NAME VALUE UNIT lower|higher                 (of that suite)
@@ -17,11 +19,13 @@
 #include "node/results/results_synth.h"
 
 #include "proto/mem.h"
+#include "proto/record.h"
 #include "proto/types.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MKRUNS_MAX_LINE 1024
 #define MKRUNS_MAX_FIELDS 10
@@ -40,6 +44,14 @@ static int s_split(char *line, char **f)
 static const char *s_dash(const char *s)
 {
 	return strcmp(s, "-") ? s : "";
+}
+
+static int s_build_status(const char *s)
+{
+	for (int b = BUILD_NONE; b <= BUILD_STATUS_MAX; b++)
+		if (!strcasecmp(s, build_status_name(b)))
+			return b;
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -79,6 +91,11 @@ int main(int argc, char **argv)
 			r = synth_run_new(f[2], f[3], f[4], f[5], s_dash(f[6]),
 					  f[7]);
 			end = strtoull(f[8], NULL, 10);
+		} else if (!strcmp(f[0], "build") && n == 4 && r &&
+			   s_build_status(f[3]) > 0) {
+			synth_run_build(r, f[1], f[2], s_build_status(f[3]));
+		} else if (!strcmp(f[0], "runlog") && n == 2 && r) {
+			synth_run_log(r, f[1], (uint8_t)seed);
 		} else if (!strcmp(f[0], "suite") && n == 3 && r &&
 			   proto_status_parse(f[2], &st) == 0) {
 			synth_suite(r, f[1], end - 1000, end, st);

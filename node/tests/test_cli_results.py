@@ -9,10 +9,14 @@ with a misspelt key and one with a YAML syntax error. With one lab (a local boar
 "did you mean", a .pub file as --key), `status` alone listing the
 requests, a 6-hex-digit id, a malformed one, `cancel` of a finished
 request, and Ctrl-C during `submit --wait` naming the request and how
-to follow or cancel it.
+to follow or cancel it. A real run of kselftest, which SKIPs as a whole
+on a board without an install of it: the matrix (`query --matrix`, text
+and JSON) shows SKIP with the suite's reason, not 0/0/0, and the KCIDB
+export has it as the suite test's comment.
 
 usage: test_cli_results.py LABMESH
 """
+import json
 import os
 import signal
 import subprocess
@@ -147,11 +151,37 @@ def requests(net, n):
     print('Ctrl-C: %s' % err.strip().replace('\n', ' | '))
 
 
+def suite_reasons(net, n):
+    out = n.cli('submit', '--suite', 'smoke,kselftest', '--wait',
+                check_rc=False).stdout
+    req = out.split()[1]
+    p = n.cli('query', '--request', req, '--matrix')
+    print(p.stdout)
+    rows = [ln for ln in p.stdout.splitlines() if ln.startswith('box ')]
+    check(rows and 'SKIP: no kselftest install (run_kselftest.sh) on this'
+          ' board' in rows[0] and '0/0/0' not in rows[0],
+          'the matrix shows kselftest SKIP with its reason: %r' % rows)
+    js = n.json('query', '--request', req, '--matrix')
+    cells = {c['suite']: c for b in js['boards'] for c in b['cells']}
+    ks = cells.get('kselftest', {})
+    check(ks.get('status') == 'SKIP' and ks.get('reason') ==
+          'no kselftest install (run_kselftest.sh) on this board',
+          'JSON cell: kselftest status and reason: %r' % ks)
+    check('reason' not in cells.get('smoke', {'reason': 1}),
+          'a suite that passed has no reason: %r' % cells.get('smoke'))
+    doc = json.loads(n.cmd('export', '--kcidb', '--request', req))
+    kt = [t for t in doc['tests'] if t['path'] == 'kselftest']
+    check(kt and kt[0]['status'] == 'SKIP' and kt[0].get('comment') ==
+          'no kselftest install (run_kselftest.sh) on this board',
+          'KCIDB: the suite test has its reason as comment: %r' % kt)
+
+
 def test(net):
     without_node(net)
     n = net.node('lab-cli', net.base(17960), [local_board('box')]).start()
     submit_errors(net, n)
     requests(net, n)
+    suite_reasons(net, n)
 
 
 if __name__ == '__main__':

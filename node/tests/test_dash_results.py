@@ -9,7 +9,9 @@ request page shows submitter, kernel, suites, submit and expiry times;
 a log has numbered lines, each an anchor, the failed line highlighted
 and a raw download link; compare of the two requests says "0
 regressions" without the alarm colour; the matrix filters by tree,
-branch and date and has a search box; history offers the tests to pick.
+branch and date and has a search box, and a suite that SKIPped as a
+whole (kselftest, not installed) says why in its cell; history offers
+the tests to pick.
 Screenshots: BUILD/dash-shots/results-*.png.
 
 usage: test_dash_results.py LABMESH BUILD
@@ -42,6 +44,14 @@ def shot(b, shots, name):
     print('screenshot', path)
 
 
+KS_WHY = 'no kselftest install (run_kselftest.sh) on this board'
+JS_SKIP_CELL = """
+    const c = document.querySelector('#matrix td[data-suite=kselftest]');
+    return c && [c.dataset.status,
+                 c.querySelector('span.counts').textContent,
+                 c.getAttribute('title')];"""
+
+
 def test(net):
     if not webdriver.DRIVER or not webdriver.CHROMIUM:
         raise Skip('chromium or chromedriver is not installed')
@@ -50,8 +60,9 @@ def test(net):
     base = net.base(17970)
     d = os.path.join(net.dir, 'suites')
     write_suite(d, 'probe', PROBE_YAML, PROBE_SH)
-    os.symlink(os.path.join(net.root, 'suites', 'smoke'),
-               os.path.join(d, 'smoke'))
+    for suite in ('smoke', 'kselftest'):
+        os.symlink(os.path.join(net.root, 'suites', suite),
+                   os.path.join(d, suite))
     net.env['LABMESH_SUITES'] = d
     n = net.node('lab-d', base, [local_board('box')])
     http = 'http://127.0.0.1:%d' % (base + 1)
@@ -63,6 +74,10 @@ def test(net):
         reqs.append(p.stdout.split()[1])
     st = n.req_status(reqs[1])
     run = [b['run'] for lab in st['labs'] for b in lab['boards']][0]
+    # kselftest is not installed on the board: it SKIPs as a whole
+    p = n.cli('submit', '--suite', 'kselftest', '--wait', check_rc=False,
+              timeout=120)
+    skipped = p.stdout.split()[1]
 
     b = None
     try:
@@ -144,6 +159,10 @@ def test(net):
         mx = n.cmd('query', '--request', reqs[1], '--matrix')
         check('1/1/0 100 ms' in mx, 'the text matrix too: %r' % mx)
         shot(b, shots, 'matrix')
+        b.go(http + '/matrix.html?request=' + skipped)
+        why = b.wait('the skipped suite\'s cell', JS_SKIP_CELL)
+        check(why == ['SKIP', KS_WHY, KS_WHY],
+              'a suite that SKIPped as a whole says why: %r' % why)
 
         b.go(http + '/history.html')
         opts = b.wait('the test picker', """

@@ -11,7 +11,9 @@ quickly; what is tested happens before.
    in error naming the timeout, and no process of the recipe is left.
 3. The build cache key: the same commit, config and recipe reuse the
    build ("cached build"); another config name or another recipe
-   command builds again. The config names are the lab's own (the
+   command builds again; in the KCIDB export both builds carry status,
+   compiler, config_name, log_url and the first build's duration. The
+   config names are the lab's own (the
    recipe's `configs`); a name it does not list is declined, naming
    the ones it builds.
 4. After ten builds of their own (each leaves 300 KB in its kept build
@@ -29,6 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, need_board, check, main, qemu_board, \
     wait_for  # noqa: E402
 from test_jobs_git import make_repo  # noqa: E402
+import kcidb_check  # noqa: E402
 
 PROBE = ('python3 -c \'import socket; socket.create_connection('
          '("127.0.0.1", %d), 3); print("probe: connected")\' ||'
@@ -85,6 +88,28 @@ def submit(n, repo, commit, config, wait=False):
     return n.cli(*args).stdout.split()[1], ''
 
 
+def kcidb_builds(n, built, cached):
+    """The KCIDB build of each: status, compiler, config_name, log_url
+    and the build's duration in seconds, a cached build its first
+    build's."""
+    got = []
+    for req in (built, cached):
+        doc = json.loads(n.cmd('export', '--kcidb', '--request', req,
+                               '--log-base', 'https://logs.example.org/b'))
+        errs = kcidb_check.errors(doc)
+        check(not errs, 'the export validates: %s' % errs[:3])
+        b = doc['builds'][0] if len(doc['builds']) == 1 else {}
+        check(b.get('status') == 'PASS' and b.get('compiler') and
+              b.get('config_name') == 'conf-a' and
+              b.get('log_url', '').startswith('https://logs.example.org/b/')
+              and isinstance(b.get('duration'), (int, float)) and
+              b['duration'] >= 0, 'a KCIDB build of a git kernel: %s' % b)
+        got.append(b.get('duration'))
+    check(got[0] == got[1], 'a cached build says its first build\'s'
+          ' duration: %s' % got)
+    print('KCIDB build duration: %s s (cached: %s s)' % tuple(got))
+
+
 def test(net):
     env = need_board(net.root)
     lsock = socket.socket()
@@ -135,12 +160,13 @@ def test(net):
 
         # 3. the build cache key
         restart(n, FAKE)
-        _, out = submit(n, repo, c1, 'conf-a', wait=True)
+        built, out = submit(n, repo, c1, 'conf-a', wait=True)
         check('building ' + c1[:12] in out and 'cached build' not in out,
               'first build: %s' % out[-1500:])
-        _, out = submit(n, repo, c1, 'conf-a', wait=True)
+        cached, out = submit(n, repo, c1, 'conf-a', wait=True)
         check('cached build' in out, 'the same key built again: %s' %
               out[-1500:])
+        kcidb_builds(n, built, cached)
         _, out = submit(n, repo, c1, 'conf-b', wait=True)
         check('cached build' not in out and 'building ' + c1[:12] in out,
               'another config used the cache: %s' % out[-1500:])

@@ -10,7 +10,12 @@ every parent link resolves, that a non-https tree goes to misc only, that a bad
 --origin is a usage error, that output is deterministic, and that the JUnit XML
 passes `xmllint --noout` and carries exactly the failures the list view shows.
 
-usage: test_results_export.py LM_RESULTS
+A kernel built from git (laid out by lm-mkruns: a build suite with its
+duration metric and a build log) gives a build with its status, compiler,
+config_name, log_url and its duration in seconds; a failed build the same;
+a kernel not built here no duration.
+
+usage: test_results_export.py LM_RESULTS LM_MKRUNS
 """
 import copy
 import json
@@ -27,6 +32,7 @@ import kcidb_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = sys.argv[1]
+MKRUNS = sys.argv[2]
 failed = 0
 
 
@@ -206,6 +212,69 @@ def test_junit(home):
               "failures attribute counts failures")
 
 
+BUILD_SPEC = """\
+run 7 lab-b built x86_64 https://git.kernel.org/t/linux.git master {c} 1700000000000
+build x86_64_defconfig+kselftest gcc-12.2 PASS
+runlog build
+suite build PASS
+case kernel PASS
+metric duration 754.25 s lower
+suite smoke PASS
+case boot PASS
+end
+run 7 lab-b broken x86_64 https://git.kernel.org/t/linux.git master {c} 1700000001000
+build tinyconfig clang-16 FAIL
+runlog build
+suite build FAIL
+case kernel FAIL
+metric duration 12.5 s lower
+end
+run 7 lab-b running x86_64 https://git.kernel.org/t/linux.git master {c} 1700000002000
+build - - NONE
+suite smoke PASS
+case boot PASS
+end
+""".format(c="ab" * 20)
+
+
+def test_build(v):
+    home = tempfile.mkdtemp(prefix="lm-export-build-")
+    try:
+        p = subprocess.run([MKRUNS, home], input=BUILD_SPEC, text=True,
+                           capture_output=True)
+        check(p.returncode == 0, "lm-mkruns: %s" % p.stderr)
+        raw = run("export", "--home", home, "--kcidb", "--log-base",
+                  "https://logs.example.org/blobs").stdout
+        doc = json.loads(raw)
+        errors = list(v.iter_errors(doc))
+        for e in errors[:5]:
+            print("schema:", list(e.path), e.message)
+        check(not errors, "an export with builds validates")
+        b = {x["misc"]["board"]: x for x in doc["builds"]}
+        check(sorted(b) == ["broken", "built", "running"], "three builds")
+        ok, bad, none = b.get("built", {}), b.get("broken", {}), \
+            b.get("running", {})
+        check(ok.get("duration") == 754.25 and
+              isinstance(ok.get("duration"), float),
+              "a build's duration in seconds: %s" % ok.get("duration"))
+        check(b'"duration": 754.25' in raw or b'"duration":754.25' in raw,
+              "the duration is written as a JSON number")
+        check(ok.get("status") == "PASS" and
+              ok.get("compiler") == "gcc-12.2" and
+              ok.get("config_name") == "x86_64_defconfig+kselftest",
+              "a build has status, compiler and config_name: %s" % ok)
+        check(ok.get("log_url", "").startswith(
+            "https://logs.example.org/blobs/"), "a build has its log_url")
+        check(bad.get("duration") == 12.5 and bad.get("status") == "FAIL" and
+              bad.get("compiler") == "clang-16" and
+              bad.get("config_name") == "tinyconfig" and
+              bad.get("log_url"), "a failed build says the same: %s" % bad)
+        check("duration" not in none and none.get("status") == "PASS" and
+              "comment" in none, "a kernel not built here has no duration")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main():
     home = tempfile.mkdtemp(prefix="lm-export-")
     try:
@@ -215,6 +284,7 @@ def main():
         test_schema_teeth(doc, v)
         test_origin(home)
         test_junit(home)
+        test_build(v)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     print("%s: %d failed" % (os.path.basename(__file__), failed))

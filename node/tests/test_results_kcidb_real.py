@@ -146,9 +146,11 @@ def test(net):
     check(mx[0] == 'kernel %s (no commit)' % release,
           'the matrix names the kernel: %r' % mx[0])
     row = [ln for ln in mx if ln.startswith('box ')]
-    check(row and row[0].split()[6] == 'SKIP' and '0/0/0' not in row[0] and
+    check(row and row[0].split()[6] == 'SKIP:' and '0/0/0' not in row[0] and
+          'SKIP: nothing to test here' in row[0] and
           '1/1/1 100 ms' in row[0],
-          'a suite that skipped whole says SKIP, a metric shows: %r' % mx)
+          'a suite that skipped whole says SKIP and why, a metric shows: %r'
+          % mx)
     hist = n.cmd('history', 'probe.*').splitlines()
     check(hist[0].split()[:3] == ['TIME', 'LAB', 'BOARD'] and
           len(hist) == 5 and sum('probe_ms' in ln for ln in hist) == 1 and

@@ -6,7 +6,12 @@ The plaintext client speaks real ZMTP (the NULL mechanism) and sends the
 well-formed hello an honest node sends, signed with a key on the trust
 list; the same hello from the same key over CURVE gets an answer, so the
 silence over plaintext is the node refusing plaintext, not a hello it
-could not read."""
+could not read.
+
+A refusal names the peer by the hex node id the trust list takes, exactly
+as `labmesh id` prints it, once the closed node knows that id (here: the
+refused node's feed reached it through the trusted peer); a node it never
+heard of is named by its CURVE key and said to be unknown."""
 import os
 import subprocess
 import time
@@ -47,6 +52,9 @@ def test(net):
           'no closed-lab boards on the stranger')
     line = [l for l in t.logtext().splitlines() if 'refused' in l][0]
     print('logged:', line)
+    check('not on the trust list' in line and 'not known here' in line and
+          'CURVE key' in line and y.id not in line,
+          'a never seen node is named by its CURVE key, said unknown')
     p = subprocess.run([hostile, 'plain', t.endpoint], capture_output=True,
                        text=True, timeout=30)
     print(p.stdout.strip())
@@ -77,6 +85,26 @@ def test(net):
           % [(p['lab'], p['state']) for p in hk_peer()])
     check(t.alive(), 'closed node still running')
     check(x_up(), 'trusted peer still up')
+    test_named(net, base, t, x)
+
+
+def test_named(net, base, t, x):
+    """A node refused by t but taken by x: its feed reaches t through x,
+    and t's refusals then name it by its node id."""
+    z = net.node('learned', base + 5, seeds=[t, x])
+    z.start()
+    wait_for("the refused node's feed reaches the closed node",
+             lambda: t.seq(z.id) > 0, 30)
+
+    def named():
+        return [l for l in t.logtext().splitlines()
+                if 'refused connection' in l and '(node %s)' % z.id in l]
+    wait_for('a refusal names the node by its id', named, 40)
+    print('logged:', named()[0])
+    check('not on the trust list' in named()[0],
+          'the line says why: %s' % named()[0])
+    check(all(p['id'] != z.id or p['state'] != 'up' for p in t.peers()),
+          'the named node is still refused')
 
 
 lmtest.main(test)

@@ -274,11 +274,15 @@ function matrixTable(m) {
 				(x.headline ? (STATUSES.some(k => x[k.toLowerCase()]) ? ' · ' : '') +
 					Number(x.headline.value.toPrecision(4)) +
 					(x.headline.unit ? ' ' + x.headline.unit : '') : '');
+			/* a suite that SKIPped or broke as a whole (no case to
+			 * count) says why, as the text matrix does; any cell's
+			 * reason is its tooltip */
+			const why = counts || x.reason || '';
 			tr.appendChild(el('td', {
 				class: 'cell st-' + x.status, 'data-suite': s,
-				'data-status': x.status },
+				'data-status': x.status, title: x.reason || undefined },
 			el('a', { href: href('cases.html', { run: x.run, suite: s }) },
-				x.status, el('span', { class: 'counts' }, counts)),
+				x.status, el('span', { class: 'counts' }, why)),
 			el('a', { class: 'cell-log', href: href('log.html', { run: x.run, suite: s }) },
 				'log')));
 		}
@@ -666,6 +670,11 @@ function progressTable(pr) {
 				b.run ? el('td', {}, badge(b.status), ' ',
 					link('cases.html', { run: b.run }, short(b.run))) : '']);
 		}
+		/* boards the lab refused the request, with the rule */
+		for (const r of l.refused || [])
+			rows.push([l.lab, el('td', { class: 'answer-' + l.answer }, l.answer),
+				el('td', { class: 'board' }, r.board),
+				el('td', { class: 'state-refused' }, 'refused'), r.reason, '']);
 	}
 	return table(['Lab', 'Answer', 'Board', 'State', 'Progress', 'Result'],
 		rows, 'progress');

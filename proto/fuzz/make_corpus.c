@@ -46,6 +46,15 @@ static void s_records(void)
 			free(p);
 		}
 	}
+	/* the optional fields: a suite's reason, an accept's refusals */
+	sample_run_reason_bytes(&p, &n);
+	s_put("record", "run-reason", p, n);
+	s_put("mp", "run-reason", p, n);
+	free(p);
+	sample_accept_refused_bytes(&p, &n);
+	s_put("record", "accept-refused", p, n);
+	s_put("mp", "accept-refused", p, n);
+	free(p);
 }
 
 static void s_requests(void)

@@ -308,6 +308,43 @@ void sample_record_bytes(enum record_kind kind, uint64_t seq, size_t n_cases,
 	}
 }
 
+void sample_run_reason_bytes(uint8_t **ret_data, size_t *ret_len)
+{
+	run_suite_t suites[2];
+	record_t rec;
+	key_pair_t kp;
+	uint8_t id[32];
+
+	sample_key(0, &kp);
+	sample_record(RECORD_RUN, 2, 3, &rec);
+	memcpy(suites, rec.run.suites, sizeof(suites));
+	suites[1].status = PROTO_SKIP;
+	suites[1].reason = "no kselftest install (run_kselftest.sh) on this"
+			   " board";
+	rec.run.suites = suites;
+	if (record_sign(&rec, &kp, ret_data, ret_len, id) < 0)
+		abort();
+}
+
+void sample_accept_refused_bytes(uint8_t **ret_data, size_t *ret_len)
+{
+	static const record_refusal_t refused[] = {
+		{ "bbb", "policy: boards.submitters of this board does not"
+			 " list the submitter" },
+		{ "jetson", "board in maintenance: new PSU" },
+	};
+	record_t rec;
+	key_pair_t kp;
+	uint8_t id[32];
+
+	sample_key(0, &kp);
+	sample_record(RECORD_ACCEPT, 2, 0, &rec);
+	rec.accept.refused = refused;
+	rec.accept.n_refused = 2;
+	if (record_sign(&rec, &kp, ret_data, ret_len, id) < 0)
+		abort();
+}
+
 void sample_request_bytes(enum request_kernel_type type, uint8_t **ret_data,
 			  size_t *ret_len)
 {

@@ -33,6 +33,10 @@ void sample_msg(enum msg_type type, msg_t *m);
 /* Signed encodings (caller frees *ret_data). Abort on failure. */
 void sample_record_bytes(enum record_kind kind, uint64_t seq, size_t n_cases,
 			 uint8_t **ret_data, size_t *ret_len);
+/* The sample run, its second suite a SKIP with a suite-level reason. */
+void sample_run_reason_bytes(uint8_t **ret_data, size_t *ret_len);
+/* The sample accept, with two boards refused. */
+void sample_accept_refused_bytes(uint8_t **ret_data, size_t *ret_len);
 void sample_request_bytes(enum request_kernel_type type, uint8_t **ret_data,
 			  size_t *ret_len);
 void sample_free(void);

@@ -279,6 +279,36 @@ static void test_envelope_rules(void)
 		 "0000000000000000000000000000000000000000000000000000000000000"
 		 "000 90";
 	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	/* accept [id, boards, refused]: refused non-empty, each [board, text]
+	 * with a name and some text */
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a178";
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 90";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a0";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a3612f62 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_SYNTAX);
+	w.body = "93 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 93 a162 a178 a178";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
+	w.body = "94 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000 91 a161 91 92 a162 a178 90";
+	CHECK_ERR(s_raw(&w), PROTO_E_TOOMANY);
+	w.body = "91 c420 "
+		 "0000000000000000000000000000000000000000000000000000000000000"
+		 "000";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
 	/* event RUNNING 3 of 2 */
 	w = ok, w.kind = RECORD_EVENT;
 	w.body = "97 c0 a161 05 03 02 a161 a0";
@@ -287,6 +317,26 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&w), 0);
 	w.body = "97 c0 a161 05 01 02 a0 a0";
 	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY);
+	/* run: a suite of 9 fields, or 10 with a non-empty reason */
+	w = ok, w.kind = RECORD_RUN;
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 99 a161 a0 04 00 00 00 90 90 90 90 04";
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 9a a161 a0 04 00 00 00 90 90 90 a3776879 90 04";
+	CHECK_ERR(s_raw(&w), 0);
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 9a a161 a0 04 00 00 00 90 90 90 a0 90 04";
+	CHECK_ERR(s_raw(&w), PROTO_E_EMPTY); /* an empty reason is left out */
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 98 a161 a0 04 00 00 00 90 90 90 04";
+	CHECK_ERR(s_raw(&w), PROTO_E_ARITY);
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 9b a161 a0 04 00 00 00 90 90 90 a161 a161 90 04";
+	CHECK_ERR(s_raw(&w), PROTO_E_TOOMANY);
+	w.body = "97 c0 a161 a161 9a a0 a0 a0 a0 a161 a0 c0 c0 01 a0"
+		 " 91 9a a161 a0 04 00 00 00 90 90 90 01 90 04";
+	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* the reason is text */
 }
 
 static void test_signature(void)
@@ -634,8 +684,54 @@ static void test_caps(void)
 	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TOOBIG);
 }
 
+/* A suite's reason comes back as written; a suite without one reads "". */
+static void test_suite_reason(void)
+{
+	record_t *rec = NULL;
+	uint8_t *data;
+	size_t len;
+
+	sample_run_reason_bytes(&data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec) {
+		CHECK(strcmp(rec->run.suites[1].reason,
+			     "no kselftest install (run_kselftest.sh) on this"
+			     " board") == 0);
+		CHECK(strcmp(rec->run.suites[0].reason, "") == 0);
+	}
+	record_destroy(&rec);
+	free(data);
+}
+
+/* An accept's refused boards come back as written; none reads as 0. */
+static void test_accept_refused(void)
+{
+	record_t *rec = NULL;
+	uint8_t *data;
+	size_t len;
+
+	sample_accept_refused_bytes(&data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec) {
+		CHECK(rec->accept.n_refused == 2);
+		CHECK(strcmp(rec->accept.refused[1].board, "jetson") == 0);
+		CHECK(strcmp(rec->accept.refused[1].text,
+			     "board in maintenance: new PSU") == 0);
+	}
+	record_destroy(&rec);
+	free(data);
+	sample_record_bytes(RECORD_ACCEPT, 2, 0, &data, &len);
+	CHECK_ERR(record_decode(data, len, &rec), 0);
+	if (rec)
+		CHECK(rec->accept.n_refused == 0 && !rec->accept.refused);
+	record_destroy(&rec);
+	free(data);
+}
+
 int main(void)
 {
+	test_suite_reason();
+	test_accept_refused();
 	test_body_rules();
 	test_caps();
 	test_body_values();

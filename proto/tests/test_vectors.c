@@ -181,6 +181,14 @@ static void s_records(void)
 		free(p);
 		free(name);
 	}
+	/* the optional suite reason and an accept's refused boards: the
+	 * other vectors pin that records without them encode as before */
+	sample_run_reason_bytes(&p, &n);
+	s_vector("record-run-reason", O_RECORD, p, n);
+	free(p);
+	sample_accept_refused_bytes(&p, &n);
+	s_vector("record-accept-refused", O_RECORD, p, n);
+	free(p);
 }
 
 static void s_requests(void)
