@@ -4,13 +4,16 @@
 The demo runs on a pseudo-terminal (as a person runs it) with ports from
 19200; it must finish with exit 0, print its folder at start and end, show
 the matrix of both QEMU labs from lab-c, a compare and a KCIDB export, and
-leave no process behind. Then it is run again and Ctrl-C is typed on its
+leave no process behind. Its KCIDB export must place every build and test
+(a checkout with a commit and a tree name), give failures a log_excerpt
+and validate against the upstream schema; its JUnit must time every case. Then it is run again and Ctrl-C is typed on its
 terminal after a few seconds (with LM_TEST_LONG=1, at several points):
 it must exit, and no process it started (labmesh, qemu, sshd: every one
 carries the demo's tag in its environment) may be left.
 
 usage: test_demo.py SOURCE_ROOT BUILD_DIR"""
 import glob
+import json
 import os
 import pty
 import select
@@ -19,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kcidb_check  # noqa: E402
 
 SKIP = 77
 
@@ -34,6 +40,53 @@ def tagged():
         except OSError:
             pass
     return out
+
+
+def exports(folder):
+    """What the demo's exports lack: a KCIDB document valid against the
+    upstream schema (formats checked) whose every build and test hangs
+    off a checkout with a commit (hash or name) and a tree name, whose
+    failures carry a log_excerpt; a JUnit file with no untimed case."""
+    fails = []
+    try:
+        doc = json.load(open(os.path.join(folder, 'kcidb.json')))
+        junit = open(os.path.join(folder, 'junit.xml')).read()
+    except (OSError, ValueError) as e:
+        return ['the demo\'s exports: %s' % e]
+    errs = kcidb_check.errors(doc)
+    if errs:
+        fails.append('kcidb.json: %d schema errors, first: %s' % (
+            len(errs), errs[0].message))
+    checkouts = {c['id']: c for c in doc.get('checkouts', [])}
+    builds = {b['id']: b for b in doc.get('builds', [])}
+    for c in checkouts.values():
+        if not (c.get('git_commit_hash') or c.get('git_commit_name')) or \
+                not c.get('tree_name'):
+            fails.append('kcidb.json: checkout %s has no commit or no tree'
+                         ' name: %s' % (c['id'], c))
+    for b in builds.values():
+        if b.get('checkout_id') not in checkouts:
+            fails.append('kcidb.json: build %s hangs off no checkout'
+                         % b['id'])
+    tests = doc.get('tests', [])
+    loose = [t['id'] for t in tests if t.get('build_id') not in builds]
+    if loose:
+        fails.append('kcidb.json: %d tests hang off no build: %s' % (
+            len(loose), loose[:3]))
+    bare = [t['path'] for t in tests if t.get('status') in ('FAIL', 'ERROR')
+            and not t.get('log_excerpt')]
+    if bare:
+        fails.append('kcidb.json: failures without a log_excerpt: %s'
+                     % bare[:5])
+    if '<testcase' not in junit or 'time="0.000"' in junit:
+        fails.append('junit.xml: no case, or a case with time 0.000')
+    print('demo exports: %d checkouts, %d builds, %d tests (%d FAIL/ERROR);'
+          ' junit.xml %d cases; %s' % (
+              len(checkouts), len(builds), len(tests),
+              sum(t.get('status') in ('FAIL', 'ERROR') for t in tests),
+              junit.count('<testcase'), '; '.join(fails) or 'all placed,'
+              ' failures excerpted, every JUnit case timed'))
+    return fails
 
 
 def run_demo(root, build, folder, interrupt_at=None, limit=600):
@@ -112,6 +165,7 @@ def main():
             if os.path.exists(os.path.join(folder, 'matrix.txt')) else ''
         if 'qemu-a' not in matrix or 'qemu-c' not in matrix:
             fails.append('lab-c matrix lacks a lab: %r' % matrix)
+        fails += exports(folder)
         w = left_after('the full run')
         if w:
             fails.append(w)
