@@ -6,6 +6,7 @@
  * file once the board closed its console.
  */
 #include "transports/relay.h"
+#include "proto/tests/check.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -18,16 +19,7 @@
 
 #define TEST_BYTES (4 * 1024 * 1024)
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 static char s_byte(size_t i)
 {
@@ -89,10 +81,8 @@ int main(void)
 	relay_destroy(&r);
 	CHECK(r == NULL);
 	relay_destroy(&r);
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (CHECK_DONE())
 		return 1;
-	}
 	printf("relay OK: %d bytes held while nobody read\n", TEST_BYTES);
 	return 0;
 }

@@ -10,21 +10,13 @@
  * in the middle of the session, a line too long to hold.
  */
 #include "transports/serial.h"
+#include "proto/tests/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int s_failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			s_failures++;                                          \
-		}                                                              \
-	} while (0)
+int check_failures;
 
 /* The set-up line as serial_sync types it (nonce and all). */
 static const char s_setup[] =
@@ -158,10 +150,8 @@ int main(int argc, char **argv)
 	}
 	test_real(argv[1]);
 	test_made_up();
-	if (s_failures) {
-		fprintf(stderr, "%d checks failed\n", s_failures);
+	if (CHECK_DONE())
 		return 1;
-	}
 	printf("console log filter OK\n");
 	return 0;
 }
