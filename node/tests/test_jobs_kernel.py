@@ -12,20 +12,28 @@ cores), later runs boot the cached build. Then the branch `broken` (a
 syntax error in kernel/panic.c) is built in the kept tree (a rebuild of
 that file): its build FAILs, and `query`, the matrix, the KCIDB export and
 `compare`, the JUnit export and the dashboard's API show it with the
-compiler's error line.
+compiler's error line; so do the dashboard's pages in chromium (the
+broken run's cases, the request's page; screenshots in
+BUILD/dash-shots/kernel-build-fail-*.png).
 
 With LM_TEST_LONG=1, the same for arm64: cross-built with Debian's
 gcc-aarch64-linux-gnu and booted on the aarch64 QEMU board."""
+import html
 import http.client
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, Skip, check, main, need_board, qemu_board  # noqa
+
+BROWSER = shutil.which('chromium')
 
 CACHE = os.path.join(os.environ.get('LABMESH_CACHE') or os.path.expanduser(
     '~/.cache/labmesh'))
@@ -153,12 +161,66 @@ def broken_build(n, tree, good_req):
     d = [c for c in dash['cases'] if c['suite'] == 'build']
     check(d and d[0]['status'] == 'FAIL' and 'panic.c' in d[0]['message'],
           'the dashboard API does not show the build FAIL: %s' % dash)
+    dash_pages(n, req, board_of(n.req_status(req), 'qemu-k')['run'])
     cmp = n.cli('compare', good_req[:16], req[:16], check_rc=False)
     print(cmp.stdout[-1500:])
     check(cmp.returncode == 1 and 'build' in cmp.stdout,
           'compare does not name the broken build: %s' % cmp.stdout)
     print('broken commit %s: build FAIL in %.0f s: %s' % (
         bad[:12], time.time() - t0, b[0]['message'][:200]))
+
+
+def chromium(url, *mode):
+    """Debian's chromium, headless, on url: its stdout (--dump-dom: the
+    DOM the page's script made)."""
+    prof = tempfile.mkdtemp(prefix='lm-chromium-')
+    try:
+        p = subprocess.run(
+            [BROWSER, '--headless', '--no-sandbox', '--disable-gpu',
+             '--no-first-run', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync',
+             '--disable-extensions', '--hide-scrollbars',
+             '--user-data-dir=' + prof, '--virtual-time-budget=3000',
+             '--window-size=1400,800'] + list(mode) + [url],
+            capture_output=True, timeout=120)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    check(p.returncode == 0, 'chromium %s: exit %d %s' % (
+        url, p.returncode, p.stderr.decode(errors='replace')[-500:]))
+    return p.stdout.decode('utf-8', errors='replace')
+
+
+def dash_pages(n, req, run):
+    """The dashboard's pages, rendered by chromium: the broken run's
+    build cases show FAIL and the compiler's error line, one line of the
+    log each; the request's page a FAIL build cell. Screenshots:
+    BUILD/dash-shots/kernel-build-fail-*.png."""
+    if not BROWSER:
+        print('chromium is not installed: the pages are not looked at')
+        return
+    shots = os.path.join(os.path.dirname(os.path.dirname(n.net.labmesh)),
+                         'dash-shots')
+    os.makedirs(shots, exist_ok=True)
+    base = 'http://127.0.0.1:%d' % n.http_port
+    doms = {}
+    for name, path in (('cases', '/cases.html?' + urllib.parse.urlencode(
+            {'run': run, 'suite': 'build'})), ('request',
+                                               '/request.html?id=' + req)):
+        doms[name] = chromium(base + path, '--dump-dom')
+        png = os.path.join(shots, 'kernel-build-fail-%s.png' % name)
+        chromium(base + path, '--screenshot=' + png)
+        print('page %s: %s' % (name, png))
+    lines = [html.unescape(x) for x in re.findall(
+        r'<div class="build-line">([^<]*)</div>', doms['cases'])]
+    check('<span class="st st-FAIL">FAIL</span>' in doms['cases'] and
+          any('panic.c' in x and 'error:' in x for x in lines),
+          'the cases page does not show the build FAIL with its error'
+          ' line: %s' % doms['cases'][-3000:])
+    check(re.search(r'<td class="cell st-FAIL" data-suite="build"',
+                    doms['request']),
+          'the request page has no FAIL build cell: %s' %
+          doms['request'][-3000:])
+    print('the pages show the build FAIL: %s' % lines)
 
 
 def test(net):
