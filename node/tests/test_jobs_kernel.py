@@ -16,6 +16,9 @@ compiler's error line; so do the dashboard's pages in chromium (the
 broken run's cases, the request's page; screenshots in
 BUILD/dash-shots/kernel-build-fail-*.png).
 
+Every package of scripts/deps/kbuild is in README.md's table of the
+build path's dependencies.
+
 With LM_TEST_LONG=1, the same for arm64: cross-built with Debian's
 gcc-aarch64-linux-gnu and booted on the aarch64 QEMU board."""
 import html
@@ -51,6 +54,19 @@ def readme_recipes(root):
     end = next(i for i in range(start + 1, len(lines))
                if lines[i][:1] not in (' ', '\n', ''))
     return ''.join(lines[start:end])
+
+
+def readme_deps(root):
+    """Every package of scripts/deps/kbuild is named, with what it is
+    for, in README.md's "Building kernels"."""
+    text = open(os.path.join(root, 'README.md')).read()
+    sec = text.split('### Building kernels', 1)[1].split('\n### ', 1)[0]
+    pkgs = [ln.split('#')[0].strip() for ln in open(
+        os.path.join(root, 'scripts', 'deps', 'kbuild'))]
+    missing = [p for p in pkgs if p and not re.search(
+        r'^\|[^|\n]*`%s`[^|\n]*\| \S' % re.escape(p), sec, re.M)]
+    check(not missing, 'README "Building kernels" does not say what these'
+          ' build dependencies are for: %s' % missing)
 
 
 def kernel_tree(root):
@@ -224,6 +240,7 @@ def dash_pages(n, req, run):
 
 
 def test(net):
+    readme_deps(net.root)
     env = need_board(net.root)
     tree = kernel_tree(net.root)
     recipes = readme_recipes(net.root)
