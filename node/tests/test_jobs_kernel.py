@@ -16,6 +16,12 @@ compiler's error line; so do the dashboard's pages in chromium (the
 broken run's cases, the request's page; screenshots in
 BUILD/dash-shots/kernel-build-fail-*.png).
 
+Build once, boot everywhere: a second lab, lab-boot, with the same
+recipes and policy.builds_from naming lab-kernel, is asked for the good
+commit: it boots lab-kernel's image, fetched as blobs, without building
+(its progress and build case say whose build it booted, it has no build
+storage), and the booted uname -r carries the commit.
+
 Every package of scripts/deps/kbuild is in README.md's table of the
 build path's dependencies.
 
@@ -34,7 +40,8 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, Skip, check, main, need_board, qemu_board  # noqa
+from jobstest import Net, Skip, check, main, need_board, qemu_board, \
+    wait_for  # noqa: E402
 
 BROWSER = shutil.which('chromium')
 
@@ -110,12 +117,16 @@ def board_of(st, name):
     return None
 
 
-def build_and_boot(n, tree, commit, arch, board):
+def build_and_boot(n, tree, commit, arch, board, lab=None):
+    """Submit commit for arch (to lab only, when given) and wait; the
+    board's console banner carries the commit. The request and the
+    output of --wait."""
     spec = 'tinyconfig+kernel/configs/labmesh-qemu-%s.config' % arch
     t0 = time.time()
     p = n.cli('submit', '--git', tree, '--branch', 'main', '--commit',
               commit, '--config', spec, '--arch', arch, '--suite', 'smoke',
-              '--wait', '--timeout', '100m', check_rc=False, timeout=6300)
+              '--wait', '--timeout', '100m', *(('--lab', lab) if lab else ()),
+              check_rc=False, timeout=6300)
     took = time.time() - t0
     print(p.stdout[-3000:])
     check(p.returncode == 0, '%s build and boot: exit %d: %s %s' % (
@@ -133,7 +144,7 @@ def build_and_boot(n, tree, commit, arch, board):
     print('%s: uname -r %s (%s) in %.0f s%s' % (
         arch, m.group(1), m.group(2), took, ' (cached build)' if cached
         else ''))
-    return req
+    return req, p.stdout
 
 
 def broken_build(n, tree, good_req):
@@ -142,7 +153,8 @@ def broken_build(n, tree, good_req):
     t0 = time.time()
     p = n.cli('submit', '--git', tree, '--branch', 'broken', '--commit', bad,
               '--config', spec, '--arch', 'x86_64', '--suite', 'smoke',
-              '--wait', '--timeout', '100m', check_rc=False, timeout=6300)
+              '--lab', 'lab-kernel', '--wait', '--timeout', '100m',
+              check_rc=False, timeout=6300)
     print(p.stdout[-2000:])
     check(p.returncode != 0, 'a broken commit passed')
     req = p.stdout.split()[1]
@@ -239,6 +251,40 @@ def dash_pages(n, req, run):
     print('the pages show the build FAIL: %s' % lines)
 
 
+def boot_elsewhere(net, n, tree, commit, env, recipes):
+    """Build once, boot everywhere: lab-boot, with the same recipes and
+    policy.builds_from naming lab-kernel, asked for the commit lab-kernel
+    built, boots lab-kernel's image without building; its uname -r
+    carries the commit."""
+    b = net.node('lab-boot', n.port + 1, [qemu_board('qemu-boot', env)],
+                 'policy:\n  builds_from: [%s]\n' % n.id + recipes,
+                 seeds=[n]).start()
+    wait_for('peers', lambda: n.peers_up() == 1 and b.peers_up() == 1, 60,
+             0.2)
+    wait_for('lab-kernel\'s build at lab-boot', lambda: [
+        c for c in json.loads(b.cmd('--json', 'query', '--list', '--commit',
+                                    commit))['cases']
+        if c['suite'] == 'build' and c['lab'] == 'lab-kernel' and
+        c['arch'] == 'x86_64' and c['status'] == 'PASS'], 120, 0.5)
+    t0 = time.time()
+    req, out = build_and_boot(b, tree, commit, 'x86_64', 'qemu-boot',
+                              lab='lab-boot')
+    check('booting the build of lab lab-kernel' in out and
+          'building ' + commit[:12] not in out,
+          'lab-boot does not boot lab-kernel\'s build: %s' % out[-1500:])
+    case = [c for c in json.loads(b.cmd('--json', 'query', '--list',
+                                        '--request', req))['cases']
+            if c['suite'] == 'build']
+    check(case and case[0]['status'] == 'PASS' and
+          'booted the build of lab lab-kernel' in case[0]['message'],
+          'lab-boot\'s build case: %s' % case)
+    for sub in ('trees', 'build-cache', 'git', 'ccache'):
+        check(not os.path.exists(os.path.join(b.home, 'work', sub)),
+              'lab-boot has build storage: work/%s' % sub)
+    print('lab-boot booted lab-kernel\'s build in %.0f s: %s' % (
+        time.time() - t0, case[0]['message']))
+
+
 def test(net):
     readme_deps(net.root)
     env = need_board(net.root)
@@ -260,10 +306,14 @@ def test(net):
     n.http_port = n.port + 5
     n.start(args=['--http', '127.0.0.1:%d' % n.http_port])
     good = rev(tree, 'main')
-    req = build_and_boot(n, tree, good, 'x86_64', 'qemu-k')
+    # (to lab-kernel only: lab-boot, joining later, would take them too)
+    req, _ = build_and_boot(n, tree, good, 'x86_64', 'qemu-k',
+                            lab='lab-kernel')
     broken_build(n, tree, req)
     if arm:
-        build_and_boot(n, tree, good, 'aarch64', 'qemu-k-arm')
+        build_and_boot(n, tree, good, 'aarch64', 'qemu-k-arm',
+                       lab='lab-kernel')
+    boot_elsewhere(net, n, tree, good, env, recipes)
     jobs = os.path.join(n.home, 'work', 'jobs')
     left = os.listdir(jobs) if os.path.isdir(jobs) else []
     check(not left, 'job folders left: %s' % left)
