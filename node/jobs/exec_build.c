@@ -1,6 +1,6 @@
 /*
  * exec_build: the executor's kernel. Artifact kernels are blobs the node
- * already fetched. Git kernels are fetched into the lab's mirror
+ * already fetched. Git kernels are fetched, shallow, into the lab's mirror
  * (HOME/work/git/<hash of the URL>) and built with the lab's recipe for
  * the board's arch inside bubblewrap without network, with the recipe's
  * timeout, the log captured; results are cached in
@@ -149,53 +149,135 @@ static int64_t s_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/*
- * Fetch the commit into the tree's mirror (root/git/<hash of the URL>):
- * the whole tree the first time, then only the request's branch. 0 or
- * -errno with *ret_error.
- */
-static int s_fetch(const char *root, const request_kernel_t *k, int logfd,
-		   char **ret_mirror, char **ret_error)
+static bool s_has_commit(const char *mirror, const char *commit, int logfd)
 {
-	const char *parts[] = { k->url };
-	char hex[33], *mirror, *refspec, *want;
-	int rc;
+	char *want = xasprintf("%s^{commit}", commit);
+	int rc = s_git(logfd, (char *const[]){ "-C", (char *)mirror, "cat-file",
+					       "-e", "--", want, NULL });
+
+	free(want);
+	return rc == 0;
+}
+
+/*
+ * The mirror of the URL (root/git/<hash of the URL>), held (*ret_lock: a
+ * shared lock of its .lock, so builds_evict leaves it while a job uses
+ * it); made when missing, shallow (s_fetch_commit).
+ */
+static char *s_mirror(const char *root, const char *url, int logfd,
+		      int *ret_lock)
+{
+	const char *parts[] = { url };
+	char hex[33], *mirror, *path;
+	int fd;
 
 	s_hash_hex(parts, 1, hex);
 	mirror = xasprintf("%s/git/%s", root, hex);
-	if (access(mirror, F_OK) != 0) {
-		char *dir = xasprintf("%s/git", root);
-
-		s_mkdirs(dir);
-		free(dir);
-		rc = s_git(logfd, (char *const[]){ "init", "-q", "--bare",
-						   "--", mirror, NULL });
-		if (rc != 0) {
-			*ret_error = xstrdup("cannot make the git mirror");
-			free(mirror);
-			return -EIO;
-		}
+	path = xasprintf("%s/git", root);
+	s_mkdirs(path);
+	free(path);
+	path = xasprintf("%s.lock", mirror);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(path);
+	if (fd < 0 || flock(fd, LOCK_SH) < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(mirror);
+		return NULL;
 	}
-	refspec = *k->branch ? xasprintf("+refs/heads/%s:refs/lm/%s/head", k->branch, hex) :
+	*ret_lock = fd;
+	if (access(mirror, F_OK) == 0)
+		return mirror;
+	path = xasprintf("%s/labmesh-shallow", mirror);
+	if (s_git(logfd, (char *const[]){ "init", "-q", "--bare", "--", mirror,
+					  NULL }) != 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		builds_rmtree(mirror);
+		free(path);
+		free(mirror);
+		return NULL;
+	}
+	close(fd);
+	free(path);
+	return mirror;
+}
+
+static int s_fetch_git(const char *mirror, const char *url, const char *how,
+		       const char *what, int logfd)
+{
+	return s_git(logfd, (char *const[]){ "-C", (char *)mirror, "fetch",
+					     "-q", "--no-tags", (char *)how,
+					     "--", (char *)url, (char *)what,
+					     NULL });
+}
+
+/*
+ * Fetch the commit into the mirror, one fetch at a time (a lock of its
+ * folder). A mirror s_mirror made shallow (MIRROR/labmesh-shallow) takes
+ * the request's branch (all branches without one) at depth 1, then the
+ * commit itself at depth 1 (an older commit of the branch), then, if the
+ * server gives neither, the branch's whole history, and is whole from
+ * then on. A failed fetch is fine when the commit is there after it.
+ */
+static void s_fetch_commit(const char *mirror, const request_kernel_t *k,
+			   int logfd)
+{
+	const char *parts[] = { k->url };
+	char hex[33], *refspec, *one, *mark;
+	int fd = open(mirror, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool shallow;
+	const char *how;
+
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	mark = xasprintf("%s/labmesh-shallow", mirror);
+	shallow = access(mark, F_OK) == 0;
+	/* (--no-tags twice does what once does) */
+	how = shallow ? "--depth=1" : "--no-tags";
+	s_hash_hex(parts, 1, hex);
+	refspec = *k->branch ? xasprintf("+refs/heads/%s:refs/lm/%s/head",
+					 k->branch, hex) :
 			       xasprintf("+refs/heads/*:refs/lm/%s/*", hex);
-	rc = s_git(logfd, (char *const[]){ "-C", mirror, "fetch", "-q",
-					   "--no-tags", "--", (char *)k->url,
-					   refspec, NULL });
+	/* a commit that is no branch's head keeps a ref: gc leaves it */
+	one = xasprintf("+%s:refs/lm/%s/commits/%s", k->commit, hex, k->commit);
+	if (!s_has_commit(mirror, k->commit, logfd))
+		s_fetch_git(mirror, k->url, how, refspec, logfd);
+	if (!s_has_commit(mirror, k->commit, logfd))
+		s_fetch_git(mirror, k->url, how, one, logfd);
+	if (shallow && !s_has_commit(mirror, k->commit, logfd) &&
+	    s_fetch_git(mirror, k->url, "--unshallow", refspec, logfd) == 0)
+		unlink(mark);
+	free(one);
 	free(refspec);
-	want = xasprintf("%s^{commit}", k->commit);
-	if (s_git(logfd, (char *const[]){ "-C", mirror, "cat-file", "-e",
-					  "--", want, NULL }) != 0)
+	free(mark);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Fetch the commit into the tree's mirror. 0 or -errno with *ret_error;
+ * *ret_lock holds the mirror (see s_mirror).
+ */
+static int s_fetch(const char *root, const request_kernel_t *k, int logfd,
+		   char **ret_mirror, int *ret_lock, char **ret_error)
+{
+	char *mirror = s_mirror(root, k->url, logfd, ret_lock);
+
+	if (!mirror) {
+		*ret_error = xstrdup("cannot make the git mirror");
+		return -EIO;
+	}
+	if (!s_has_commit(mirror, k->commit, logfd))
+		s_fetch_commit(mirror, k, logfd);
+	if (!s_has_commit(mirror, k->commit, logfd)) {
 		*ret_error = xasprintf("commit %s does not exist in %s%s%s"
 				       "%s", k->commit, k->url,
 				       *k->branch ? " (branch " : "",
 				       *k->branch ? k->branch : "",
 				       *k->branch ? ")" : "");
-	free(want);
-	if (*ret_error) {
 		free(mirror);
 		return -ENOENT;
 	}
-	(void)rc; /* a failed fetch is fine when the commit is there */
 	builds_touch(mirror);
 	*ret_mirror = mirror;
 	return 0;
@@ -297,22 +379,88 @@ static char *s_compiler(const lab_recipe_t *r, const char *out)
 	return builds_gcc_version(r->cross_compile);
 }
 
+/* Write len bytes to path (a new file); 0 or -errno. */
+static int s_write_file(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
 /*
- * The kept checkout of the tree at the commit: made once per site with a
- * shared clone of the mirror, then moved to each commit, so unchanged
- * files keep their times and make rebuilds only what changed. A checkout
- * that cannot move (its mirror was evicted) is made again.
+ * A new checkout at src that reads the mirror's objects (what `clone
+ * --shared` makes, but also of a shallow mirror, whose clone would copy).
+ */
+static int s_share(const char *mirror, const char *src, int logfd)
+{
+	char *abs = realpath(mirror, NULL), *line, *path;
+	int rc;
+
+	if (!abs ||
+	    s_git(logfd, (char *const[]){ "init", "-q", "--", (char *)src,
+					  NULL }) != 0) {
+		free(abs);
+		return -EIO;
+	}
+	line = xasprintf("%s/objects\n", abs);
+	path = xasprintf("%s/.git/objects/info/alternates", src);
+	rc = s_write_file(path, line, strlen(line));
+	free(path);
+	free(line);
+	free(abs);
+	return rc;
+}
+
+/*
+ * The mirror's shallow list (its commits whose parents it lacks) in the
+ * checkout too, so git there (the kernel's setlocalversion) does not look
+ * for them; none when the mirror has none. 0 or -errno.
+ */
+static int s_share_shallow(const char *mirror, const char *src)
+{
+	char *from = xasprintf("%s/shallow", mirror);
+	char *to = xasprintf("%s/.git/shallow", src), buf[4096];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+	ssize_t n;
+
+	free(from);
+	if (in < 0) {
+		rc = unlink(to) == 0 || errno == ENOENT ? 0 : -EIO;
+		free(to);
+		return rc;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	free(to);
+	if (out < 0)
+		rc = -EIO;
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) != 0)
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			rc = -EIO;
+	close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+/*
+ * The kept checkout of the tree at the commit: made once per site sharing
+ * the mirror's objects, then moved to each commit, so unchanged files keep
+ * their times and make rebuilds only what changed. A checkout that cannot
+ * move (its mirror was evicted) is made again.
  */
 static int s_checkout(const char *tree, const char *mirror, const char *src,
 		      const char *commit, int logfd)
 {
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (access(src, F_OK) != 0 &&
-		    s_git(logfd, (char *const[]){ "clone", "-q", "--shared",
-						  "--no-checkout", "--", (char *)mirror,
-						  (char *)src, NULL }) != 0)
+		if (access(src, F_OK) != 0 && s_share(mirror, src, logfd) < 0)
 			return -EIO;
-		if (s_git(logfd, (char *const[]){ "-C", (char *)src, "checkout",
+		if (s_share_shallow(mirror, src) == 0 &&
+		    s_git(logfd, (char *const[]){ "-C", (char *)src, "checkout",
 						  "-q", "-f", "--detach",
 						  (char *)commit, "--", NULL }) == 0 &&
 		    s_git(logfd, (char *const[]){ "-C", (char *)src, "clean",
@@ -417,12 +565,12 @@ static int s_make(const char *root,
 {
 	s_site_t st = { 0 };
 	char *mirror = NULL, *tree = NULL, *vm = xasprintf("%s/vmlinuz", out);
-	int logfd, lockfd = -1, rc;
+	int logfd, lockfd = -1, mirrorfd = -1, rc;
 
 	logfd = open(ret->build_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		     0600);
 	exec_say(JOB_BUILDING, 0, 0, NULL, "fetching %.12s", k->commit);
-	rc = s_fetch(root, k, logfd, &mirror, ret_error);
+	rc = s_fetch(root, k, logfd, &mirror, &mirrorfd, ret_error);
 	if (rc == 0 && s_site(root, k, r, board->arch, cfg->build_budget, &st,
 			      &tree, &lockfd) < 0) {
 		*ret_error = xstrdup("cannot lock the build tree");
@@ -455,6 +603,8 @@ static int s_make(const char *root,
 	if (logfd >= 0)
 		close(logfd);
 	builds_evict(root, cfg->build_budget, tree);
+	if (mirrorfd >= 0)
+		close(mirrorfd);
 	s_site_clear(&st);
 	free(tree);
 	free(mirror);

@@ -4,7 +4,9 @@ Makefile builds a `vmlinuz` (the Debian kernel of the QEMU board) and
 prints the VERSION file of the commit; the lab's recipe runs `make` in
 bubblewrap without network. The older commit is requested while the
 branch points at the newer one: the exact commit is built (its log says
-so), booted and tested. A commit that does not exist ends in ERROR with
+so), booted and tested. The repository has 30 commits before these two:
+the lab's mirror fetched shallow, the branch's head and the commit, not
+the history. A commit that does not exist ends in ERROR with
 a reason naming it. Branch names that are shell code (`;`, backticks,
 `$()`, `|`) run nothing and reach the recipe as literal strings; config
 specs that are shell code are declined by the lab, naming the rule, and
@@ -32,9 +34,15 @@ def git(repo, *args):
                           env=env).stdout.strip()
 
 
-def make_repo(path):
+def make_repo(path, history=0):
+    """Commits 'one' and 'two' (returned), after `history` others."""
     os.makedirs(path)
     git(path, 'init', '-q', '-b', 'main')
+    for i in range(history):
+        with open(os.path.join(path, 'HISTORY'), 'w') as f:
+            f.write('%d\n' % i)
+        git(path, 'add', '.')
+        git(path, 'commit', '-q', '-m', 'history %d' % i)
     with open(os.path.join(path, 'Makefile'), 'w') as f:
         f.write('vmlinuz: VERSION\n\t@echo "building version $$(cat VERSION)"'
                 '\n\tcp $(KSRC) vmlinuz\n')
@@ -56,13 +64,41 @@ def board_of(st, name):
     return None
 
 
+def shallow_mirror(n, first):
+    """The lab's first fetch of a 32-commit branch, asking for the
+    commit before its head, took the head and that commit only."""
+    top = os.path.join(n.home, 'work', 'git')
+    mirrors = [d for d in os.listdir(top)
+               if os.path.isdir(os.path.join(top, d))]
+    check(len(mirrors) == 1, 'mirrors: %s' % mirrors)
+    m = os.path.join(top, mirrors[0])
+    count = int(git(m, 'rev-list', '--count', '--all'))
+    has_first = subprocess.run(['git', '-C', m, 'cat-file', '-e',
+                                first + '^{commit}'],
+                               capture_output=True).returncode == 0
+    check(os.path.exists(os.path.join(m, 'shallow')) and count <= 2 and
+          not has_first, 'the first fetch took the whole history: %d'
+          ' commits in the mirror, shallow: %s, first commit: %s' % (
+              count, os.path.exists(os.path.join(m, 'shallow')), has_first))
+    srcs = glob.glob(os.path.join(n.home, 'work', 'trees', '*', 'src'))
+    check(srcs, 'no kept tree')
+    for src in srcs:
+        # git in the kept tree walks the history it has without error
+        log = subprocess.run(['git', '-C', src, 'log', '--format=%s'],
+                             capture_output=True, text=True)
+        check(log.returncode == 0 and log.stdout.strip() == 'version one',
+              'git log in the kept tree: %s %s' % (log.stdout, log.stderr))
+    print('mirror: shallow, %d commits of 32' % count)
+
+
 def test(net):
     env = need_board(net.root)
     pwned = [os.path.join(net.dir, 'pwned-branch'),
              os.path.join(net.dir, 'pwned-config')]
     try:
         repo = os.path.join(net.dir, 'repo')
-        c1, c2 = make_repo(repo)
+        c1, c2 = make_repo(repo, history=30)
+        first = git(repo, 'rev-list', '--max-parents=0', 'HEAD')
         extra = ('recipes:\n  - arch: x86_64\n    timeout: 300\n'
                  "    command: '%s'\n" % (RECIPE % env['KERNEL']))
         n = net.node('lab-g', 18301, [qemu_board('qemu-g', env)],
@@ -81,6 +117,7 @@ def test(net):
               ' commit one was built: %s' % log[:800])
         check('building version two' not in log, 'built the branch head')
         check('config is [defconfig]' in log, 'config not passed')
+        shallow_mirror(n, first)
         cases = json.loads(n.cli('--json', 'query', '--list', '--request',
                                  req).stdout)['cases']
         check(cases and all(x['commit'] == c1 for x in cases),

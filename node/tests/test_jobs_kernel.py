@@ -12,20 +12,38 @@ cores), later runs boot the cached build. Then the branch `broken` (a
 syntax error in kernel/panic.c) is built in the kept tree (a rebuild of
 that file): its build FAILs, and `query`, the matrix, the KCIDB export and
 `compare`, the JUnit export and the dashboard's API show it with the
-compiler's error line.
+compiler's error line; so do the dashboard's pages in chromium (the
+broken run's cases, the request's page; screenshots in
+BUILD/dash-shots/kernel-build-fail-*.png).
+
+Build once, boot everywhere: a second lab, lab-boot, with the same
+recipes and policy.builds_from naming lab-kernel, is asked for the good
+commit: it boots lab-kernel's image, fetched as blobs, without building
+(its progress and build case say whose build it booted, it has no build
+storage), and the booted uname -r carries the commit.
+
+Every package of scripts/deps/kbuild is in README.md's table of the
+build path's dependencies.
 
 With LM_TEST_LONG=1, the same for arm64: cross-built with Debian's
 gcc-aarch64-linux-gnu and booted on the aarch64 QEMU board."""
+import html
 import http.client
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
-from jobstest import Net, Skip, check, main, need_board, qemu_board  # noqa
+from jobstest import Net, Skip, check, main, need_board, qemu_board, \
+    wait_for  # noqa: E402
+
+BROWSER = shutil.which('chromium')
 
 CACHE = os.path.join(os.environ.get('LABMESH_CACHE') or os.path.expanduser(
     '~/.cache/labmesh'))
@@ -43,6 +61,19 @@ def readme_recipes(root):
     end = next(i for i in range(start + 1, len(lines))
                if lines[i][:1] not in (' ', '\n', ''))
     return ''.join(lines[start:end])
+
+
+def readme_deps(root):
+    """Every package of scripts/deps/kbuild is named, with what it is
+    for, in README.md's "Building kernels"."""
+    text = open(os.path.join(root, 'README.md')).read()
+    sec = text.split('### Building kernels', 1)[1].split('\n### ', 1)[0]
+    pkgs = [ln.split('#')[0].strip() for ln in open(
+        os.path.join(root, 'scripts', 'deps', 'kbuild'))]
+    missing = [p for p in pkgs if p and not re.search(
+        r'^\|[^|\n]*`%s`[^|\n]*\| \S' % re.escape(p), sec, re.M)]
+    check(not missing, 'README "Building kernels" does not say what these'
+          ' build dependencies are for: %s' % missing)
 
 
 def kernel_tree(root):
@@ -86,12 +117,16 @@ def board_of(st, name):
     return None
 
 
-def build_and_boot(n, tree, commit, arch, board):
+def build_and_boot(n, tree, commit, arch, board, lab=None):
+    """Submit commit for arch (to lab only, when given) and wait; the
+    board's console banner carries the commit. The request and the
+    output of --wait."""
     spec = 'tinyconfig+kernel/configs/labmesh-qemu-%s.config' % arch
     t0 = time.time()
     p = n.cli('submit', '--git', tree, '--branch', 'main', '--commit',
               commit, '--config', spec, '--arch', arch, '--suite', 'smoke',
-              '--wait', '--timeout', '100m', check_rc=False, timeout=6300)
+              '--wait', '--timeout', '100m', *(('--lab', lab) if lab else ()),
+              check_rc=False, timeout=6300)
     took = time.time() - t0
     print(p.stdout[-3000:])
     check(p.returncode == 0, '%s build and boot: exit %d: %s %s' % (
@@ -109,7 +144,7 @@ def build_and_boot(n, tree, commit, arch, board):
     print('%s: uname -r %s (%s) in %.0f s%s' % (
         arch, m.group(1), m.group(2), took, ' (cached build)' if cached
         else ''))
-    return req
+    return req, p.stdout
 
 
 def broken_build(n, tree, good_req):
@@ -118,7 +153,8 @@ def broken_build(n, tree, good_req):
     t0 = time.time()
     p = n.cli('submit', '--git', tree, '--branch', 'broken', '--commit', bad,
               '--config', spec, '--arch', 'x86_64', '--suite', 'smoke',
-              '--wait', '--timeout', '100m', check_rc=False, timeout=6300)
+              '--lab', 'lab-kernel', '--wait', '--timeout', '100m',
+              check_rc=False, timeout=6300)
     print(p.stdout[-2000:])
     check(p.returncode != 0, 'a broken commit passed')
     req = p.stdout.split()[1]
@@ -153,6 +189,7 @@ def broken_build(n, tree, good_req):
     d = [c for c in dash['cases'] if c['suite'] == 'build']
     check(d and d[0]['status'] == 'FAIL' and 'panic.c' in d[0]['message'],
           'the dashboard API does not show the build FAIL: %s' % dash)
+    dash_pages(n, req, board_of(n.req_status(req), 'qemu-k')['run'])
     cmp = n.cli('compare', good_req[:16], req[:16], check_rc=False)
     print(cmp.stdout[-1500:])
     check(cmp.returncode == 1 and 'build' in cmp.stdout,
@@ -161,7 +198,95 @@ def broken_build(n, tree, good_req):
         bad[:12], time.time() - t0, b[0]['message'][:200]))
 
 
+def chromium(url, *mode):
+    """Debian's chromium, headless, on url: its stdout (--dump-dom: the
+    DOM the page's script made)."""
+    prof = tempfile.mkdtemp(prefix='lm-chromium-')
+    try:
+        p = subprocess.run(
+            [BROWSER, '--headless', '--no-sandbox', '--disable-gpu',
+             '--no-first-run', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync',
+             '--disable-extensions', '--hide-scrollbars',
+             '--user-data-dir=' + prof, '--virtual-time-budget=3000',
+             '--window-size=1400,800'] + list(mode) + [url],
+            capture_output=True, timeout=120)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    check(p.returncode == 0, 'chromium %s: exit %d %s' % (
+        url, p.returncode, p.stderr.decode(errors='replace')[-500:]))
+    return p.stdout.decode('utf-8', errors='replace')
+
+
+def dash_pages(n, req, run):
+    """The dashboard's pages, rendered by chromium: the broken run's
+    build cases show FAIL and the compiler's error line, one line of the
+    log each; the request's page a FAIL build cell. Screenshots:
+    BUILD/dash-shots/kernel-build-fail-*.png."""
+    if not BROWSER:
+        print('chromium is not installed: the pages are not looked at')
+        return
+    shots = os.path.join(os.path.dirname(os.path.dirname(n.net.labmesh)),
+                         'dash-shots')
+    os.makedirs(shots, exist_ok=True)
+    base = 'http://127.0.0.1:%d' % n.http_port
+    doms = {}
+    for name, path in (('cases', '/cases.html?' + urllib.parse.urlencode(
+            {'run': run, 'suite': 'build'})), ('request',
+                                               '/request.html?id=' + req)):
+        doms[name] = chromium(base + path, '--dump-dom')
+        png = os.path.join(shots, 'kernel-build-fail-%s.png' % name)
+        chromium(base + path, '--screenshot=' + png)
+        print('page %s: %s' % (name, png))
+    lines = [html.unescape(x) for x in re.findall(
+        r'<div class="build-line">([^<]*)</div>', doms['cases'])]
+    check('<span class="st st-FAIL">FAIL</span>' in doms['cases'] and
+          any('panic.c' in x and 'error:' in x for x in lines),
+          'the cases page does not show the build FAIL with its error'
+          ' line: %s' % doms['cases'][-3000:])
+    check(re.search(r'<td class="cell st-FAIL" data-suite="build"',
+                    doms['request']),
+          'the request page has no FAIL build cell: %s' %
+          doms['request'][-3000:])
+    print('the pages show the build FAIL: %s' % lines)
+
+
+def boot_elsewhere(net, n, tree, commit, env, recipes):
+    """Build once, boot everywhere: lab-boot, with the same recipes and
+    policy.builds_from naming lab-kernel, asked for the commit lab-kernel
+    built, boots lab-kernel's image without building; its uname -r
+    carries the commit."""
+    b = net.node('lab-boot', n.port + 1, [qemu_board('qemu-boot', env)],
+                 'policy:\n  builds_from: [%s]\n' % n.id + recipes,
+                 seeds=[n]).start()
+    wait_for('peers', lambda: n.peers_up() == 1 and b.peers_up() == 1, 60,
+             0.2)
+    wait_for('lab-kernel\'s build at lab-boot', lambda: [
+        c for c in json.loads(b.cmd('--json', 'query', '--list', '--commit',
+                                    commit))['cases']
+        if c['suite'] == 'build' and c['lab'] == 'lab-kernel' and
+        c['arch'] == 'x86_64' and c['status'] == 'PASS'], 120, 0.5)
+    t0 = time.time()
+    req, out = build_and_boot(b, tree, commit, 'x86_64', 'qemu-boot',
+                              lab='lab-boot')
+    check('booting the build of lab lab-kernel' in out and
+          'building ' + commit[:12] not in out,
+          'lab-boot does not boot lab-kernel\'s build: %s' % out[-1500:])
+    case = [c for c in json.loads(b.cmd('--json', 'query', '--list',
+                                        '--request', req))['cases']
+            if c['suite'] == 'build']
+    check(case and case[0]['status'] == 'PASS' and
+          'booted the build of lab lab-kernel' in case[0]['message'],
+          'lab-boot\'s build case: %s' % case)
+    for sub in ('trees', 'build-cache', 'git', 'ccache'):
+        check(not os.path.exists(os.path.join(b.home, 'work', sub)),
+              'lab-boot has build storage: work/%s' % sub)
+    print('lab-boot booted lab-kernel\'s build in %.0f s: %s' % (
+        time.time() - t0, case[0]['message']))
+
+
 def test(net):
+    readme_deps(net.root)
     env = need_board(net.root)
     tree = kernel_tree(net.root)
     recipes = readme_recipes(net.root)
@@ -181,10 +306,14 @@ def test(net):
     n.http_port = n.port + 5
     n.start(args=['--http', '127.0.0.1:%d' % n.http_port])
     good = rev(tree, 'main')
-    req = build_and_boot(n, tree, good, 'x86_64', 'qemu-k')
+    # (to lab-kernel only: lab-boot, joining later, would take them too)
+    req, _ = build_and_boot(n, tree, good, 'x86_64', 'qemu-k',
+                            lab='lab-kernel')
     broken_build(n, tree, req)
     if arm:
-        build_and_boot(n, tree, good, 'aarch64', 'qemu-k-arm')
+        build_and_boot(n, tree, good, 'aarch64', 'qemu-k-arm',
+                       lab='lab-kernel')
+    boot_elsewhere(net, n, tree, good, env, recipes)
     jobs = os.path.join(n.home, 'work', 'jobs')
     left = os.listdir(jobs) if os.path.isdir(jobs) else []
     check(not left, 'job folders left: %s' % left)

@@ -333,6 +333,18 @@ async function pageMatrix() {
 
 /* ---- the cases of a run's suite ---- */
 
+/*
+ * A failed build's message is "build failed (exit N): " and the failing
+ * lines of its log joined by " | ": shown one line each, as in the log.
+ */
+function caseMessage(k) {
+	const m = /^(build failed \(exit \d+\)): (.*)$/s.exec(k.message || '');
+	if (k.suite !== 'build' || !m)
+		return el('td', { class: 'message' }, k.message);
+	return el('td', { class: 'message build-fail' }, el('div', {}, m[1] + ':'),
+		...m[2].split(' | ').map(ln => el('div', { class: 'build-line' }, ln)));
+}
+
 async function pageCases() {
 	const p = filtersFromArgs();
 	if (!p.run) {
@@ -364,7 +376,7 @@ async function pageCases() {
 		cs.map(k => [link('history.html', { test: k.path }, k.path),
 			el('td', {}, badge(k.status)),
 			el('td', { class: 'num' }, duration(k.duration_ms, k.suite_duration_ms)),
-			el('td', { class: 'message' }, k.message)]), 'cases'));
+			caseMessage(k)]), 'cases'));
 	setStatus('');
 }
 
