@@ -296,6 +296,7 @@ typedef struct {
 	const lab_recipe_t *recipe;
 	const request_kernel_t *k;
 	const char *arch;
+	char *mirror; /* whose objects src reads: its real path */
 	char *src, *build, *out, *ccache;
 	char jobs[16], ccache_max[32];
 } s_site_t;
@@ -322,6 +323,9 @@ static int s_sandbox(const s_site_t *st, int logfd)
 	argv[n++] = "--dev", argv[n++] = "/dev";
 	argv[n++] = "--proc", argv[n++] = "/proc";
 	argv[n++] = "--tmpfs", argv[n++] = "/tmp";
+	/* git in the tree (the kernel's setlocalversion) reads the mirror's
+	 * objects: seen again where the lab keeps its builds under /tmp */
+	argv[n++] = "--ro-bind", argv[n++] = st->mirror, argv[n++] = st->mirror;
 	argv[n++] = "--bind", argv[n++] = st->src, argv[n++] = st->src;
 	argv[n++] = "--bind", argv[n++] = st->build, argv[n++] = st->build;
 	argv[n++] = "--bind", argv[n++] = st->out, argv[n++] = st->out;
@@ -517,6 +521,7 @@ static int s_site(const char *root, const request_kernel_t *k,
 
 static void s_site_clear(s_site_t *st)
 {
+	free(st->mirror);
 	free(st->src);
 	free(st->build);
 	free(st->ccache);
@@ -577,6 +582,8 @@ static int s_make(const char *root,
 		rc = -EIO;
 	}
 	st.out = (char *)out;
+	if (rc == 0 && !(st.mirror = realpath(mirror, NULL)))
+		rc = -EIO;
 	if (rc == 0 && s_checkout(tree, mirror, st.src, k->commit, logfd) < 0) {
 		*ret_error = xasprintf("cannot check out %s", k->commit);
 		rc = -EIO;

@@ -23,7 +23,8 @@ from jobstest import Net, need_board, check, main, qemu_board, \
     wait_for  # noqa
 
 RECIPE = ('make KSRC=%s && cp vmlinuz "$LABMESH_OUT/vmlinuz" && '
-          'echo "config is [$LABMESH_CONFIG] branch [$LABMESH_BRANCH]"')
+          'echo "config is [$LABMESH_CONFIG] branch [$LABMESH_BRANCH]" && '
+          'echo "tree at $(git -C "$LABMESH_SRC" log -1 --format=%%H)"')
 
 
 def git(repo, *args):
@@ -117,6 +118,12 @@ def test(net):
               ' commit one was built: %s' % log[:800])
         check('building version two' not in log, 'built the branch head')
         check('config is [defconfig]' in log, 'config not passed')
+        # git in the sandbox reads the kept tree's objects, which are the
+        # mirror's (a kernel's setlocalversion does), with the lab's
+        # builds under /tmp as here
+        check('tree at ' + c1 in log, 'git in the recipe cannot read the'
+              ' commit: %s' % [ln for ln in log.splitlines()
+                               if 'tree at' in ln or 'alternate' in ln])
         shallow_mirror(n, first)
         cases = json.loads(n.cli('--json', 'query', '--list', '--request',
                                  req).stdout)['cases']
