@@ -248,7 +248,8 @@ struct node {
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
-	char **board_notes;   /* per config board: maintenance, busy (owned) */
+	char **board_notes;   /* per config board: maintenance, busy, lease
+			       * (owned) */
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };
