@@ -76,6 +76,7 @@ int cmd_exec(cli_t *cli, int argc, char **argv);
 int cmd_put(cli_t *cli, int argc, char **argv);
 int cmd_get(cli_t *cli, int argc, char **argv);
 int cmd_power(cli_t *cli, int argc, char **argv);
+int cmd_console(cli_t *cli, int argc, char **argv);
 
 /*
  * A subcommand that only asks the node over its control socket: call,

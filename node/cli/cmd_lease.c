@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -272,12 +274,14 @@ static const char s_help[] =
 	"       labmesh put LAB/BOARD LOCAL REMOTE [--key FILE]\n"
 	"       labmesh get LAB/BOARD REMOTE LOCAL [--key FILE]\n"
 	"       labmesh power LAB/BOARD on|off|cycle [--key FILE]\n"
+	"       labmesh console LAB/BOARD [--key FILE]\n"
 	"Hold a board of any lab for a while and use it from this node: the"
 	" lease is\nsigned with your key and travels through the network;"
 	" the lab grants it by\nits policy.leases (or says why not) and"
 	" queues it with its jobs. exec runs a\ncommand on the board (its"
 	" output and exit status), put and get copy a file,\npower switches"
-	" it through the lab's power commands. Only the key holding the\n"
+	" it through the lab's power commands, console is the board's console"
+	" (~. at\nthe start of a line leaves it). Only the key holding the\n"
 	"lease may use the board.\n"
 	"  --for TIME      how long: 90s, 30m, 2h, 1d (up to the lab's"
 	" policy.leases.max)\n"
@@ -644,6 +648,100 @@ int cmd_power(cli_t *cli, int argc, char **argv)
 	rc = s_op(&x, &l, s_none, NULL, &st);
 	if (rc == 0)
 		printf("%s/%s: power %s done\n", x.lab, x.board, pos[1]);
+	key_wipe(&x.kp);
+	return rc;
+}
+
+/* ---- console ---- */
+
+typedef struct {
+	bool bol, tilde, quit;
+} s_esc_t;
+
+/* Keys typed into out (*ret_n), the escape "~." at the start of a line
+ * taken out (it sets e->quit); "~~" types one "~". */
+static void s_keys(s_esc_t *e, const uint8_t *in, size_t n, uint8_t *out,
+		   size_t *ret_n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && !e->quit; i++) {
+		uint8_t c = in[i];
+
+		if (e->tilde) {
+			e->tilde = false;
+			if (c == '.') {
+				e->quit = true;
+				break;
+			}
+			out[k++] = '~';
+			if (c == '~')
+				continue;
+		} else if (e->bol && c == '~') {
+			e->tilde = true;
+			continue;
+		}
+		out[k++] = c;
+		e->bol = c == '\r' || c == '\n';
+	}
+	*ret_n = k;
+}
+
+static int s_console_loop(s_ctx_t *x)
+{
+	uint8_t in[1024], keys[2 * sizeof(in)];
+	s_esc_t e = { .bol = true };
+	lease_t l = { .op = LEASE_CONSOLE };
+	int64_t st;
+	int rc = 0;
+
+	while (!e.quit && rc == 0) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		size_t n = 0;
+
+		if (poll(&pfd, 1, 100) > 0) {
+			ssize_t r = read(STDIN_FILENO, in, sizeof(in));
+
+			if (r <= 0)
+				e.quit = true;
+			else
+				s_keys(&e, in, (size_t)r, keys, &n);
+		}
+		l.data = keys;
+		l.data_len = n;
+		if (n || !e.quit)
+			rc = s_op(x, &l, s_out, NULL, &st);
+	}
+	return rc;
+}
+
+int cmd_console(cli_t *cli, int argc, char **argv)
+{
+	s_ctx_t x = { .cli = cli, .cmd = "console" };
+	struct termios saved, raw;
+	char *pos[1];
+	int n, rest, rc = s_parse(&x, argc, argv, NULL, pos, 1, &n, &rest);
+	bool tty = isatty(STDIN_FILENO);
+
+	if (rc)
+		return rc == 1 ? CLI_EXIT_OK : rc;
+	if (n != 1)
+		return cli_usage_error("console", "need LAB/BOARD");
+	if ((rc = s_ready(&x, pos[0])))
+		return rc;
+	fprintf(stderr, "console of %s/%s: type ~. at the start of a line"
+		" to leave\r\n", x.lab, x.board);
+	if (tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
+		raw = saved;
+		cfmakeraw(&raw);
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	} else {
+		tty = false;
+	}
+	rc = s_console_loop(&x);
+	if (tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	fprintf(stderr, "\r\nleft the console of %s/%s\n", x.lab, x.board);
 	key_wipe(&x.kp);
 	return rc;
 }

@@ -74,6 +74,8 @@ static const cli_cmd_t s_cmds[] = {
 	{ "put", "copy a file to a leased board", cmd_put },
 	{ "get", "copy a file from a leased board", cmd_get },
 	{ "power", "switch a leased board on, off or cycle it", cmd_power },
+	{ "console", "the console of a leased board, interactive",
+	  cmd_console },
 };
 
 static void s_usage(FILE *f)

@@ -5,7 +5,7 @@
  * on its socket (fd 3, frames in lease_sess.c) in turn: exec through the
  * board's transport, put (chunks into a host file, then one transport
  * put), get (one transport get, then chunks), power through the boot
- * method. Its process group is killed when the lease ends.
+ * method, console (keys typed, what the console says back). Its process group is killed when the lease ends.
  */
 #include "node/jobs/jobs_int.h"
 
@@ -26,6 +26,7 @@
 #define SESS_FD 3
 #define SESS_CHUNK (32 * 1024)  /* output per reply */
 #define SESS_EXEC_TIMEOUT_S 600 /* exec without a timeout */
+#define SESS_CONSOLE_WAIT_MS 300 /* for the console's answer to keys */
 
 typedef struct {
 	const lab_config_t *cfg;
@@ -235,6 +236,28 @@ static void s_power(s_sess_t *x, uint64_t op)
 		s_send(x, true, 0, NULL, 0);
 }
 
+/* Keys typed on the console, and what it says back. */
+static void s_console(s_sess_t *x, const uint8_t *d, size_t n)
+{
+	transport_t *t = s_open(x);
+	int rc;
+
+	if (!t) {
+		if (x->b)
+			s_error(x, -ENODEV, "the board is powered off");
+		return;
+	}
+	x->n_out = 0;
+	rc = transport_console(t, d, n, SESS_CONSOLE_WAIT_MS, s_out, x);
+	if (x->n_out)
+		s_send(x, false, 0, x->out, x->n_out);
+	x->n_out = 0;
+	if (rc < 0)
+		s_error(x, rc, transport_error(t));
+	else
+		s_send(x, true, 0, NULL, 0);
+}
+
 static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 {
 	uint64_t value = 0;
@@ -267,6 +290,9 @@ static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 	case LEASE_POWER:
 		if (value <= LEASE_POWER_CYCLE)
 			s_power(x, value);
+		break;
+	case LEASE_CONSOLE:
+		s_console(x, f + 43 + alen, n - 43 - alen);
 		break;
 	default:
 		s_error(x, -ENOTSUP, "this lab does not do that operation");

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Leases: three labs in a line A - B - C (A and C do not link: trust
 lists), ports 27300-27399. A key at A leases C's QEMU board through the
-network; `exec` gives output and exit status, `put` then `get` of a 1 MiB
+network; `exec` gives output and exit status, `console` under a pty
+runs a typed command and leaves with ~., `put` then `get` of a 1 MiB
 file comes back byte for byte, `power cycle` reboots it (a file in its
 tmpfs is gone, the shell answers again); a second key cannot use the
 lease; a key outside policy.leases is refused with the reason; `boards`
@@ -9,6 +10,9 @@ on A shows the holder and the end; release ends it. On C's local board a
 short lease holds back a queued job, which runs once the lease expires;
 the operator's revoke ends a lease."""
 import os
+import pty
+import select
+import subprocess
 import sys
 import time
 
@@ -50,6 +54,41 @@ def run(n, *args, key=None, rc=0):
     return p
 
 
+def console(net, a):
+    """`labmesh console` under a pty: a command typed, its answer read,
+    ~. leaves."""
+    mfd, sfd = pty.openpty()
+    p = subprocess.Popen([net.labmesh, '--home', a.home, 'console',
+                          'lab-c/c-qemu'], stdin=sfd, stdout=sfd, stderr=sfd,
+                         env=net.env, start_new_session=True)
+    os.close(sfd)
+    seen = [b'']
+
+    def until(token, timeout):
+        deadline = time.time() + timeout
+        while token not in seen[0]:
+            if time.time() > deadline:
+                raise Fail('console: no %r in %r' % (token, seen[0][-500:]))
+            if select.select([mfd], [], [], 0.5)[0]:
+                try:
+                    seen[0] += os.read(mfd, 4096)
+                except OSError:
+                    break
+    try:
+        until(b'type ~.', 60)
+        os.write(mfd, b'echo con$((6*7))sole\r')
+        until(b'con42sole', 120)
+        os.write(mfd, b'\r~.')
+        until(b'left the console', 60)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(mfd)
+    check(rc == 0, 'console exit %d: %r' % (rc, seen[0][-500:]))
+
+
 def test_qemu(net, a, c, second, outsider):
     """second, outsider: key files."""
     p = run(a, 'lease', 'lab-c/c-qemu', '--for', '20m', '--wait')
@@ -81,6 +120,12 @@ def test_qemu(net, a, c, second, outsider):
     p = run(a, 'exec', 'lab-c/c-qemu', '--', 'true', key=second, rc=1)
     check('leased to another key' in p.stderr, 'second key: %s' % p.stderr)
     print('second key: refused (%s)' % p.stderr.strip())
+
+    console(net, a)
+    p = run(a, 'exec', 'lab-c/c-qemu', '--', 'echo after-console')
+    check(p.stdout.strip() == 'after-console', 'exec after console: %r' %
+          p.stdout)
+    print('console: typed a command under a pty, read its answer, left')
 
     run(a, 'exec', 'lab-c/c-qemu', '--', 'touch /tmp/marker')
     run(a, 'power', 'lab-c/c-qemu', 'cycle', '--timeout', T)
