@@ -78,6 +78,14 @@ int transport_console(transport_t *t, const void *in, size_t n, int wait_ms,
 const char *transport_error(const transport_t *t);
 void transport_close(transport_t **p);
 
+/*
+ * The lock of board (a name) in state home: one holder at a time among
+ * the node's jobs and leases and a local `labmesh run`. 0 and the held
+ * lock's fd in *ret_fd (close it to let go), -EBUSY when someone else
+ * holds it, -errno.
+ */
+int board_lock(const char *home, const char *board, int *ret_fd);
+
 /* Boot by the board's method (NULL kernel: as configured / as it is),
  * wait for a shell, open the transport. */
 int board_open(const lab_board_t *board, const board_kernel_t *kernel,

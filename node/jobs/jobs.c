@@ -21,6 +21,7 @@
 #include "proto/json.h"
 #include "proto/mem.h"
 #include "proto/msg.h"
+#include "transports/transport.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -146,11 +147,36 @@ static uint32_t s_queue_len(jobs_t *j, const char *board)
 	return n;
 }
 
+bool jobs_lock_board(jobs_t *j, size_t bi)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	const char *name = j->ctx.cfg->boards[bi].name;
+	int rc;
+
+	if (s->lock_fd >= 0)
+		return true;
+	rc = board_lock(j->ctx.home, name, &s->lock_fd);
+	if (rc == 0) {
+		s->lock_said = false;
+		return true;
+	}
+	if (!s->lock_said)
+		log_info("board %s: %s; its queue waits", name, rc == -EBUSY ?
+			 "a local 'labmesh run' holds it" : strerror(-rc));
+	s->lock_said = true;
+	return false;
+}
+
 void jobs_update_board(jobs_t *j, size_t bi)
 {
 	const lab_board_t *b = &j->ctx.cfg->boards[bi];
 	int state = j->slots[bi].job || j->slots[bi].lease_on ? BOARD_BUSY
 							      : BOARD_IDLE;
+
+	if (state == BOARD_IDLE && j->slots[bi].lock_fd >= 0) {
+		close(j->slots[bi].lock_fd); /* the board is free */
+		j->slots[bi].lock_fd = -1;
+	}
 
 	if (jobs_maint_active(j, bi))
 		state = BOARD_MAINTENANCE;
@@ -362,6 +388,8 @@ static void s_pick(jobs_t *j, size_t bi)
 				"expired before a board was free");
 		return;
 	}
+	if (!jobs_lock_board(j, bi))
+		return;
 	s->job = job;
 	s->since_ms = jobs_wall_ms();
 	memcpy(s->request_id, rid, 32);
@@ -672,6 +700,7 @@ static void s_init(jobs_t *j)
 	j->slots = xcalloc(cfg->n_boards + 1, sizeof(*j->slots));
 	for (size_t i = 0; i < cfg->n_boards; i++) {
 		j->slots[i].fd = -1;
+		j->slots[i].lock_fd = -1;
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
@@ -731,6 +760,8 @@ void jobs_destroy(jobs_t **p)
 		jobs_lease_destroy(j);
 		for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 			buf_free(&j->slots[i].line);
+			if (j->slots[i].lock_fd >= 0)
+				close(j->slots[i].lock_fd);
 			free(j->slots[i].maint_reason);
 		}
 	}

@@ -76,6 +76,9 @@ typedef struct {
 	uint64_t lease_seq;  /* the holder's last operation taken */
 	pid_t sess_pid;      /* the lease session (its process group), 0 */
 	int sess_fd;         /* its socket (SOCK_SEQPACKET); -1 */
+	int lock_fd;         /* the board's lock while a job or lease holds
+			      * it (board_lock); -1 */
+	bool lock_said;      /* "held by a local run" logged */
 	int64_t sess_kill_ms; /* ended: SIGKILL when still alive then */
 } jobs_slot_t;
 
@@ -202,6 +205,9 @@ int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       const char *suite, const char *text);
 int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text);
 void jobs_update_board(jobs_t *j, size_t bi);
+/* Take board bi's lock (held until it is idle again); false when a
+ * local `labmesh run` holds it. */
+bool jobs_lock_board(jobs_t *j, size_t bi);
 /* Start the next job on every idle board. */
 void jobs_schedule(jobs_t *j);
 int jobs_db_exec(jobs_t *j, const char *sql);

@@ -79,6 +79,7 @@ void jobs_lease_load(jobs_t *j)
 		memcpy(s->lease_id, sqlite3_column_blob(st, 0), 32);
 		memcpy(s->lease_holder, sqlite3_column_blob(st, 2), 32);
 		s->lease_until = sqlite3_column_int64(st, 3);
+		jobs_lock_board(j, (size_t)bi);
 	}
 	sqlite3_finalize(st);
 }
@@ -130,7 +131,7 @@ bool jobs_lease_hold(jobs_t *j, size_t bi)
 	sqlite3_bind_text(st, 1, board, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_bytes(st, 0) == 32 &&
-	    sqlite3_column_bytes(st, 1) == 32) {
+	    sqlite3_column_bytes(st, 1) == 32 && jobs_lock_board(j, bi)) {
 		memcpy(s->lease_id, sqlite3_column_blob(st, 0), 32);
 		memcpy(s->lease_holder, sqlite3_column_blob(st, 1), 32);
 		s->lease_until = jobs_wall_ms() + sqlite3_column_int64(st, 2);

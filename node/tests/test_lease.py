@@ -7,7 +7,8 @@ file comes back byte for byte, `power cycle` reboots it (a file in its
 tmpfs is gone, the shell answers again); a second key cannot use the
 lease; a key outside policy.leases is refused with the reason; `boards`
 on A shows the holder and the end; release ends it. On C's local board a
-short lease holds back a queued job, which runs once the lease expires;
+short lease holds back a queued job (and a local `labmesh run`: one
+lock per board), the job runs once the lease expires;
 the operator's revoke ends a lease."""
 import os
 import pty
@@ -151,6 +152,11 @@ def test_qemu(net, a, c, second, outsider):
 def test_expiry(net, a, c, second):
     run(a, 'lease', 'lab-c/c-1', '--for', '12s', '--wait', key=second)
     wait_board(a, 'c-1', 'leased', lambda b: 'holder' in b)
+    p = net.run('run', '--home', c.home, '--config', c.cfg, '--board', 'c-1',
+                '--suite', 'smoke', check_rc=False)
+    check(p.returncode == 1 and 'in use by this lab' in p.stderr,
+          'local run on a leased board: %d %s' % (p.returncode, p.stderr))
+    print('one lock: a local run is refused while the lease holds it')
     p = run(a, 'submit', '--lab', 'lab-c', '--board', 'c-1', '--suite',
             'smoke')
     req = p.stdout.split()[1]
