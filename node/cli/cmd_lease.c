@@ -265,31 +265,63 @@ static int s_none(void *arg, const lease_reply_t *r)
 
 /* ---- common options ---- */
 
-static const char s_help[] =
-	"usage: labmesh lease LAB/BOARD --for TIME [--wait] [--key FILE]\n"
-	"       labmesh lease renew LAB/BOARD --for TIME [--key FILE]\n"
-	"       labmesh lease release LAB/BOARD [--key FILE]\n"
-	"       labmesh exec LAB/BOARD [--timeout S] [--key FILE] -- COMMAND..."
-	"\n"
-	"       labmesh put LAB/BOARD LOCAL REMOTE [--key FILE]\n"
-	"       labmesh get LAB/BOARD REMOTE LOCAL [--key FILE]\n"
-	"       labmesh power LAB/BOARD on|off|cycle [--key FILE]\n"
-	"       labmesh console LAB/BOARD [--key FILE]\n"
-	"Hold a board of any lab for a while and use it from this node: the"
-	" lease is\nsigned with your key and travels through the network;"
-	" the lab grants it by\nits policy.leases (or says why not) and"
-	" queues it with its jobs. exec runs a\ncommand on the board (its"
-	" output and exit status), put and get copy a file,\npower switches"
-	" it through the lab's power commands, console is the board's console"
-	" (~. at\nthe start of a line leaves it). Only the key holding the\n"
-	"lease may use the board.\n"
-	"  --for TIME      how long: 90s, 30m, 2h, 1d (up to the lab's"
-	" policy.leases.max)\n"
-	"  --wait          wait for the lab's answer (exit 1 when refused)\n"
-	"  --timeout S     seconds without an answer before giving up"
-	" (default 300)\n"
+static const char s_key_help[] =
 	"  --key FILE      submitter key (default"
 	" ${XDG_CONFIG_HOME:-~/.config}/labmesh/key)\n";
+static const char s_timeout_help[] =
+	"  --timeout S     seconds without an answer from the lab before"
+	" giving up\n                  (default 300; exec: also the"
+	" command's own timeout)\n";
+
+/* Each command's --help: its usage, what it does, its options. */
+static void s_help(const char *cmd)
+{
+	if (strcmp(cmd, "lease") == 0)
+		fputs("usage: labmesh lease LAB/BOARD --for TIME [--wait]"
+		      " [--timeout S] [--key FILE]\n"
+		      "       labmesh lease renew LAB/BOARD --for TIME"
+		      " [--key FILE]\n"
+		      "       labmesh lease release LAB/BOARD [--key FILE]\n"
+		      "       (and --home DIR)\n"
+		      "Hold a board of any lab for a while: the lease is"
+		      " signed with your key and\ntravels through the"
+		      " network; the lab grants it by its policy.leases (or\n"
+		      "says why not) and queues it with its jobs. Only the"
+		      " key holding a lease may\nuse the board (labmesh exec,"
+		      " put, get, power, console).\n"
+		      "  --for TIME      how long: 90s, 30m, 2h, 1d (at most"
+		      " the lab's policy.leases.max)\n"
+		      "  --wait          wait for the lab's answer (exit 1"
+		      " when refused)\n", stdout);
+	else if (strcmp(cmd, "exec") == 0)
+		fputs("usage: labmesh exec LAB/BOARD [--timeout S] [--key FILE]"
+		      " [--home DIR] -- COMMAND...\n"
+		      "Run a command on a board you lease: its output, and"
+		      " its exit status as this\ncommand's.\n", stdout);
+	else if (strcmp(cmd, "put") == 0)
+		fputs("usage: labmesh put LAB/BOARD LOCAL REMOTE [--timeout S]"
+		      " [--key FILE] [--home DIR]\n"
+		      "Copy a file to a board you lease.\n", stdout);
+	else if (strcmp(cmd, "get") == 0)
+		fputs("usage: labmesh get LAB/BOARD REMOTE LOCAL [--timeout S]"
+		      " [--key FILE] [--home DIR]\n"
+		      "Copy a file from a board you lease.\n", stdout);
+	else if (strcmp(cmd, "power") == 0)
+		fputs("usage: labmesh power LAB/BOARD on|off|cycle"
+		      " [--timeout S] [--key FILE] [--home DIR]\n"
+		      "Switch a board you lease on or off, or cycle it,"
+		      " with the lab's power\ncommands (QEMU: quit and start"
+		      " again); on and cycle wait for its shell.\n", stdout);
+	else
+		fputs("usage: labmesh console LAB/BOARD [--timeout S]"
+		      " [--key FILE] [--home DIR]\n"
+		      "The console of a board you lease, interactive: the"
+		      " terminal in raw mode,\nkeys go to the board, what it"
+		      " says comes back; ~. at the start of a line\nleaves"
+		      " (~~ types one ~).\n", stdout);
+	fputs(s_timeout_help, stdout);
+	fputs(s_key_help, stdout);
+}
 
 static const struct option s_opts[] = {
 	{ "key", required_argument, NULL, O_KEY },
@@ -331,7 +363,7 @@ static int s_parse(s_ctx_t *x, int argc, char **argv, s_opts_t *o,
 			continue;
 		}
 		if (c == 'h') {
-			fputs(s_help, stdout);
+			s_help(x->cmd);
 			return 1;
 		}
 		if (c == O_KEY)
