@@ -1,9 +1,11 @@
 /*
  * serial_console: the console as a person types on it. The bytes typed
  * go to the line as they are, and what the board says back within a
- * short wait comes out raw, past the scanner and the framing; the next
- * framed command first finds the prompt again (serial_sync), as the
- * person may have left the shell in any state.
+ * short wait comes out raw, past the scanner and the framing. Coming
+ * from framed commands (echo off; a file put leaves the line without
+ * CR to NL), `stty sane` is typed first; the next framed command
+ * interrupts what was left running and finds the prompt again
+ * (serial_sync), as the person may have left the shell in any state.
  */
 #include "transports/serial_int.h"
 #include "transports/backend.h"
@@ -22,6 +24,11 @@ int serial_console(transport_t *t, const void *in, size_t n, int wait_ms,
 	bool got = false;
 	int r = 0;
 
+	/* typed as it is, not framed: stty sane turns echo and output
+	 * processing back on, which a frame's end marker would not survive */
+	if (!s->need_sync &&
+	    (r = serial_write(t, "stty sane\n", 10, start + 5000)) < 0)
+		return r;
 	s->need_sync = true;
 	if (n && (r = serial_write(t, in, n, start + 5000)) < 0)
 		return r;

@@ -166,41 +166,31 @@ static int s_ctl(s_ctx_t *x, const char *command, size_t n,
 
 typedef int (*s_reply_fn)(void *arg, const lease_reply_t *r);
 
-/* Send operation l and hand each reply to fn until the last; the last
- * reply's status in *ret_status. 0 or CLI_EXIT_FAIL (said). */
-static int s_op(s_ctx_t *x, lease_t *l, s_reply_fn fn, void *arg,
-		int64_t *ret_status)
+/* Hand operation bytes b to the local node for lab x->node. */
+static int s_send_op(s_ctx_t *x, const uint8_t *b, size_t n)
 {
-	uint8_t *b = NULL, id[32];
-	size_t n = 0;
-	char hex[65], node[65];
-	int64_t deadline;
-	uint64_t index = 0;
+	char node[65];
+	const char *args[2] = { (const char *)b, node };
+	size_t lens[2] = { n, 64 };
 
-	snprintf(l->lab, sizeof(l->lab), "%s", x->lab);
-	snprintf(l->board, sizeof(l->board), "%s", x->board);
-	l->seq = s_seq();
-	if (lease_sign(l, &x->kp, &b, &n, id) < 0)
-		return cli_fail(x->cmd, "cannot sign the operation (too big?)");
 	wire_hex(x->node, 32, node);
-	{
-		const char *args[2] = { (const char *)b, node };
-		size_t lens[2] = { n, 64 };
+	return s_ctl(x, "lease-use", 2, args, lens, NULL);
+}
 
-		if (s_ctl(x, "lease-use", 2, args, lens, NULL)) {
-			free(b);
-			return CLI_EXIT_FAIL;
-		}
-	}
-	free(b);
-	wire_hex(id, 32, hex);
-	deadline = s_now_ms() + (int64_t)x->timeout_s * 1000;
+/* The next reply to operation id (64 hex: hex), number index, waiting
+ * up to x->timeout_s: 0 and *ret (its bytes in *ret_bytes, the caller
+ * frees), or an exit code (said). */
+static int s_next_reply(s_ctx_t *x, const uint8_t id[32], const char *hex,
+			uint64_t index, lease_reply_t *ret,
+			uint8_t **ret_bytes)
+{
+	int64_t deadline = s_now_ms() + (int64_t)x->timeout_s * 1000;
+	const char *args[1] = { hex };
+
 	for (;;) {
-		const char *args[1] = { hex };
 		char *body = NULL;
 		size_t blen;
 		uint8_t *rb;
-		lease_reply_t r;
 
 		if (s_ctl(x, "lease-poll", 1, args, NULL, &body))
 			return CLI_EXIT_FAIL;
@@ -216,33 +206,56 @@ static int s_op(s_ctx_t *x, lease_t *l, s_reply_fn fn, void *arg,
 		}
 		rb = xmalloc(blen / 2 + 1);
 		if (blen % 2 || wire_unhex(body, rb, blen / 2) < 0 ||
-		    lease_reply_decode(rb, blen / 2, &r) < 0 ||
-		    sodium_memcmp(r.node, x->node, 32) != 0 ||
-		    memcmp(r.op_id, id, 32) != 0 || r.index != index) {
+		    lease_reply_decode(rb, blen / 2, ret) < 0 ||
+		    sodium_memcmp(ret->node, x->node, 32) != 0 ||
+		    memcmp(ret->op_id, id, 32) != 0 || ret->index != index) {
 			free(rb);
 			free(body);
 			return cli_fail(x->cmd, "a reply that is not lab %s's"
 					" answer, or out of order", x->lab);
 		}
 		free(body);
-		index++;
-		deadline = s_now_ms() + (int64_t)x->timeout_s * 1000;
-		if (r.final && r.status < 0) {
-			int rc = cli_fail(x->cmd, "%.*s", (int)r.data_len,
-					  (const char *)r.data);
+		*ret_bytes = rb;
+		return 0;
+	}
+}
 
-			free(rb);
+/* Send operation l and hand each reply to fn until the last; the last
+ * reply's status in *ret_status. 0 or CLI_EXIT_FAIL (said). */
+static int s_op(s_ctx_t *x, lease_t *l, s_reply_fn fn, void *arg,
+		int64_t *ret_status)
+{
+	uint8_t *b = NULL, id[32];
+	size_t n = 0;
+	char hex[65];
+	int rc;
+
+	snprintf(l->lab, sizeof(l->lab), "%s", x->lab);
+	snprintf(l->board, sizeof(l->board), "%s", x->board);
+	l->seq = s_seq();
+	if (lease_sign(l, &x->kp, &b, &n, id) < 0)
+		return cli_fail(x->cmd, "cannot sign the operation (too big?)");
+	rc = s_send_op(x, b, n);
+	free(b);
+	if (rc)
+		return CLI_EXIT_FAIL;
+	wire_hex(id, 32, hex);
+	for (uint64_t index = 0;; index++) {
+		lease_reply_t r;
+		uint8_t *rb = NULL;
+
+		if ((rc = s_next_reply(x, id, hex, index, &r, &rb)))
 			return rc;
-		}
-		if (fn(arg, &r) < 0) {
-			free(rb);
-			return CLI_EXIT_FAIL;
-		}
-		free(rb);
-		if (r.final) {
+		if (r.final && r.status < 0)
+			rc = cli_fail(x->cmd, "%.*s", (int)r.data_len,
+				      (const char *)r.data);
+		else if (fn(arg, &r) < 0)
+			rc = CLI_EXIT_FAIL;
+		else if (r.final)
 			*ret_status = r.status;
-			return 0;
-		}
+		free(rb);
+		if (rc || r.final)
+			return rc;
 	}
 }
 
@@ -761,8 +774,7 @@ int cmd_console(cli_t *cli, int argc, char **argv)
 		return cli_usage_error("console", "need LAB/BOARD");
 	if ((rc = s_ready(&x, pos[0])))
 		return rc;
-	fprintf(stderr, "console of %s/%s: type ~. at the start of a line"
-		" to leave\r\n", x.lab, x.board);
+	/* raw before the banner: nothing typed after it is cooked */
 	if (tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
 		raw = saved;
 		cfmakeraw(&raw);
@@ -770,6 +782,8 @@ int cmd_console(cli_t *cli, int argc, char **argv)
 	} else {
 		tty = false;
 	}
+	fprintf(stderr, "console of %s/%s: type ~. at the start of a line"
+		" to leave\r\n", x.lab, x.board);
 	rc = s_console_loop(&x);
 	if (tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
