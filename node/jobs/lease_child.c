@@ -27,6 +27,7 @@
 #define SESS_CHUNK (32 * 1024)  /* output per reply */
 #define SESS_EXEC_TIMEOUT_S 600 /* exec without a timeout */
 #define SESS_CONSOLE_WAIT_MS 300 /* for the console's answer to keys */
+#define SESS_MAX_PUT (1ULL << 30) /* bytes of one file put on the board */
 
 typedef struct {
 	const lab_config_t *cfg;
@@ -141,13 +142,22 @@ static char *s_put_path(s_sess_t *x, const char *path)
 static void s_put(s_sess_t *x, const char *path, uint64_t off,
 		  const uint8_t *d, size_t n)
 {
-	char *p = s_put_path(x, path);
-	int fd = open(p, O_WRONLY | O_CREAT | (off ? 0 : O_TRUNC) | O_CLOEXEC,
-		      0600);
-	ssize_t w = fd < 0 ? -1 : pwrite(fd, d, n, (off_t)off);
+	char *p;
+	ssize_t w = -1;
+	int fd;
 
-	if (fd >= 0)
+	if (off > SESS_MAX_PUT - n) {
+		s_error(x, -EFBIG, "a file put on a leased board is at most"
+			" 1 GiB");
+		return;
+	}
+	p = s_put_path(x, path);
+	fd = open(p, O_WRONLY | O_CREAT | (off ? 0 : O_TRUNC) | O_CLOEXEC,
+		  0600);
+	if (fd >= 0) {
+		w = pwrite(fd, d, n, (off_t)off);
 		close(fd);
+	}
 	free(p);
 	if (w != (ssize_t)n)
 		s_error(x, -EIO, "cannot write the host's copy of the file");

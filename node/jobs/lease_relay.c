@@ -226,8 +226,10 @@ void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
 	uint8_t *out = NULL;
 	size_t olen = 0;
 
-	if (!rt || !j->ctx.key)
+	if (!rt || !j->ctx.key) {
+		log_debug("lease reply: no route back");
 		return;
+	}
 	memcpy(r.op_id, op_id, 32);
 	if (lease_reply_sign(&r, j->ctx.key, &out, &olen) < 0)
 		return;
