@@ -6,7 +6,8 @@ runs a typed command and leaves with ~., `put` then `get` of a 1 MiB
 file comes back byte for byte, `power cycle` reboots it (a file in its
 tmpfs is gone, the shell answers again); a second key cannot use the
 lease; a key outside policy.leases is refused with the reason; `boards`
-on A shows the holder and the end; release ends it. On C's local board a
+on A shows the holder and the end; renew moves the end; release ends
+it. On C's local board a
 short lease holds back a queued job (and a local `labmesh run`: one
 lock per board), the job runs once the lease expires;
 the operator's revoke ends a lease."""
@@ -105,6 +106,11 @@ def test_qemu(net, a, c, second, outsider):
             'echo hello-from-$(uname -m); exit 3', rc=3)
     check('hello-from-x86_64' in p.stdout, 'exec output: %r' % p.stdout)
     print('exec: output and exit status 3 came back')
+
+    run(a, 'lease', 'renew', 'lab-c/c-qemu', '--for', '40m')
+    r = wait_board(a, 'c-qemu', 'renewed', lambda x: x.get(
+        'lease_until', '') > b['lease_until'])
+    print('renew: the lease now ends at %s' % r['lease_until'])
 
     blob = os.urandom(1 << 20)
     src, back = os.path.join(net.dir, 'blob'), os.path.join(net.dir, 'back')
