@@ -57,7 +57,7 @@ static const cli_cmd_t s_cmds[] = {
 	{ "peers", "the peers of the running node", cmd_peers },
 	{ "boards", "every board in the network, from the latest adverts",
 	  cmd_boards },
-	{ "board", "put one of this lab's boards in maintenance or online",
+	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
