@@ -11,7 +11,8 @@
  * its end. Queued jobs wait for it to end.
  *
  *   leases(id PK, board, submitter, state, duration_ms, until_ms,
- *          created_ms)    state: 0 waiting, 1 held, 2 ended
+ *          created_ms, seq)    state: 0 waiting, 1 held, 2 ended;
+ *                              seq: the take's (operations need more)
  */
 #include "node/jobs/jobs_int.h"
 
@@ -27,7 +28,7 @@ enum { L_WAITING = 0, L_HELD, L_ENDED };
 static const char s_schema[] =
 	"CREATE TABLE IF NOT EXISTS leases(id BLOB PRIMARY KEY, board TEXT,"
 	" submitter BLOB, state INTEGER, duration_ms INTEGER, until_ms"
-	" INTEGER, created_ms INTEGER);";
+	" INTEGER, created_ms INTEGER, seq INTEGER);";
 
 static ssize_t s_board(jobs_t *j, const char *name)
 {
@@ -63,8 +64,8 @@ void jobs_lease_load(jobs_t *j)
 		return;
 	jobs_db_exec(j, "UPDATE leases SET state=2 WHERE state=1 AND"
 		     " until_ms <= strftime('%s','now') * 1000");
-	st = jobs_prep(j, "SELECT id, board, submitter, until_ms FROM leases"
-		       " WHERE state=1");
+	st = jobs_prep(j, "SELECT id, board, submitter, until_ms, seq FROM"
+		       " leases WHERE state=1");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *board = (const char *)sqlite3_column_text(st, 1);
 		ssize_t bi = board ? s_board(j, board) : -1;
@@ -79,6 +80,7 @@ void jobs_lease_load(jobs_t *j)
 		memcpy(s->lease_id, sqlite3_column_blob(st, 0), 32);
 		memcpy(s->lease_holder, sqlite3_column_blob(st, 2), 32);
 		s->lease_until = sqlite3_column_int64(st, 3);
+		s->lease_seq = (uint64_t)sqlite3_column_int64(st, 4);
 		jobs_lock_board(j, (size_t)bi);
 	}
 	sqlite3_finalize(st);
@@ -123,7 +125,7 @@ bool jobs_lease_hold(jobs_t *j, size_t bi)
 			return true;
 		s_end(j, bi, "its time is up");
 	}
-	st = jobs_prep(j, "SELECT id, submitter, duration_ms FROM leases"
+	st = jobs_prep(j, "SELECT id, submitter, duration_ms, seq FROM leases"
 		       " WHERE board=? AND state=0 ORDER BY created_ms, id"
 		       " LIMIT 1");
 	if (!st)
@@ -135,7 +137,9 @@ bool jobs_lease_hold(jobs_t *j, size_t bi)
 		memcpy(s->lease_id, sqlite3_column_blob(st, 0), 32);
 		memcpy(s->lease_holder, sqlite3_column_blob(st, 1), 32);
 		s->lease_until = jobs_wall_ms() + sqlite3_column_int64(st, 2);
-		s->lease_seq = 0;
+		/* the holder's operations come after its take: one signed
+		 * for an earlier lease is refused as replayed */
+		s->lease_seq = (uint64_t)sqlite3_column_int64(st, 3);
 		s->lease_on = got = true;
 	}
 	sqlite3_finalize(st);
@@ -256,7 +260,7 @@ static void s_take(jobs_t *j, const lease_t *l, size_t bi)
 		return;
 	}
 	st = jobs_prep(j, "INSERT OR IGNORE INTO leases VALUES (?, ?, ?, 0,"
-		       " ?, 0, ?)");
+		       " ?, 0, ?, ?)");
 	if (!st)
 		return;
 	sqlite3_bind_blob(st, 1, l->id, 32, SQLITE_STATIC);
@@ -264,6 +268,8 @@ static void s_take(jobs_t *j, const lease_t *l, size_t bi)
 	sqlite3_bind_blob(st, 3, l->submitter, 32, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)l->value);
 	sqlite3_bind_int64(st, 5, jobs_wall_ms());
+	sqlite3_bind_int64(st, 6, (int64_t)(l->seq > INT64_MAX ? INT64_MAX :
+					    l->seq));
 	sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (!j->slots[bi].job)
