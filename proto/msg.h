@@ -52,6 +52,7 @@
 /* Feature flags in hello (unknown bits are ignored by peers). */
 #define MSG_FEATURE_BLOBS (1u << 0)  /* serves blob-get */
 #define MSG_FEATURE_CANCEL (1u << 1) /* understands cancel */
+#define MSG_FEATURE_LEASE (1u << 2)  /* takes lease, relay, relay-back */
 
 enum msg_type {
 	MSG_HELLO = 1,

@@ -39,6 +39,7 @@ struct record;
 typedef struct {
 	const char *curve; /* its CURVE key (Z85): the handle to send to */
 	const char *hex;   /* its node id in hex, for logs */
+	bool lease;        /* it takes lease messages (MSG_FEATURE_LEASE) */
 } jobs_peer_t;
 
 /*

@@ -319,7 +319,7 @@ static void s_flood(jobs_t *j, const char *from, const uint8_t *bytes,
 		uint8_t *out = NULL;
 		size_t olen = 0;
 
-		if (!j->ctx.peer(j->ctx.arg, i, &p) ||
+		if (!j->ctx.peer(j->ctx.arg, i, &p) || !p.lease ||
 		    (from && strcmp(p.curve, from) == 0))
 			continue;
 		if (msg_encode(&m, &out, &olen) == 0)

@@ -207,12 +207,13 @@ static void s_forward(jobs_t *j, const uint8_t to[32], uint32_t hops,
 		return;
 	wire_hex(to, 32, hex);
 	for (size_t i = 0; i < n; i++)
-		if (j->ctx.peer(j->ctx.arg, i, &p) && strcmp(p.hex, hex) == 0) {
+		if (j->ctx.peer(j->ctx.arg, i, &p) && p.lease &&
+		    strcmp(p.hex, hex) == 0) {
 			s_send(j, p.curve, MSG_RELAY, to, hops, body, len);
 			return;
 		}
 	for (size_t i = 0; i < n; i++)
-		if (j->ctx.peer(j->ctx.arg, i, &p) &&
+		if (j->ctx.peer(j->ctx.arg, i, &p) && p.lease &&
 		    !(except && strcmp(p.curve, except) == 0))
 			s_send(j, p.curve, MSG_RELAY, to, hops, body, len);
 }

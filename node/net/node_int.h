@@ -128,6 +128,7 @@ typedef struct peer {
 	uint8_t *desc; /* their signed descriptor */
 	size_t desc_len;
 	zsock_t *dealer;
+	uint64_t features; /* MSG_FEATURE_* of its last hello */
 	enum peer_state state;
 	bool seed;
 	int64_t last_seen_ms, last_hello_ms, next_try_ms;

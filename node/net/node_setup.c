@@ -239,6 +239,7 @@ static bool s_jobs_peer(void *arg, size_t i, jobs_peer_t *ret)
 		return false;
 	ret->curve = p->curve;
 	ret->hex = p->hex;
+	ret->lease = (p->features & MSG_FEATURE_LEASE) != 0;
 	return p->state == PEER_ACTIVE;
 }
 

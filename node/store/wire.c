@@ -519,7 +519,9 @@ int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
 	msg_t m = { .type = MSG_HELLO };
 
 	m.hello.version = PROTO_VERSION;
-	m.hello.features = 0;
+	/* older nodes refuse lease messages as garbage: sent only to
+	 * peers that say they take them */
+	m.hello.features = MSG_FEATURE_LEASE;
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }
