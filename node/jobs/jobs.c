@@ -130,11 +130,14 @@ int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text)
 	return rc;
 }
 
-/* Queue length of a board, for the advert. */
+/* Queue length of a board, for the advert: its queued jobs and the
+ * leases waiting for it. */
 static uint32_t s_queue_len(jobs_t *j, const char *board)
 {
-	sqlite3_stmt *st = jobs_prep(j, "SELECT count(*) FROM jobs WHERE board=?"
-				  " AND state=?");
+	sqlite3_stmt *st = jobs_prep(j, "SELECT (SELECT count(*) FROM jobs"
+				  " WHERE board=?1 AND state=?2) + (SELECT"
+				  " count(*) FROM leases WHERE board=?1 AND"
+				  " state=0)");
 	uint32_t n = 0;
 
 	if (!st)

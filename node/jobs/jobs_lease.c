@@ -274,6 +274,7 @@ static void s_take(jobs_t *j, const lease_t *l, size_t bi)
 	sqlite3_finalize(st);
 	if (!j->slots[bi].job)
 		jobs_schedule(j);
+	jobs_update_board(j, bi); /* one more waiting in its queue */
 }
 
 static void s_act(jobs_t *j, const lease_t *l)

@@ -9,7 +9,8 @@ lease; a key outside policy.leases is refused with the reason; `boards`
 on A shows the holder and the end; renew moves the end; release ends
 it. On C's local board a
 short lease holds back a queued job (and a local `labmesh run`: one
-lock per board), the job runs once the lease expires;
+lock per board); when it expires a lease that waited in the board's
+queue takes the board before the job, which runs once that is released;
 the operator's revoke ends a lease."""
 import os
 import pty
@@ -170,7 +171,19 @@ def test_expiry(net, a, c, second):
     st = a.req_status(req) or {}
     bs = [b for lab in st.get('labs', []) for b in lab['boards']]
     check(all(not b['final'] for b in bs), 'job ran under a lease: %s' % bs)
-    wait_board(a, 'c-1', 'lease expired', lambda b: 'holder' not in b, 90)
+
+    # a second lease waits in the queue and takes the board before the job
+    run(a, 'lease', 'lab-c/c-1', '--for', '5m')
+    wait_board(a, 'c-1', 'a lease and a job queued', lambda b: b['queue'] == 2)
+    wait_board(a, 'c-1', 'leased to the waiting key',
+               lambda b: net.submitter.startswith(b.get('holder', '-')), 90)
+    st = a.req_status(req) or {}
+    bs = [b for lab in st.get('labs', []) for b in lab['boards']]
+    check(all(not b['final'] for b in bs), 'job ran before a lease: %s' % bs)
+    print('expiry: the first lease ended by itself, the waiting one took'
+          ' the board before the queued job')
+    run(a, 'lease', 'release', 'lab-c/c-1')
+    wait_board(a, 'c-1', 'released', lambda b: 'holder' not in b, 90)
 
     def done():
         st = a.req_status(req) or {}
@@ -179,8 +192,7 @@ def test_expiry(net, a, c, second):
         return bs[0] if bs else None
     b = wait_for('the queued job', done, 120, 0.5)[0]
     check(b['status'] == 'PASS', 'queued job: %s' % b)
-    print('expiry: the lease ended by itself, the queued job ran (%s)' %
-          b['status'])
+    print('release: the queued job ran (%s)' % b['status'])
 
     run(a, 'lease', 'lab-c/c-1', '--for', '10m', '--wait', key=second)
     wait_board(a, 'c-1', 'leased again', lambda b: 'holder' in b)
