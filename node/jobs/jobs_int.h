@@ -173,8 +173,9 @@ int relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
  * 0 none yet, -ENOENT unknown. */
 int relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
 	       size_t *ret_len);
-/* Lease operation l arrived for this lab (from: the route back, "" for
- * local); answers it, starting the board's session when needed. */
+/* Lease operation l (bytes, len: as signed) arrived for this lab, its
+ * route back remembered; answers it, starting the board's session when
+ * needed. */
 void lease_use(jobs_t *j, const lease_t *l, const uint8_t *bytes, size_t len);
 /* Answer op_id with a signed reply along its route. */
 void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
