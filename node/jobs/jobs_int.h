@@ -138,6 +138,9 @@ void jobs_lease_load(jobs_t *j);
  * free): s_pick then starts no job. */
 bool jobs_lease_hold(jobs_t *j, size_t bi);
 void jobs_lease_tick(jobs_t *j);
+/* Keep the sequence number of board bi's lease's last operation taken
+ * (jobs.db): after a restart, none at or below it is taken again. */
+void jobs_lease_save_seq(jobs_t *j, size_t bi);
 /* The advert's lease note of board bi (caller frees), or NULL. */
 char *jobs_lease_note(jobs_t *j, size_t bi);
 /* A signed take/renew/release from anywhere (from: the peer's CURVE key,

@@ -12,7 +12,8 @@
  *
  *   leases(id PK, board, submitter, state, duration_ms, until_ms,
  *          created_ms, seq)    state: 0 waiting, 1 held, 2 ended;
- *                              seq: the take's (operations need more)
+ *                              seq: the take's, then the last
+ *                              operation's (the next needs more)
  */
 #include "node/jobs/jobs_int.h"
 
@@ -164,6 +165,20 @@ void jobs_lease_tick(jobs_t *j)
 	sess_tick(j);
 }
 
+void jobs_lease_save_seq(jobs_t *j, size_t bi)
+{
+	const jobs_slot_t *s = &j->slots[bi];
+	sqlite3_stmt *st = jobs_prep(j, "UPDATE leases SET seq=? WHERE id=?");
+
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, (int64_t)(s->lease_seq > INT64_MAX ?
+					    INT64_MAX : s->lease_seq));
+	sqlite3_bind_blob(st, 2, s->lease_id, 32, SQLITE_STATIC);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+}
+
 char *jobs_lease_note(jobs_t *j, size_t bi)
 {
 	const jobs_slot_t *s = &j->slots[bi];
@@ -296,6 +311,7 @@ static void s_act(jobs_t *j, const lease_t *l)
 	    sodium_memcmp(s->lease_holder, l->submitter, 32) != 0)
 		return; /* not the holder's, or replayed */
 	s->lease_seq = l->seq;
+	jobs_lease_save_seq(j, (size_t)bi);
 	if (l->op == LEASE_RELEASE) {
 		s_end(j, (size_t)bi, "released by its holder");
 		return;

@@ -67,6 +67,7 @@ void lease_use(jobs_t *j, const lease_t *l, const uint8_t *bytes, size_t len)
 		size_t bi = (size_t)(s - j->slots);
 
 		s->lease_seq = l->seq;
+		jobs_lease_save_seq(j, bi);
 		if (!s->sess_pid && sess_start(j, bi) < 0)
 			s_fail(j, l->id, -EIO, "cannot start the lease session");
 		else if (sess_send(j, bi, l) < 0)
