@@ -11,7 +11,8 @@ it. On C's local board a
 short lease holds back a queued job (and a local `labmesh run`: one
 lock per board); when it expires a lease that waited in the board's
 queue takes the board before the job, which runs once that is released;
-the operator's revoke ends a lease."""
+a lease holds across a restart of the lab's node; the operator's revoke
+ends a lease."""
 import os
 import pty
 import select
@@ -156,6 +157,11 @@ def test_qemu(net, a, c, second, outsider):
     print('release: the board is free again')
 
 
+def second_short(net):
+    with open(os.path.join(net.dir, 'second.key.pub')) as f:
+        return f.read().split()[-1][:12]
+
+
 def test_expiry(net, a, c, second):
     run(a, 'lease', 'lab-c/c-1', '--for', '12s', '--wait', key=second)
     wait_board(a, 'c-1', 'leased', lambda b: 'holder' in b)
@@ -196,6 +202,16 @@ def test_expiry(net, a, c, second):
 
     run(a, 'lease', 'lab-c/c-1', '--for', '10m', '--wait', key=second)
     wait_board(a, 'c-1', 'leased again', lambda b: 'holder' in b)
+    p = run(a, 'exec', 'lab-c/c-1', '--', 'echo local-$((2+3))', key=second)
+    check(p.stdout.strip() == 'local-5', 'exec on c-1: %r' % p.stdout)
+    c.stop()
+    c.start()
+    wait_for('B-C up again', lambda: c.peers_up() == 1, 60, 0.2)
+    b = board(c, 'lab-c', 'c-1')
+    check(b and second_short(net) == b.get('holder'), 'after restart: %s' % b)
+    p = run(a, 'exec', 'lab-c/c-1', '--', 'echo again', key=second)
+    check(p.stdout.strip() == 'again', 'exec after restart: %r' % p.stdout)
+    print('restart: the lease held, its holder used the board again')
     p = run(a, 'board', 'lab-c/c-1', 'revoke', rc=1)
     check("not this node's lab" in p.stderr, 'revoke on A: %s' % p.stderr)
     c.cmd('board', 'lab-c/c-1', 'revoke')
