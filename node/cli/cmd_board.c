@@ -128,7 +128,8 @@ int cmd_board(cli_t *cli, int argc, char **argv)
 					       " --reason or --until", action);
 	} else {
 		return cli_usage_error("board", "unknown action '%s' (expected"
-				       " maintenance, online or revoke)", action);
+				       " maintenance, online or revoke)",
+				       action);
 	}
 	return s_send(cli, argv[optind], action, reason, until_ms);
 }

@@ -115,11 +115,11 @@ static int s_lab_node(s_ctx_t *x)
 			       SQLITE_OK) {
 		sqlite3_bind_int(st, 1, RECORD_ADVERT);
 		while (!found && sqlite3_step(st) == SQLITE_ROW) {
+			size_t n = (size_t)sqlite3_column_bytes(st, 1);
 			wire_advert_t a;
 
 			if (sqlite3_column_bytes(st, 0) != 32 ||
-			    wire_advert_decode(sqlite3_column_blob(st, 1),
-					       (size_t)sqlite3_column_bytes(st, 1),
+			    wire_advert_decode(sqlite3_column_blob(st, 1), n,
 					       &a) < 0)
 				continue;
 			found = strcmp(a.lab, x->lab) == 0;

@@ -5,7 +5,8 @@
  * on its socket (fd 3, frames in lease_sess.c) in turn: exec through the
  * board's transport, put (chunks into a host file, then one transport
  * put), get (one transport get, then chunks), power through the boot
- * method, console (keys typed, what the console says back). Its process group is killed when the lease ends.
+ * method, console (keys typed, what the console says back). Its
+ * process group is killed when the lease ends.
  */
 #include "node/jobs/jobs_int.h"
 
