@@ -115,6 +115,8 @@ void lab_config_destroy(lab_config_t **p)
 	free(cfg->build_dir);
 	yaml_strlist_free(&cfg->submitters, cfg->n_submitters);
 	yaml_strlist_free(&cfg->builds_from, cfg->n_builds_from);
+	yaml_strlist_free(&cfg->lease_keys, cfg->n_lease_keys);
+	yaml_strlist_free(&cfg->lease_boards, cfg->n_lease_boards);
 	for (size_t i = 0; cfg->names && i < cfg->n_names + 1; i++) {
 		free(cfg->name_keys[i]);
 		free(cfg->names[i]);
@@ -462,6 +464,81 @@ const char *lab_submitter_name(const lab_config_t *cfg, const char *hex)
 	return NULL;
 }
 
+/* "90s", "30m", "2h", "1d" (a number alone: seconds) in ms; -EINVAL. */
+static int s_duration_ms(const char *s, long long *ret)
+{
+	char *end = NULL;
+	long long v = strtoll(s, &end, 10), unit = 1000;
+
+	if (end == s || v <= 0 || v > 366LL * 24 * 3600)
+		return -EINVAL;
+	if (*end == 'm')
+		unit = 60 * 1000;
+	else if (*end == 'h')
+		unit = 3600 * 1000;
+	else if (*end == 'd')
+		unit = 24 * 3600 * 1000;
+	else if (*end && *end != 's')
+		return -EINVAL;
+	if (*end && end[1])
+		return -EINVAL;
+	*ret = v * unit;
+	return 0;
+}
+
+bool lab_lease_allowed(const lab_config_t *cfg, const char *hex,
+		       const char *board)
+{
+	bool key = cfg->lease_any, b = cfg->lease_boards_any;
+
+	for (size_t i = 0; !key && i < cfg->n_lease_keys; i++)
+		key = strcasecmp(cfg->lease_keys[i], hex) == 0;
+	for (size_t i = 0; !b && i < cfg->n_lease_boards; i++)
+		b = strcmp(cfg->lease_boards[i], board) == 0;
+	return key && b;
+}
+
+/* policy.leases: submitters, boards, max, per_submitter. */
+static int s_load_leases(yaml_val_t *pol, lab_config_t *cfg)
+{
+	yaml_val_t *l = NULL, *v;
+	char *max = NULL;
+	int r = yaml_get_map(pol, "leases", YAML_OPTIONAL, &l);
+
+	cfg->lease_max_ms = LAB_DEFAULT_LEASE_MS;
+	cfg->lease_per_key = 1;
+	if (r <= 0)
+		return r;
+	r = s_load_keys(l, "submitters", "any", &cfg->lease_any,
+			&cfg->lease_keys, &cfg->n_lease_keys);
+	if (r < 0)
+		return r;
+	cfg->lease_boards_any = true;
+	v = lab_field(l, "boards", YAML_OPTIONAL);
+	if (v && !(yaml_kind(v) == YAML_KIND_SCALAR &&
+		   strcmp(yaml_str(v), "any") == 0)) {
+		r = lab_get_list(l, "boards", LAB_MAX_LIST, LAB_MAX_NAME,
+				 lab_name_valid, "board name",
+				 &cfg->lease_boards, &cfg->n_lease_boards);
+		if (r < 0)
+			return r;
+		cfg->lease_boards_any = false;
+	}
+	r = yaml_get_str(l, "max", YAML_OPTIONAL, 16, &max);
+	if (r > 0 && (s_duration_ms(max, &cfg->lease_max_ms) < 0 ||
+		      cfg->lease_max_ms > 7LL * 24 * 3600 * 1000))
+		r = yaml_fail_field(l, "max", "expected a time up to 7d, like"
+				    " 30m, 2h or 1d");
+	free(max);
+	if (r < 0)
+		return r;
+	r = yaml_get_int(l, "per_submitter", YAML_OPTIONAL, 1, LAB_MAX_LIST,
+			 &cfg->lease_per_key);
+	if (r < 0)
+		return r;
+	return yaml_check_unknown(l);
+}
+
 static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 {
 	static const char *const build[] = { "any", "none", NULL };
@@ -488,6 +565,8 @@ static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 			&cfg->builds_from, &cfg->n_builds_from);
 	if (r == 0)
 		r = s_load_names(pol, cfg);
+	if (r == 0)
+		r = s_load_leases(pol, cfg);
 	if (r < 0)
 		return r;
 	return yaml_check_unknown(pol);

@@ -21,6 +21,7 @@
 #define LAB_MAX_SEEDS 64
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_SUBMITTER_NAME 32
+#define LAB_DEFAULT_LEASE_MS (3600LL * 1000) /* policy.leases.max */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
 #define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
@@ -201,6 +202,16 @@ typedef struct {
 	bool builds_from_any;
 	char **builds_from; /* node ids */
 	size_t n_builds_from;
+	/* policy.leases: who may hold which boards interactively, how long,
+	 * how many at once; no leases without it */
+	bool lease_any;	     /* any submitter (else lease_keys) */
+	char **lease_keys;   /* key ids (lower case) */
+	size_t n_lease_keys;
+	bool lease_boards_any; /* every board (else lease_boards) */
+	char **lease_boards;	/* board names */
+	size_t n_lease_boards;
+	long long lease_max_ms;	/* the longest lease (LAB_DEFAULT_LEASE_MS) */
+	int lease_per_key;	/* boards one key holds or waits for at once */
 	/* boards and recipes */
 	lab_board_t *boards;
 	size_t n_boards;
@@ -229,6 +240,10 @@ int lab_config_parse(const char *name, const char *text, size_t len,
 /* The built-in default: a lab named after the host with one local board. */
 lab_config_t *lab_config_default(void);
 void lab_config_destroy(lab_config_t **p);
+/* Whether policy.leases lets the key (64 hex digits) lease board. */
+bool lab_lease_allowed(const lab_config_t *cfg, const char *hex,
+		       const char *board);
+
 /* The display name policy.names gives the submitter key (64 hex digits,
  * any case), or NULL. Borrowed. */
 const char *lab_submitter_name(const lab_config_t *cfg, const char *hex);

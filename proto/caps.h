@@ -12,6 +12,8 @@
 #define PROTO_MAX_REQUEST (64 * 1024)	  /* one signed test request */
 #define PROTO_MAX_CANCEL 256		  /* one signed cancel */
 #define PROTO_MAX_DESC 4096		  /* one signed node descriptor */
+#define PROTO_MAX_LEASE (64 * 1024)	  /* one signed lease op or reply */
+#define PROTO_MAX_RELAY (PROTO_MAX_LEASE + 1024) /* one relay message */
 #define PROTO_MAX_MSG (1024 * 1024)	  /* one node-to-node message */
 #define PROTO_MAX_MSG_PREAUTH (16 * 1024) /* before a peer said hello */
 #define PROTO_MAX_DEPTH 16		  /* msgpack nesting, generic reader */
@@ -54,6 +56,12 @@
  * (node.max_request_lifetime) is at most this: a submitter must not decide
  * how long every node keeps and re-sends its request */
 #define PROTO_MAX_REQUEST_LIFETIME_MS (30ULL * 24 * 3600 * 1000)
+
+/* Leases: bytes of data in one lease operation or reply; the longest
+ * lease any lab may grant; nodes a relayed message may cross. */
+#define LEASE_MAX_DATA (48 * 1024)
+#define LEASE_MAX_MS (7ULL * 24 * 3600 * 1000)
+#define PROTO_MAX_HOPS 8
 
 /* Fixed sizes. */
 #define PROTO_KEY_LEN 32    /* Ed25519 public key = node / submitter id */

@@ -17,7 +17,8 @@ static const char *const s_names[] = {
 	[MSG_RECORDS] = "records",   [MSG_CREDIT] = "credit",
 	[MSG_BLOB_GET] = "blob-get", [MSG_BLOB_DATA] = "blob-data",
 	[MSG_PING] = "ping",	     [MSG_PONG] = "pong",
-	[MSG_CANCEL] = "cancel",
+	[MSG_CANCEL] = "cancel",     [MSG_LEASE] = "lease",
+	[MSG_RELAY] = "relay",	     [MSG_RELAY_BACK] = "relay-back",
 };
 
 /* Number of fields after the tag, per type. */
@@ -26,7 +27,8 @@ static const uint32_t s_arity[] = {
 	[MSG_REQUEST_IDS] = 1, [MSG_VECTOR] = 1, [MSG_WANT] = 3,
 	[MSG_RECORDS] = 1,     [MSG_CREDIT] = 1, [MSG_BLOB_GET] = 3,
 	[MSG_BLOB_DATA] = 4,   [MSG_PING] = 1,	 [MSG_PONG] = 1,
-	[MSG_CANCEL] = 1,
+	[MSG_CANCEL] = 1,      [MSG_LEASE] = 1,	 [MSG_RELAY] = 3,
+	[MSG_RELAY_BACK] = 3,
 };
 
 const char *msg_type_name(int type)
@@ -164,6 +166,17 @@ static int s_dec_blob_data(mp_reader_t *r, msg_t *m)
 	return 0;
 }
 
+static int s_dec_relay(mp_reader_t *r, msg_t *m)
+{
+	int e;
+
+	if ((e = mp_get_bin_exact(r, 32, m->relay.id)) < 0 ||
+	    (e = dec_u32(r, 0, PROTO_MAX_HOPS, &m->relay.hops)) < 0)
+		return e;
+	return mp_get_bin(r, PROTO_MAX_LEASE, &m->relay.body.p,
+			  &m->relay.body.len);
+}
+
 static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 {
 	switch (m->type) {
@@ -178,6 +191,12 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 	case MSG_CANCEL:
 		return mp_get_bin(r, PROTO_MAX_CANCEL, &m->cancel.p,
 				  &m->cancel.len);
+	case MSG_LEASE:
+		return mp_get_bin(r, PROTO_MAX_LEASE, &m->lease.p,
+				  &m->lease.len);
+	case MSG_RELAY:
+	case MSG_RELAY_BACK:
+		return s_dec_relay(r, m);
 	case MSG_REQUEST_IDS:
 		return s_dec_ids(r, a, m);
 	case MSG_VECTOR:
@@ -216,6 +235,15 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 		return;
 	case MSG_CANCEL:
 		mp_put_bin(e, m->cancel.p, m->cancel.len);
+		return;
+	case MSG_LEASE:
+		mp_put_bin(e, m->lease.p, m->lease.len);
+		return;
+	case MSG_RELAY:
+	case MSG_RELAY_BACK:
+		mp_put_bin(e, m->relay.id, 32);
+		mp_put_uint(e, m->relay.hops);
+		mp_put_bin(e, m->relay.body.p, m->relay.body.len);
 		return;
 	case MSG_REQUEST_IDS:
 		enc_array(e, m->request_ids.n);

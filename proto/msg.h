@@ -18,6 +18,16 @@
  *                                          offset + len(data) <= total
  *   [PING, nonce] / [PONG, nonce]          nonce uint
  *   [CANCEL, cancel]                       bin: signed cancel bytes
+ *   [LEASE, op]                            bin <= PROTO_MAX_LEASE: a signed
+ *                                          take/renew/release (floods)
+ *   [RELAY, to, hops, op]                  to bin 32 (the lab's node id),
+ *                                          hops 0..PROTO_MAX_HOPS, op bin
+ *                                          <= PROTO_MAX_LEASE: a signed
+ *                                          lease operation on its way
+ *   [RELAY_BACK, op_id, hops, reply]       op_id bin 32, hops as above,
+ *                                          reply bin <= PROTO_MAX_LEASE:
+ *                                          a signed lease reply going back
+ *                                          the way op_id came
  *
  * Nested signed objects (descriptors, requests, records, cancels) travel
  * as bin and are returned as borrowed slices of the message bytes: the
@@ -42,6 +52,7 @@
 /* Feature flags in hello (unknown bits are ignored by peers). */
 #define MSG_FEATURE_BLOBS (1u << 0)  /* serves blob-get */
 #define MSG_FEATURE_CANCEL (1u << 1) /* understands cancel */
+#define MSG_FEATURE_LEASE (1u << 2)  /* takes lease, relay, relay-back */
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -57,8 +68,11 @@ enum msg_type {
 	MSG_PING,
 	MSG_PONG,
 	MSG_CANCEL,
+	MSG_LEASE,
+	MSG_RELAY,
+	MSG_RELAY_BACK,
 };
-#define MSG_TYPE_MAX MSG_CANCEL
+#define MSG_TYPE_MAX MSG_RELAY_BACK
 
 /* "hello", "peers"...; "?" out of range. Borrowed. */
 const char *msg_type_name(int type);
@@ -82,6 +96,12 @@ typedef struct msg {
 		} peers;
 		proto_bytes_t request; /* MSG_REQUEST */
 		proto_bytes_t cancel;  /* MSG_CANCEL */
+		proto_bytes_t lease;   /* MSG_LEASE */
+		struct {
+			uint8_t id[32]; /* RELAY: to; RELAY_BACK: op_id */
+			uint32_t hops;
+			proto_bytes_t body;
+		} relay; /* MSG_RELAY, MSG_RELAY_BACK */
 		struct {
 			const uint8_t *ids; /* n * 32 bytes */
 			size_t n;

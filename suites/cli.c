@@ -469,6 +469,7 @@ struct run {
 	size_t n_pick;
 	char *home, *logdir, *cache;
 	board_t *b;
+	int lock_fd; /* the board's lock (board_lock), held to the end */
 	suite_kernel_t kern;
 	suite_result_t **results;
 	bool failed; /* a suite failed or could not run */
@@ -558,6 +559,14 @@ static int s_run_board(struct run *run)
 	char *err = NULL;
 	int r;
 
+	r = board_lock(run->home, board->name, &run->lock_fd);
+	if (r < 0) {
+		fprintf(stderr, "labmesh run: board %s: %s\n", board->name,
+			r == -EBUSY ? "in use by this lab's node (a job or a"
+			" lease holds it): try again when it is idle" :
+			strerror(-r));
+		return r;
+	}
 	fprintf(stderr, "board %s: opening (%s transport, boot %s)…\n", board->name,
 		lab_transport_name(board->transport.type), lab_boot_name(board->boot.method));
 	r = board_open(board, NULL, NULL, &run->b, &err);
@@ -650,6 +659,8 @@ static void s_run_free(struct run *run)
 	}
 	suite_kernel_clear(&run->kern);
 	board_close(&run->b);
+	if (run->lock_fd >= 0)
+		close(run->lock_fd);
 	free(run->pick);
 	catalog_destroy(&run->cat);
 	lab_config_destroy(&run->cfg);
@@ -661,7 +672,7 @@ static void s_run_free(struct run *run)
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts ro = { 0 };
-	struct run run = { 0 };
+	struct run run = { .lock_fd = -1 };
 	int r, rc = 2;
 
 	/* a board or QEMU that goes away is an error to report, not a

@@ -16,6 +16,10 @@ struct transport_ops {
 		   transport_output_fn *fn, void *arg, int *ret_status);
 	int (*put)(transport_t *t, const char *local, const char *remote);
 	int (*get)(transport_t *t, const char *remote, const char *local);
+	/* optional: bytes typed on the console, and what it says back
+	 * within wait_ms (raw); NULL: the transport has no console */
+	int (*console)(transport_t *t, const void *in, size_t n, int wait_ms,
+		       transport_output_fn *fn, void *arg);
 	void (*close)(transport_t *t); /* frees priv */
 };
 

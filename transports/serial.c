@@ -574,6 +574,13 @@ int serial_run_feed(transport_t *t, const char *cmd, int timeout_ms,
 				    SERIAL_MAX_INPUT_LINE);
 		return -EINVAL;
 	}
+	if (s->need_sync) {
+		/* whatever was left running at the console: interrupted */
+		r = s_interrupt(s);
+		if (r < 0)
+			return r;
+		s->need_sync = false;
+	}
 	snprintf(f.start, sizeof(f.start), "lm%s\n", s->nonce);
 	snprintf(f.end, sizeof(f.end), "\nlm%s ", s->nonce);
 	buf_reset(&s->clean);

@@ -25,6 +25,7 @@ struct serial {
 	bool tools_probed;
 	bool has_base64, has_sha256, has_cksum;
 	bool no_binary; /* put by escaped bytes refused (or turned off) */
+	bool need_sync; /* used as a console: find the prompt again first */
 	char rbuf[SERIAL_READ_CHUNK];
 };
 
@@ -41,6 +42,9 @@ int serial_login(serial_t *s, long long deadline_ms);
 int serial_sync(serial_t *s, long long deadline_ms);
 /* The backend's run op: cmd typed and framed, or sourced from a script
  * put on the target when it cannot be typed. Returns as serial_run_ex. */
+/* The backend's console op (serial_console.c). */
+int serial_console(transport_t *t, const void *in, size_t n, int wait_ms,
+		   transport_output_fn *fn, void *arg);
 int serial_run(transport_t *t, const char *cmd, int timeout_ms,
 	       transport_output_fn *fn, void *arg, int *ret_status);
 

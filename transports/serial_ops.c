@@ -29,6 +29,7 @@ static const struct transport_ops s_ops = {
 	.run = serial_run,
 	.put = serial_put,
 	.get = serial_get,
+	.console = serial_console,
 	.close = s_close_op,
 };
 

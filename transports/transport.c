@@ -210,6 +210,20 @@ int transport_run(transport_t *t, const char *cmd, int timeout_ms,
 	return 0;
 }
 
+int transport_console(transport_t *t, const void *in, size_t n, int wait_ms,
+		      transport_output_fn *fn, void *arg)
+{
+	if (!t || !t->ops || (n && !in) || !fn || wait_ms < 0)
+		return -EINVAL;
+	t->err[0] = '\0';
+	if (!t->ops->console) {
+		transport_set_error(t, "the %s transport has no console",
+				    t->ops->name);
+		return -ENOTSUP;
+	}
+	return t->ops->console(t, in, n, wait_ms, fn, arg);
+}
+
 int transport_put(transport_t *t, const char *local, const char *remote)
 {
 	if (!t || !t->ops || !local || !remote || !*local || !*remote)

@@ -65,9 +65,26 @@ int transport_run(transport_t *t, const char *cmd, int timeout_ms,
 /* Copy a host file to the target (mode bits kept) and back. */
 int transport_put(transport_t *t, const char *local, const char *remote);
 int transport_get(transport_t *t, const char *remote, const char *local);
+/*
+ * The board's console as a person types on it (serial transports):
+ * write the n bytes of in as they are, then hand fn what the console
+ * says within wait_ms (less when it falls quiet after saying something).
+ * The next transport_run first finds the shell prompt again. 0, or
+ * -ENOTSUP (no console on this transport), -errno.
+ */
+int transport_console(transport_t *t, const void *in, size_t n, int wait_ms,
+		      transport_output_fn *fn, void *arg);
 /* Borrowed: the last error's text. */
 const char *transport_error(const transport_t *t);
 void transport_close(transport_t **p);
+
+/*
+ * The lock of board (a name) in state home: one holder at a time among
+ * the node's jobs and leases and a local `labmesh run`. 0 and the held
+ * lock's fd in *ret_fd (close it to let go), -EBUSY when someone else
+ * holds it, -errno.
+ */
+int board_lock(const char *home, const char *board, int *ret_fd);
 
 /* Boot by the board's method (NULL kernel: as configured / as it is),
  * wait for a shell, open the transport. */

@@ -461,6 +461,48 @@ static void test_names(void)
 	    "lab.yaml:3: policy.names.abc: 'abc' is not a key id (64 hex digits)");
 }
 
+/* policy.leases: whose keys may lease which boards, how long, how many. */
+static void test_leases(void)
+{
+	static const char key[] =
+		"4a2d6c1e9b3f5a7c8d0e2f4a6b8c0d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c";
+	static const char ok[] =
+		"lab: {name: t}\npolicy:\n  leases:\n"
+		"    submitters: [4A2D6C1E9B3F5A7C8D0E2F4A6B8C0D1E3F5A7B9C1D3E5F7A9B1C3D5E7F9A1B3C]\n"
+		"    boards: [qemu-1]\n    max: 90m\n    per_submitter: 2\n";
+	static const char any[] =
+		"lab: {name: t}\npolicy:\n  leases: {submitters: any}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	if (cfg) {
+		CHECK(cfg->lease_max_ms == 90LL * 60 * 1000);
+		CHECK(cfg->lease_per_key == 2);
+		CHECK(lab_lease_allowed(cfg, key, "qemu-1"));
+		CHECK(!lab_lease_allowed(cfg, key, "qemu-2"));
+		CHECK(!lab_lease_allowed(cfg, "00", "qemu-1"));
+	}
+	lab_config_destroy(&cfg);
+	CHECK(lab_config_parse("lab.yaml", any, strlen(any), &cfg, &err) == 0);
+	if (cfg) {
+		CHECK(cfg->lease_max_ms == LAB_DEFAULT_LEASE_MS);
+		CHECK(lab_lease_allowed(cfg, key, "anything"));
+	}
+	lab_config_destroy(&cfg);
+	/* no policy.leases: no leases at all */
+	CHECK(lab_config_parse("lab.yaml", "lab: {name: t}\n", 15, &cfg,
+			       &err) == 0);
+	if (cfg)
+		CHECK(!lab_lease_allowed(cfg, key, "qemu-1"));
+	lab_config_destroy(&cfg);
+	ERR("lab: {name: t}\npolicy:\n  leases: {submitters: any, max: 9w}\n",
+	    "lab.yaml:3: policy.leases.max: expected a time up to 7d, like"
+	    " 30m, 2h or 1d");
+	ERR("lab: {name: t}\npolicy:\n  leases: {submitters: any, color: red}\n",
+	    "lab.yaml:3: policy.leases.color: unknown field");
+}
+
 /* What the file names must exist on this host; loading alone does not ask. */
 static void test_host(void)
 {
@@ -509,6 +551,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_host();
 	test_names();
+	test_leases();
 	test_bombs();
 	test_default();
 	if (check_failures) {

@@ -71,6 +71,12 @@ int cmd_status(cli_t *cli, int argc, char **argv);
 int cmd_cancel(cli_t *cli, int argc, char **argv);
 int cmd_board(cli_t *cli, int argc, char **argv);
 int cmd_log(cli_t *cli, int argc, char **argv);
+int cmd_lease(cli_t *cli, int argc, char **argv);
+int cmd_exec(cli_t *cli, int argc, char **argv);
+int cmd_put(cli_t *cli, int argc, char **argv);
+int cmd_get(cli_t *cli, int argc, char **argv);
+int cmd_power(cli_t *cli, int argc, char **argv);
+int cmd_console(cli_t *cli, int argc, char **argv);
 
 /*
  * A subcommand that only asks the node over its control socket: call,

@@ -19,10 +19,12 @@ static const char s_help[] =
 	"usage: labmesh board LAB/BOARD maintenance --reason TEXT"
 	" [--until TIME] [--home DIR]\n"
 	"       labmesh board LAB/BOARD online [--home DIR]\n"
+	"       labmesh board LAB/BOARD revoke [--home DIR]\n"
 	"Take one of this node's boards out of service, or put it back.\n"
 	"A board in maintenance starts no new job (a running one finishes);"
 	" the state\nand its reason are kept across restarts and shown in"
-	" `labmesh boards` on\nevery node.\n"
+	" `labmesh boards` on\nevery node. revoke ends the board's lease"
+	" now.\n"
 	"  --reason TEXT   why, shown to everyone (1 to 100 bytes)\n"
 	"  --until TIME    back online by itself then: 30m, 2h, 1d, 1w from"
 	" now, or a\n"
@@ -119,13 +121,15 @@ int cmd_board(cli_t *cli, int argc, char **argv)
 			return cli_usage_error("board", "bad --until '%s' (a"
 					       " time to come: 30m, 2h, 1d,"
 					       " or YYYY-MM-DD[THH:MM])", until);
-	} else if (strcmp(action, "online") == 0) {
+	} else if (strcmp(action, "online") == 0 ||
+		   strcmp(action, "revoke") == 0) {
 		if (reason || until)
-			return cli_usage_error("board", "online takes no"
-					       " --reason or --until");
+			return cli_usage_error("board", "%s takes no"
+					       " --reason or --until", action);
 	} else {
 		return cli_usage_error("board", "unknown action '%s' (expected"
-				       " maintenance or online)", action);
+				       " maintenance, online or revoke)",
+				       action);
 	}
 	return s_send(cli, argv[optind], action, reason, until_ms);
 }

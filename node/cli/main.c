@@ -57,7 +57,7 @@ static const cli_cmd_t s_cmds[] = {
 	{ "peers", "the peers of the running node", cmd_peers },
 	{ "boards", "every board in the network, from the latest adverts",
 	  cmd_boards },
-	{ "board", "put one of this lab's boards in maintenance or online",
+	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
@@ -68,6 +68,14 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_cancel },
 	{ "log", "a run's logs, fetched from whichever node holds them",
 	  cmd_log },
+	{ "lease", "hold a board of any lab for a while (renew, release)",
+	  cmd_lease },
+	{ "exec", "run a command on a leased board", cmd_exec },
+	{ "put", "copy a file to a leased board", cmd_put },
+	{ "get", "copy a file from a leased board", cmd_get },
+	{ "power", "switch a leased board on, off or cycle it", cmd_power },
+	{ "console", "the console of a leased board, interactive",
+	  cmd_console },
 };
 
 static void s_usage(FILE *f)
@@ -148,6 +156,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[i], "exec-job") == 0) /* started by the node only */
 		return cmd_exec_job(argc - i, argv + i);
+	if (strcmp(argv[i], "lease-session") == 0) /* the node's, too */
+		return cmd_lease_session(argc - i, argv + i);
 	if (strcmp(argv[i], "help") == 0) {
 		s_usage(stdout);
 		return CLI_EXIT_OK;

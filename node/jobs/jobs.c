@@ -21,6 +21,7 @@
 #include "proto/json.h"
 #include "proto/mem.h"
 #include "proto/msg.h"
+#include "transports/transport.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -129,11 +130,14 @@ int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text)
 	return rc;
 }
 
-/* Queue length of a board, for the advert. */
+/* Queue length of a board, for the advert: its queued jobs and the
+ * leases waiting for it. */
 static uint32_t s_queue_len(jobs_t *j, const char *board)
 {
-	sqlite3_stmt *st = jobs_prep(j, "SELECT count(*) FROM jobs WHERE board=?"
-				  " AND state=?");
+	sqlite3_stmt *st = jobs_prep(j, "SELECT (SELECT count(*) FROM jobs"
+				  " WHERE board=?1 AND state=?2) + (SELECT"
+				  " count(*) FROM leases WHERE board=?1 AND"
+				  " state=0)");
 	uint32_t n = 0;
 
 	if (!st)
@@ -146,13 +150,45 @@ static uint32_t s_queue_len(jobs_t *j, const char *board)
 	return n;
 }
 
+bool jobs_lock_board(jobs_t *j, size_t bi)
+{
+	jobs_slot_t *s = &j->slots[bi];
+	const char *name = j->ctx.cfg->boards[bi].name;
+	int rc;
+
+	if (s->lock_fd >= 0)
+		return true;
+	rc = board_lock(j->ctx.home, name, &s->lock_fd);
+	if (rc == 0) {
+		s->lock_said = false;
+		return true;
+	}
+	if (!s->lock_said)
+		log_info("board %s: %s; its queue waits", name, rc == -EBUSY ?
+			 "a local 'labmesh run' holds it" : strerror(-rc));
+	s->lock_said = true;
+	return false;
+}
+
 void jobs_update_board(jobs_t *j, size_t bi)
 {
 	const lab_board_t *b = &j->ctx.cfg->boards[bi];
-	int state = j->slots[bi].job ? BOARD_BUSY : BOARD_IDLE;
+	int state = j->slots[bi].job || j->slots[bi].lease_on ? BOARD_BUSY
+							      : BOARD_IDLE;
+
+	if (state == BOARD_IDLE && j->slots[bi].lock_fd >= 0) {
+		close(j->slots[bi].lock_fd); /* the board is free */
+		j->slots[bi].lock_fd = -1;
+	}
 
 	if (jobs_maint_active(j, bi))
 		state = BOARD_MAINTENANCE;
+	if (j->ctx.set_board_lease) {
+		char *lease = jobs_lease_note(j, bi);
+
+		j->ctx.set_board_lease(j->ctx.arg, bi, lease);
+		free(lease);
+	}
 	if (j->ctx.set_board_notes) {
 		char *maint = jobs_maint_note(j, bi), *busy = jobs_busy_note(j, bi);
 
@@ -336,9 +372,9 @@ static void s_pick(jobs_t *j, size_t bi)
 
 	if (!st)
 		return;
-	if (jobs_maint_active(j, bi)) {
+	if (jobs_maint_active(j, bi) || jobs_lease_hold(j, bi)) {
 		sqlite3_finalize(st);
-		return; /* queued jobs wait until it is back online */
+		return; /* queued jobs wait until it is online and free */
 	}
 	sqlite3_bind_text(st, 1, board, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, JOB_QUEUED);
@@ -355,6 +391,8 @@ static void s_pick(jobs_t *j, size_t bi)
 				"expired before a board was free");
 		return;
 	}
+	if (!jobs_lock_board(j, bi))
+		return;
 	s->job = job;
 	s->since_ms = jobs_wall_ms();
 	memcpy(s->request_id, rid, 32);
@@ -375,6 +413,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	exec_tick(j);
 	fetch_tick(j);
 	jobs_maint_tick(j);
+	jobs_lease_tick(j);
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
@@ -524,6 +563,11 @@ void jobs_on_message(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 		if (s_take_cancel(j, p->curve, m->cancel.p, m->cancel.len) < 0)
 			j->ctx.garbage(j->ctx.arg, p->curve, "bad cancel");
 		break;
+	case MSG_LEASE:
+	case MSG_RELAY:
+	case MSG_RELAY_BACK:
+		relay_on_message(j, p, m);
+		break;
 	default:
 		break;
 	}
@@ -616,7 +660,8 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 
 	if (!j)
 		return false;
-	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed))
+	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    jobs_lease_ctl(j, name, args, lens, n_args, out, ret_failed))
 		return true;
 	if (strcmp(name, "jobs") == 0) {
 		s_ctl_jobs(j, out);
@@ -658,9 +703,12 @@ static void s_init(jobs_t *j)
 	j->slots = xcalloc(cfg->n_boards + 1, sizeof(*j->slots));
 	for (size_t i = 0; i < cfg->n_boards; i++) {
 		j->slots[i].fd = -1;
+		j->slots[i].lock_fd = -1;
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
+	relay_new(j);
+	jobs_lease_load(j);
 	j->self_exe = realpath("/proc/self/exe", NULL);
 	j->home = realpath(j->ctx.home, NULL);
 	if (!j->home)
@@ -712,8 +760,11 @@ void jobs_destroy(jobs_t **p)
 		return;
 	if (j->slots) {
 		exec_stop_all(j);
+		jobs_lease_destroy(j);
 		for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 			buf_free(&j->slots[i].line);
+			if (j->slots[i].lock_fd >= 0)
+				close(j->slots[i].lock_fd);
 			free(j->slots[i].maint_reason);
 		}
 	}

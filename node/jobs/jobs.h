@@ -39,6 +39,7 @@ struct record;
 typedef struct {
 	const char *curve; /* its CURVE key (Z85): the handle to send to */
 	const char *hex;   /* its node id in hex, for logs */
+	bool lease;        /* it takes lease messages (MSG_FEATURE_LEASE) */
 } jobs_peer_t;
 
 /*
@@ -76,6 +77,11 @@ typedef struct {
 	 * "UNTIL_MS REASON", busy "REQUEST SUBMITTER SINCE_MS" */
 	void (*set_board_notes)(void *arg, size_t i, const char *maint,
 				const char *busy);
+	/* optional: the lease note of board i, "LEASE HOLDER UNTIL_MS
+	 * [NAME]" (NULL: not leased), given before each set_board */
+	void (*set_board_lease)(void *arg, size_t i, const char *lease);
+	/* the node's key pair, to sign lease replies (borrowed) */
+	const struct key_pair *key;
 	void (*garbage)(void *arg, const char *curve, const char *what);
 	bool (*log_budget)(void *arg);
 } jobs_ctx_t;
@@ -139,5 +145,7 @@ int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 
 /* The executor child: `labmesh exec-job` (node/jobs/exec_child.c). */
 int cmd_exec_job(int argc, char **argv);
+/* The lease session child: `labmesh lease-session` (lease_child.c). */
+int cmd_lease_session(int argc, char **argv);
 
 #endif

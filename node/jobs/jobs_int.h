@@ -9,6 +9,7 @@
 #include "node/store/store.h"
 #include "node/store/wire.h"
 
+#include "proto/lease.h"
 #include "proto/request.h"
 #include "suites/catalog.h"
 
@@ -69,6 +70,17 @@ typedef struct {
 	int64_t since_ms;    /* wall clock, when the job took the board */
 	char *maint_reason;  /* in maintenance, why (jobs_maint.c); or NULL */
 	int64_t maint_until; /* wall clock ms it ends by itself; 0: never */
+	/* a lease holding the board (jobs_lease.c) */
+	bool lease_on;
+	uint8_t lease_id[32], lease_holder[32];
+	int64_t lease_until; /* wall clock ms */
+	uint64_t lease_seq;  /* the holder's last operation taken */
+	pid_t sess_pid;      /* the lease session (its process group), 0 */
+	int sess_fd;         /* its socket (SOCK_SEQPACKET); -1 */
+	int lock_fd;         /* the board's lock while a job or lease holds
+			      * it (board_lock); -1 */
+	bool lock_said;      /* "held by a local run" logged */
+	int64_t sess_kill_ms; /* ended: SIGKILL when still alive then */
 } jobs_slot_t;
 
 typedef struct {
@@ -85,8 +97,11 @@ typedef struct {
 	bool asked; /* over the control socket, not for a job */
 } jobs_fetch_t;
 
+typedef struct jobs_relay jobs_relay_t; /* lease_relay.c */
+
 struct jobs {
 	jobs_ctx_t ctx;     /* the node that runs us */
+	jobs_relay_t *relay;
 	zloop_t *loop;      /* the node's, from jobs_start */
 	sqlite3 *db;       /* HOME/jobs.db */
 	sqlite3 *store_db; /* HOME/store.db, for the results index */
@@ -117,6 +132,68 @@ bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 		    const size_t *lens, size_t n_args, buf_t *out,
 		    bool *ret_failed);
 
+/* jobs_lease.c: boards held by a submitter's lease (table leases). */
+#define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
+void jobs_lease_load(jobs_t *j);
+/* Whether board bi is held by a lease (starting a waiting one when it is
+ * free): s_pick then starts no job. */
+bool jobs_lease_hold(jobs_t *j, size_t bi);
+void jobs_lease_tick(jobs_t *j);
+/* Keep the sequence number of board bi's lease's last operation taken
+ * (jobs.db): after a restart, none at or below it is taken again. */
+void jobs_lease_save_seq(jobs_t *j, size_t bi);
+/* The advert's lease note of board bi (caller frees), or NULL. */
+char *jobs_lease_note(jobs_t *j, size_t bi);
+/* A signed take/renew/release from anywhere (from: the peer's CURVE key,
+ * NULL when local): floods it on when new, acts on it when it names this
+ * lab. 1 new, 0 known, -errno. */
+int jobs_lease_take(jobs_t *j, const char *from, const uint8_t *bytes,
+		    size_t len);
+/* "lease-send BYTES", "revoke LAB BOARD", "lease-use BYTES NODE_HEX",
+ * "lease-poll OP_HEX"; false when name is none of them. */
+bool jobs_lease_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+		    const size_t *lens, size_t n_args, buf_t *out,
+		    bool *ret_failed);
+void jobs_lease_destroy(jobs_t *j);
+
+/* lease_relay.c: lease operations and replies between nodes, and the
+ * lease session children. */
+#define RELAY_MAX_ROUTES 1024     /* operations remembered, to route back */
+#define RELAY_ROUTE_MS (15 * 60 * 1000) /* an operation's route lives */
+#define RELAY_MAX_BOXES 64        /* local operations awaiting replies */
+#define RELAY_MAX_QUEUED 256      /* replies held for one local operation */
+#define RELAY_BYTES_PER_S (8 * 1024 * 1024) /* relayed per peer */
+#define RELAY_MAX_PEERS 64        /* peers with a rate window */
+void relay_new(jobs_t *j);
+/* Whether id was seen before (and remember it). */
+bool relay_seen(jobs_t *j, const uint8_t id[32]);
+void relay_destroy(jobs_t *j);
+void relay_on_message(jobs_t *j, const jobs_peer_t *p, const struct msg *m);
+/* A local operation (the CLI's): 0 sent (its replies wait for
+ * relay_poll), or -errno with *ret_why. */
+int relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
+	      const uint8_t node[32], const char **ret_why);
+/* The next reply of local operation op_id: 1 with *ret (caller frees),
+ * 0 none yet, -ENOENT unknown. */
+int relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
+	       size_t *ret_len);
+/* Lease operation l (bytes, len: as signed) arrived for this lab, its
+ * route back remembered; answers it, starting the board's session when
+ * needed. */
+void lease_use(jobs_t *j, const lease_t *l, const uint8_t *bytes, size_t len);
+/* Answer op_id with a signed reply along its route. */
+void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
+		 bool final, int64_t status, const void *data, size_t len);
+/* Session of board bi: start (0 or -errno), stop (SIGTERM, then SIGKILL
+ * from the tick), and pass it one operation. */
+int sess_start(jobs_t *j, size_t bi);
+void sess_stop(jobs_t *j, size_t bi);
+int sess_send(jobs_t *j, size_t bi, const lease_t *l);
+void sess_tick(jobs_t *j);
+
+/* The lease session child: `labmesh lease-session` (lease_child.c). */
+#define SESS_MAX_FRAME (LEASE_MAX_DATA + PROTO_MAX_TEXT + 64)
+
 /* jobs.c */
 int64_t jobs_now(void);     /* monotonic ms */
 int64_t jobs_wall_ms(void); /* wall clock ms */
@@ -133,6 +210,9 @@ int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       const char *suite, const char *text);
 int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text);
 void jobs_update_board(jobs_t *j, size_t bi);
+/* Take board bi's lock (held until it is idle again); false when a
+ * local `labmesh run` holds it. */
+bool jobs_lock_board(jobs_t *j, size_t bi);
 /* Start the next job on every idle board. */
 void jobs_schedule(jobs_t *j);
 int jobs_db_exec(jobs_t *j, const char *sql);

@@ -307,13 +307,16 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (m->msg->type == MSG_BLOB_GET && !s_blob_get_ok(node, p))
 			break;
 		/* a signature check and store lookups each, then a flood */
-		if (m->msg->type == MSG_CANCEL &&
+		/* (leases too: they flood the same way) */
+		if ((m->msg->type == MSG_CANCEL ||
+		     m->msg->type == MSG_LEASE) &&
 		    !node_rate_ok(&p->cancel_window_ms, &p->cancel_count,
 				  NODE_MAX_CANCEL_PER_MIN)) {
 			node_garbage(node, p->curve, "too many cancels");
 			break;
 		}
-		jobs_on_message(node->jobs, &jp, m->msg); /* blobs, cancels */
+		/* blobs, cancels, leases and their relayed operations */
+		jobs_on_message(node->jobs, &jp, m->msg);
 		break;
 	}
 	}

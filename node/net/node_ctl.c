@@ -164,6 +164,14 @@ static void s_board_notes_json(json_t *j, const wire_board_t *b)
 			json_key_str(j, "submitter_name", b->submitter_name);
 		json_key_str(j, "since", s_utc(b->since_ms, t, sizeof(t)));
 	}
+	if (b->lease) {
+		json_key_str(j, "lease", b->lease);
+		json_key_str(j, "holder", b->holder);
+		if (b->holder_name)
+			json_key_str(j, "holder_name", b->holder_name);
+		json_key_str(j, "lease_until",
+			     s_utc(b->lease_until_ms, t, sizeof(t)));
+	}
 }
 
 static void s_boards_json(buf_t *out, const s_ads_t *a)
@@ -225,6 +233,12 @@ static void s_board_note_text(buf_t *out, const wire_board_t *b)
 			   b->submitter_name ? b->submitter_name : "",
 			   b->submitter_name ? ")" : "",
 			   s_utc(b->since_ms, t, sizeof(t)));
+	if (b->lease)
+		buf_printf(out, "  leased to %s%s%s%s until %s (lease %s)",
+			   b->holder, b->holder_name ? " (" : "",
+			   b->holder_name ? b->holder_name : "",
+			   b->holder_name ? ")" : "",
+			   s_utc(b->lease_until_ms, t, sizeof(t)), b->lease);
 }
 
 static void s_boards_text(buf_t *out, const s_ads_t *a)

@@ -275,8 +275,9 @@ void repl_pump_requests(node_t *node, peer_t *p)
 		free(bytes);
 		done++;
 	}
-	memmove(p->req_todo, p->req_todo + done,
-		(p->n_req_todo - done) * sizeof(*p->req_todo));
+	if (done) /* req_todo may be NULL: no memmove of nothing from it */
+		memmove(p->req_todo, p->req_todo + done,
+			(p->n_req_todo - done) * sizeof(*p->req_todo));
 	p->n_req_todo -= done;
 	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE)
 		peer_ping(node, p);

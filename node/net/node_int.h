@@ -131,6 +131,7 @@ typedef struct peer {
 	uint8_t *desc; /* their signed descriptor */
 	size_t desc_len;
 	zsock_t *dealer;
+	uint64_t features; /* MSG_FEATURE_* of its last hello */
 	enum peer_state state;
 	bool seed;
 	int64_t last_seen_ms, last_hello_ms, next_try_ms;
@@ -255,7 +256,8 @@ struct node {
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
-	char **board_notes;   /* per config board: maintenance, busy (owned) */
+	char **board_notes;   /* per config board: maintenance, busy, lease
+			       * (owned) */
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };

@@ -336,6 +336,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		node_garbage(node, curve, "too many session restarts");
 		return;
 	}
+	p->features = m->msg->hello.features;
 	s_activate(node, p, m, &d);
 }
 

@@ -225,10 +225,27 @@ static char *s_join(const char *const *v, size_t n)
 	return s;
 }
 
-/* The note "maint.I" or "busy.I" of the info map into board I of ret.
- * Notes that do not parse are ignored: they only add to the display. */
+/* The note "lease.I" into w: "LEASE HOLDER UNTIL_MS [NAME]". */
+static void s_lease_note(const char *v, wire_board_t *w)
+{
+	char a[64], b[64], c[64];
+	long long t;
+	int k = sscanf(v, "%63s %63s %lld %63s", a, b, &t, c);
+
+	if (w->lease || k < 3)
+		return;
+	w->lease = xstrdup(a);
+	w->holder = xstrdup(b);
+	w->holder_name = k == 4 ? xstrdup(c) : NULL;
+	w->lease_until_ms = t;
+}
+
+/* The note "maint.I", "busy.I" or "lease.I" of the info map into board I
+ * of ret. Notes that do not parse are ignored: they only add to the
+ * display. */
 static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
 {
+	bool lease = strncmp(kv->key, "lease.", 6) == 0;
 	bool busy = strncmp(kv->key, "busy.", 5) == 0;
 	const char *p = kv->key + (busy ? 5 : 6);
 	char *end, a[64], b[64], c[64];
@@ -237,12 +254,16 @@ static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
 	int k;
 	wire_board_t *w;
 
-	if (!busy && strncmp(kv->key, "maint.", 6) != 0)
+	if (!busy && !lease && strncmp(kv->key, "maint.", 6) != 0)
 		return;
 	i = strtoul(p, &end, 10);
 	if (*end || end == p || i >= ret->n_boards)
 		return;
 	w = &ret->boards[i];
+	if (lease) {
+		s_lease_note(kv->value, w);
+		return;
+	}
 	if (busy && !w->request &&
 	    (k = sscanf(kv->value, "%63s %63s %lld %63s", a, b, &t, c)) >= 3) {
 		w->request = xstrdup(a);
@@ -320,6 +341,9 @@ void wire_advert_free(wire_advert_t *a)
 		free(w->request);
 		free(w->submitter);
 		free(w->submitter_name);
+		free(w->lease);
+		free(w->holder);
+		free(w->holder_name);
 	}
 	free(a->boards);
 	free(a->lab);
@@ -495,7 +519,9 @@ int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
 	msg_t m = { .type = MSG_HELLO };
 
 	m.hello.version = PROTO_VERSION;
-	m.hello.features = 0;
+	/* older nodes refuse lease messages as garbage: sent only to
+	 * peers that say they take them */
+	m.hello.features = MSG_FEATURE_LEASE;
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }

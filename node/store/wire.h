@@ -119,6 +119,9 @@ typedef struct {
 	char *request, *submitter; /* short ids */
 	char *submitter_name;      /* from the lab's policy.names, or NULL */
 	int64_t since_ms;
+	/* "lease.I": the lease holding it, its holder, until when */
+	char *lease, *holder, *holder_name;
+	int64_t lease_until_ms;
 } wire_board_t;
 
 typedef struct {

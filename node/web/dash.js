@@ -72,7 +72,8 @@ function badge(status) {
 	return el('span', { class: 'st st-' + s }, status);
 }
 
-// A maintenance's reason and end, or who holds a busy board and since when.
+// A maintenance's reason and end, who holds a busy board and since when,
+// or the lease holding it and until when.
 function boardNote(b) {
 	const parts = [];
 	if (b.reason)
@@ -81,6 +82,10 @@ function boardNote(b) {
 		parts.push('request ' + b.request + ' by ' + b.submitter +
 			(b.submitter_name ? ' (' + b.submitter_name + ')' : '') +
 			' since ' + b.since);
+	if (b.lease)
+		parts.push('leased to ' + b.holder +
+			(b.holder_name ? ' (' + b.holder_name + ')' : '') +
+			' until ' + b.lease_until);
 	return parts.join('; ');
 }
 

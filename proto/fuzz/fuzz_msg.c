@@ -4,6 +4,7 @@
  * input.
  */
 #include "proto/desc.h"
+#include "proto/lease.h"
 #include "proto/msg.h"
 #include "proto/record.h"
 #include "proto/request.h"
@@ -12,6 +13,26 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A lease operation or reply that decodes re-encodes to its bytes. */
+static void s_lease(const proto_bytes_t *b, bool reply)
+{
+	lease_t l;
+	lease_reply_t p;
+	uint8_t *again = NULL;
+	size_t len = 0;
+	int r = -1;
+
+	if (!reply && lease_decode(b->p, b->len, &l) == 0)
+		r = lease_encode(&l, &again, &len);
+	else if (reply && lease_reply_decode(b->p, b->len, &p) == 0)
+		r = lease_reply_encode(&p, &again, &len);
+	else
+		return;
+	if (r != 0 || len != b->len || memcmp(again, b->p, len) != 0)
+		abort();
+	free(again);
+}
 
 static void s_nested(const msg_t *m)
 {
@@ -45,6 +66,15 @@ static void s_nested(const msg_t *m)
 		break;
 	case MSG_CANCEL:
 		(void)cancel_decode(m->cancel.p, m->cancel.len, &c);
+		break;
+	case MSG_LEASE:
+		s_lease(&m->lease, false);
+		break;
+	case MSG_RELAY:
+		s_lease(&m->relay.body, false);
+		break;
+	case MSG_RELAY_BACK:
+		s_lease(&m->relay.body, true);
 		break;
 	default:
 		break;

@@ -1,8 +1,10 @@
 /*
- * Fuzz request_decode and cancel_decode over the same inputs. Whatever
+ * Fuzz request_decode, cancel_decode, lease_decode and
+ * lease_reply_decode over the same inputs. Whatever
  * decodes must re-encode to the input. (Fuzz builds skip the signature
  * check; see codec.c.)
  */
+#include "proto/lease.h"
 #include "proto/request.h"
 
 #include <stdlib.h>
@@ -22,6 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	request_t *q = NULL;
 	request_cancel_t c;
+	lease_t l;
+	lease_reply_t p;
 	uint8_t *again = NULL;
 	size_t len = 0;
 	int r;
@@ -35,6 +39,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (cancel_decode(data, size, &c) == 0) {
 		r = cancel_encode(&c, &again, &len);
+		s_same(r, again, len, data, size);
+	}
+	if (lease_decode(data, size, &l) == 0) {
+		r = lease_encode(&l, &again, &len);
+		s_same(r, again, len, data, size);
+	}
+	if (lease_reply_decode(data, size, &p) == 0) {
+		r = lease_reply_encode(&p, &again, &len);
 		s_same(r, again, len, data, size);
 	}
 	return 0;

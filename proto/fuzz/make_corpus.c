@@ -75,6 +75,12 @@ static void s_requests(void)
 		abort();
 	s_put("request", "cancel", p, n);
 	free(p);
+	sample_lease_bytes(LEASE_EXEC, &p, &n);
+	s_put("request", "lease-exec", p, n);
+	free(p);
+	sample_reply_bytes(&p, &n);
+	s_put("request", "lease-reply", p, n);
+	free(p);
 }
 
 static void s_msgs(void)

@@ -423,6 +423,46 @@ static void s_msg_lists(enum msg_type type, msg_t *m)
 	}
 }
 
+void sample_lease_bytes(enum lease_op op, uint8_t **ret_data, size_t *ret_len)
+{
+	static const uint8_t keys[] = "uname -a\n";
+	lease_t l = {
+		.op = op, .lab = "lab-c", .board = "qemu-x86",
+		.seq = (T0 + 1000) * 1000, .value = 30,
+		.arg = op == LEASE_EXEC ? "uname -r" : "",
+	};
+	key_pair_t kp;
+	uint8_t id[32];
+
+	if (op == LEASE_TAKE || op == LEASE_RENEW)
+		l.value = 30 * 60 * 1000;
+	if (op == LEASE_POWER)
+		l.value = LEASE_POWER_CYCLE;
+	if (op == LEASE_CONSOLE) {
+		l.value = 0;
+		l.data = keys;
+		l.data_len = sizeof(keys) - 1;
+	}
+	sample_key(1, &kp);
+	if (lease_sign(&l, &kp, ret_data, ret_len, id) < 0)
+		abort();
+}
+
+void sample_reply_bytes(uint8_t **ret_data, size_t *ret_len)
+{
+	static const uint8_t out[] = "6.12.0-labmesh\n";
+	lease_reply_t p = {
+		.index = 0, .final = true, .status = 0,
+		.data = out, .data_len = sizeof(out) - 1,
+	};
+	key_pair_t kp;
+
+	memset(p.op_id, 0x6c, 32);
+	sample_key(0, &kp);
+	if (lease_reply_sign(&p, &kp, ret_data, ret_len) < 0)
+		abort();
+}
+
 void sample_msg(enum msg_type type, msg_t *m)
 {
 	static const uint8_t chunk[] = "kernel image bytes...";
@@ -454,6 +494,23 @@ void sample_msg(enum msg_type type, msg_t *m)
 		if (cancel_sign(id, T0 + 60000, &kp, &p, &n, id) < 0)
 			abort();
 		m->cancel = s_bytes(p, n);
+		break;
+	case MSG_LEASE:
+		sample_lease_bytes(LEASE_TAKE, &p, &n);
+		m->lease = s_bytes(p, n);
+		break;
+	case MSG_RELAY:
+		sample_key(0, &kp);
+		memcpy(m->relay.id, kp.pk, 32);
+		m->relay.hops = 1;
+		sample_lease_bytes(LEASE_EXEC, &p, &n);
+		m->relay.body = s_bytes(p, n);
+		break;
+	case MSG_RELAY_BACK:
+		s_id(m->relay.id, 0x6c);
+		m->relay.hops = 2;
+		sample_reply_bytes(&p, &n);
+		m->relay.body = s_bytes(p, n);
 		break;
 	case MSG_WANT:
 		s_id(m->want.author, 0x01);

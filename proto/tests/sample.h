@@ -12,6 +12,7 @@
 
 #include "proto/desc.h"
 #include "proto/keys.h"
+#include "proto/lease.h"
 #include "proto/msg.h"
 #include "proto/record.h"
 #include "proto/request.h"
@@ -37,6 +38,10 @@ void sample_record_bytes(enum record_kind kind, uint64_t seq, size_t n_cases,
 void sample_run_reason_bytes(uint8_t **ret_data, size_t *ret_len);
 /* The sample accept, with two boards refused. */
 void sample_accept_refused_bytes(uint8_t **ret_data, size_t *ret_len);
+/* A signed lease operation (exec: a command and some data) and a signed
+ * reply to it; the caller frees. */
+void sample_lease_bytes(enum lease_op op, uint8_t **ret_data, size_t *ret_len);
+void sample_reply_bytes(uint8_t **ret_data, size_t *ret_len);
 void sample_request_bytes(enum request_kernel_type type, uint8_t **ret_data,
 			  size_t *ret_len);
 void sample_free(void);

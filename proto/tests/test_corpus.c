@@ -13,6 +13,7 @@
 #include "proto/mp.h"
 #include "proto/msg.h"
 #include "proto/record.h"
+#include "proto/lease.h"
 #include "proto/request.h"
 #include "proto/tests/check.h"
 
@@ -48,6 +49,8 @@ static unsigned s_all(const uint8_t *p, size_t n)
 	record_head_t h;
 	request_t *q = NULL;
 	request_cancel_t c;
+	lease_t l;
+	lease_reply_t lr;
 	node_desc_t *d = NULL;
 	msg_t *m = NULL;
 	unsigned ok = 0;
@@ -59,6 +62,8 @@ static unsigned s_all(const uint8_t *p, size_t n)
 	ok |= (cancel_decode(p, n, &c) == 0) << 4;
 	ok |= (desc_decode(p, n, &d) == 0) << 5;
 	ok |= (msg_decode(p, n, PROTO_MAX_MSG, &m) == 0) << 6;
+	ok |= (lease_decode(p, n, &l) == 0) << 7;
+	ok |= (lease_reply_decode(p, n, &lr) == 0) << 8;
 	record_destroy(&rec);
 	request_destroy(&q);
 	desc_destroy(&d);
@@ -71,6 +76,10 @@ static unsigned s_expect(const char *dir, const char *file)
 {
 	if (strcmp(dir, "record") == 0)
 		return 1u << 1 | 1u << 2;
+	if (strcmp(dir, "request") == 0 && strcmp(file, "lease-exec") == 0)
+		return 1u << 7;
+	if (strcmp(dir, "request") == 0 && strcmp(file, "lease-reply") == 0)
+		return 1u << 8;
 	if (strcmp(dir, "request") == 0)
 		return strcmp(file, "cancel") == 0 ? 1u << 4 : 1u << 3;
 	if (strcmp(dir, "desc") == 0)

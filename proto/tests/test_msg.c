@@ -219,7 +219,7 @@ static void test_rules(void)
 
 	/* raw decoder checks */
 	msg_t *got = NULL;
-	uint8_t unknown[] = {0x92, 0x0e, 0x00};
+	uint8_t unknown[] = {0x92, MSG_TYPE_MAX + 1, 0x00};
 	CHECK_ERR(msg_decode(unknown, sizeof(unknown), PROTO_MAX_MSG, &got),
 		  PROTO_E_KIND);
 	uint8_t arity[] = {0x93, MSG_PING, 0x01, 0x02};

@@ -22,7 +22,7 @@ int check_failures;
 static const char *s_dir;
 static bool s_write;
 
-enum obj { O_RECORD, O_REQUEST, O_CANCEL, O_DESC, O_MSG };
+enum obj { O_RECORD, O_REQUEST, O_CANCEL, O_DESC, O_MSG, O_LEASE, O_REPLY };
 
 /*
  * Decode n bytes as o; on success ret_id gets the id the decoder computed
@@ -33,6 +33,8 @@ static int s_decode(enum obj o, const uint8_t *p, size_t n, uint8_t ret_id[32])
 	record_t *rec = NULL;
 	request_t *q = NULL;
 	request_cancel_t c;
+	lease_t l;
+	lease_reply_t rp;
 	node_desc_t *d = NULL;
 	msg_t *m = NULL;
 	int r;
@@ -54,6 +56,16 @@ static int s_decode(enum obj o, const uint8_t *p, size_t n, uint8_t ret_id[32])
 		r = cancel_decode(p, n, &c);
 		if (r == 0)
 			memcpy(ret_id, c.id, 32);
+		return r;
+	case O_LEASE:
+		r = lease_decode(p, n, &l);
+		if (r == 0)
+			memcpy(ret_id, l.id, 32);
+		return r;
+	case O_REPLY:
+		r = lease_reply_decode(p, n, &rp);
+		if (r == 0)
+			proto_id(p, n, ret_id);
 		return r;
 	case O_DESC:
 		r = desc_decode(p, n, &d);
@@ -209,6 +221,17 @@ static void s_requests(void)
 	if (cancel_sign(rid, 1764748860000ull, &kp, &p, &n, id) < 0)
 		abort();
 	s_vector("cancel", O_CANCEL, p, n);
+	free(p);
+	for (int op = LEASE_TAKE; op <= LEASE_OP_MAX; op++) {
+		char *name = xasprintf("lease-%s", lease_op_name(op));
+
+		sample_lease_bytes(op, &p, &n);
+		s_vector(name, O_LEASE, p, n);
+		free(name);
+		free(p);
+	}
+	sample_reply_bytes(&p, &n);
+	s_vector("lease-reply", O_REPLY, p, n);
 	free(p);
 }
 
