@@ -59,7 +59,7 @@ import lmtest
 from lmtest import Fail, check, wait_for
 
 BASE = 27000                  # ports 27000-27099, blocks of 20
-LONG = bool(os.environ.get('LM_TEST_LONG'))
+LONG = os.environ.get('LM_TEST_LONG') == '1'
 RECORDS = 200                 # one replication
 RATIO_MAX = 2.0
 AFTER_S = 2.0                 # after the attack stopped
