@@ -566,7 +566,7 @@ void jobs_on_message(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 	case MSG_LEASE:
 	case MSG_RELAY:
 	case MSG_RELAY_BACK:
-		relay_on_message(j, p, m);
+		lease_relay_on_message(j, p, m);
 		break;
 	default:
 		break;
@@ -707,7 +707,7 @@ static void s_init(jobs_t *j)
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
-	relay_new(j);
+	lease_relay_new(j);
 	jobs_lease_load(j);
 	j->self_exe = realpath("/proc/self/exe", NULL);
 	j->home = realpath(j->ctx.home, NULL);

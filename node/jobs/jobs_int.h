@@ -164,25 +164,25 @@ void jobs_lease_destroy(jobs_t *j);
 #define RELAY_MAX_QUEUED 256      /* replies held for one local operation */
 #define RELAY_BYTES_PER_S (8 * 1024 * 1024) /* relayed per peer */
 #define RELAY_MAX_PEERS 64        /* peers with a rate window */
-void relay_new(jobs_t *j);
+void lease_relay_new(jobs_t *j);
 /* Whether id was seen before (and remember it). */
-bool relay_seen(jobs_t *j, const uint8_t id[32]);
-void relay_destroy(jobs_t *j);
-void relay_on_message(jobs_t *j, const jobs_peer_t *p, const struct msg *m);
+bool lease_relay_seen(jobs_t *j, const uint8_t id[32]);
+void lease_relay_destroy(jobs_t *j);
+void lease_relay_on_message(jobs_t *j, const jobs_peer_t *p, const struct msg *m);
 /* A local operation (the CLI's): 0 sent (its replies wait for
- * relay_poll), or -errno with *ret_why. */
-int relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
+ * lease_relay_poll), or -errno with *ret_why. */
+int lease_relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
 	      const uint8_t node[32], const char **ret_why);
 /* The next reply of local operation op_id: 1 with *ret (caller frees),
  * 0 none yet, -ENOENT unknown. */
-int relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
+int lease_relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
 	       size_t *ret_len);
 /* Lease operation l (bytes, len: as signed) arrived for this lab, its
  * route back remembered; answers it, starting the board's session when
  * needed. */
 void lease_use(jobs_t *j, const lease_t *l, const uint8_t *bytes, size_t len);
 /* Answer op_id with a signed reply along its route. */
-void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
+void lease_relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
 		 bool final, int64_t status, const void *data, size_t len);
 /* Session of board bi: start (0 or -errno), stop (SIGTERM, then SIGKILL
  * from the tick), and pass it one operation. */

@@ -355,7 +355,7 @@ int jobs_lease_take(jobs_t *j, const char *from, const uint8_t *bytes,
 		return rc < 0 ? -EINVAL : -EPROTO;
 	}
 	rc = 0;
-	if (!relay_seen(j, l->id)) {
+	if (!lease_relay_seen(j, l->id)) {
 		s_flood(j, from, bytes, len);
 		if (strcmp(l->lab, j->ctx.cfg->name) == 0)
 			s_act(j, l);
@@ -414,7 +414,7 @@ static void s_ctl_use(jobs_t *j, const uint8_t *const *args,
 	*failed = true;
 	if (s_arg_is(args[1], lens[1], hex, 64) && lens[1] == 64 &&
 	    wire_unhex(hex, node, 32) == 0 &&
-	    relay_use(j, args[0], lens[0], node, &why) == 0) {
+	    lease_relay_use(j, args[0], lens[0], node, &why) == 0) {
 		buf_puts(out, "sent\n");
 		*failed = false;
 		return;
@@ -432,7 +432,7 @@ static void s_ctl_poll(jobs_t *j, const uint8_t *arg, size_t len, buf_t *out,
 
 	if (s_arg_is(arg, len, hex, 64) && len == 64 &&
 	    wire_unhex(hex, id, 32) == 0)
-		rc = relay_poll(j, id, &b, &n);
+		rc = lease_relay_poll(j, id, &b, &n);
 	if (rc < 0) {
 		*failed = true;
 		buf_puts(out, "lease-poll: no such operation");
@@ -477,5 +477,5 @@ void jobs_lease_destroy(jobs_t *j)
 {
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		sess_stop(j, i);
-	relay_destroy(j);
+	lease_relay_destroy(j);
 }

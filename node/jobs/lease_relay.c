@@ -54,7 +54,7 @@ struct jobs_relay {
 	int64_t log_ms;
 };
 
-void relay_new(jobs_t *j)
+void lease_relay_new(jobs_t *j)
 {
 	j->relay = xzalloc(sizeof(*j->relay));
 }
@@ -66,7 +66,7 @@ static void s_box_clear(s_box_t *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void relay_destroy(jobs_t *j)
+void lease_relay_destroy(jobs_t *j)
 {
 	if (!j->relay)
 		return;
@@ -76,7 +76,7 @@ void relay_destroy(jobs_t *j)
 	j->relay = NULL;
 }
 
-bool relay_seen(jobs_t *j, const uint8_t id[32])
+bool lease_relay_seen(jobs_t *j, const uint8_t id[32])
 {
 	jobs_relay_t *r = j->relay;
 
@@ -159,7 +159,7 @@ static void s_box_push(jobs_t *j, const uint8_t id[32], const uint8_t *bytes,
 	b->at = jobs_now();
 }
 
-int relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
+int lease_relay_poll(jobs_t *j, const uint8_t op_id[32], uint8_t **ret,
 	       size_t *ret_len)
 {
 	s_box_t *b = s_box(j, op_id, false);
@@ -218,7 +218,7 @@ static void s_forward(jobs_t *j, const uint8_t to[32], uint32_t hops,
 			s_send(j, p.curve, MSG_RELAY, to, hops, body, len);
 }
 
-void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
+void lease_relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
 		 bool final, int64_t status, const void *data, size_t len)
 {
 	lease_reply_t r = { .index = index, .final = final, .status = status,
@@ -241,7 +241,7 @@ void relay_reply(jobs_t *j, const uint8_t op_id[32], uint64_t index,
 	free(out);
 }
 
-int relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
+int lease_relay_use(jobs_t *j, const uint8_t *bytes, size_t len,
 	      const uint8_t node[32], const char **ret_why)
 {
 	lease_t *l = xmalloc(sizeof(*l));
@@ -339,7 +339,7 @@ static void s_on_back(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 		       m->relay.hops + 1, m->relay.body.p, m->relay.body.len);
 }
 
-void relay_on_message(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
+void lease_relay_on_message(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 {
 	switch (m->type) {
 	case MSG_LEASE:

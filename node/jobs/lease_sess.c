@@ -33,7 +33,7 @@
 static void s_fail(jobs_t *j, const uint8_t op_id[32], int err,
 		   const char *why)
 {
-	relay_reply(j, op_id, 0, true, err, why, strlen(why));
+	lease_relay_reply(j, op_id, 0, true, err, why, strlen(why));
 }
 
 void lease_use(jobs_t *j, const lease_t *l, const uint8_t *bytes, size_t len)
@@ -128,7 +128,7 @@ static int s_handle(zloop_t *loop, zmq_pollitem_t *item, void *arg)
 			 j->ctx.cfg->boards[bi].name);
 		sess_stop(j, (size_t)bi);
 	} else {
-		relay_reply(j, buf, s_le_get(buf + 32, 4), buf[36] != 0,
+		lease_relay_reply(j, buf, s_le_get(buf + 32, 4), buf[36] != 0,
 			    (int64_t)s_le_get(buf + 37, 8),
 			    buf + SESS_REPLY_HEAD,
 			    (size_t)n - SESS_REPLY_HEAD);

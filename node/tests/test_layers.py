@@ -3,12 +3,15 @@
 
 usage: test_layers.py SOURCE_ROOT BUILD_ROOT
 
-Two checks, each able to fail:
+Three checks, each able to fail:
 - includes: no file of a sub-module includes the header of a higher one
   (so no include loop can span two sub-modules);
 - calls: no sub-module's library uses a symbol that a higher sub-module's
   library defines (read with nm from the built static libraries, so a
-  call through a prototype written by hand is caught too).
+  call through a prototype written by hand is caught too);
+- one owner: no global symbol is defined by two of the project's static
+  libraries (the linker takes the first it meets from an archive and says
+  nothing, so one module would call another's function of the same name).
 Prints TAP-like lines and "N failed"; exits 1 when anything failed.
 """
 import os
@@ -82,10 +85,34 @@ def check_calls(build):
                   % (mod, len(libs[mod][0]), len(libs[mod][1])))
 
 
+# every static library of the project's own code
+LIBS = ["proto/liblabmesh-proto.a", "labs/liblabmesh-labs.a",
+        "transports/liblabmesh-transports.a", "suites/liblabmesh-suites.a"] + \
+    ["node/%s/liblabmesh-node-%s.a" % (m, m) for m in ORDER]
+
+
+def check_owners(build):
+    seen = {}
+    for lib in LIBS:
+        path = os.path.join(build, lib)
+        if not os.path.exists(path):
+            bad("no library %s (build first)" % path)
+            return
+        for s in symbols(path)[0]:
+            seen.setdefault(s, []).append(lib)
+    twice = {s: libs for s, libs in seen.items() if len(libs) > 1}
+    for s, libs in sorted(twice.items()):
+        bad("%s is defined in %s" % (s, " and ".join(libs)))
+    if not twice:
+        print("ok - each of %d global symbols has one library of %d"
+              % (len(seen), len(LIBS)))
+
+
 def main():
     src, build = sys.argv[1], sys.argv[2]
     check_includes(src)
     check_calls(build)
+    check_owners(build)
     print("%d failed" % fails)
     return 1 if fails else 0
 
