@@ -105,10 +105,10 @@ static int s_take_request(node_t *node, peer_t *from, const uint8_t *bytes,
 		char hex[2 * WIRE_ID_BYTES + 1];
 
 		wire_hex(id, WIRE_ID_BYTES, hex);
-		if (!node->req_retry)
+		if (!node->req_retry_ms)
 			log_warn("request %.12s not stored: %s; asking peers"
 				 " again later", hex, strerror(-rc));
-		node->req_retry = true;
+		node->req_retry_ms = node_now();
 		*ret_local = true;
 		return rc;
 	}

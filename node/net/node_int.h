@@ -85,6 +85,7 @@
  * again on its request-ids: it could not store it (a full disk) and asks
  * again each round while so; a round is at least NODE_ROUND_MIN_MS */
 #define NODE_REQ_RESEND_MS 5000
+#define NODE_REQ_RETRY_MS 30000
 /* Their vector: entries for authors we hold no feed of (invented, or not
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
@@ -233,7 +234,11 @@ struct node {
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	bool judge_armed; /* the first-batch timer is set */
-	bool req_retry; /* a request could not be stored: re-ask the peers */
+	/* a request could not be stored then (0: none lately): our request
+	 * ids go to every peer each round for NODE_REQ_RETRY_MS after, as
+	 * a peer sends a request again only NODE_REQ_RESEND_MS after the
+	 * last time */
+	int64_t req_retry_ms;
 	int64_t last_trim_ms;
 	int64_t last_gc_ms;      /* blob retention pass (results_gc_node) */
 	int64_t gc_tmp_mtime_ns; /* HOME/blobs/tmp then: new blobs since? */

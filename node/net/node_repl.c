@@ -1075,8 +1075,11 @@ void repl_tick(node_t *node)
 		node->vec_dirty = true;
 		node->pull_dirty = true;
 		store_expire_requests(node->store, node_wall_ms());
-		if (node->req_retry) {
-			node->req_retry = false;
+		if (node->req_retry_ms &&
+		    now - node->req_retry_ms > NODE_REQ_RETRY_MS)
+			node->req_retry_ms = 0;
+		/* not once: a peer that sent it lately does not yet again */
+		if (node->req_retry_ms) {
 			for (size_t i = 0; i < node->n_peers; i++)
 				if (node->peers[i]->state == PEER_ACTIVE)
 					repl_send_request_ids(node,
