@@ -307,12 +307,17 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (m->msg->type == MSG_BLOB_GET && !s_blob_get_ok(node, p))
 			break;
 		/* a signature check and store lookups each, then a flood */
-		/* (leases too: they flood the same way) */
-		if ((m->msg->type == MSG_CANCEL ||
-		     m->msg->type == MSG_LEASE) &&
+		if (m->msg->type == MSG_CANCEL &&
 		    !node_rate_ok(&p->cancel_window_ms, &p->cancel_count,
 				  NODE_MAX_CANCEL_PER_MIN)) {
 			node_garbage(node, p->curve, "too many cancels");
+			break;
+		}
+		/* the same, and at a lab it names a signed answer */
+		if (m->msg->type == MSG_LEASE &&
+		    !node_rate_ok(&p->lease_window_ms, &p->lease_count,
+				  NODE_MAX_LEASE_PER_MIN)) {
+			node_garbage(node, p->curve, "too many leases");
 			break;
 		}
 		/* blobs, cancels, leases and their relayed operations */

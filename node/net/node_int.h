@@ -77,6 +77,11 @@
 #define NODE_MAX_BLOB_GET_PER_MIN 12000  /* 200 chunks a second */
 #define NODE_MAX_PING_PER_MIN 600       /* pings of a peer answered */
 #define NODE_MAX_CANCEL_PER_MIN NODE_MAX_REQ_PER_MIN /* cancels per peer */
+/* lease takes, renewals and releases per peer: people ask for boards a
+ * few times an hour, and a lab answers each take for it with a signed
+ * record, which a flood of invented takes must not turn into a flood
+ * of records */
+#define NODE_MAX_LEASE_PER_MIN 60
 /* request ids remembered per peer session as sent to it or held by it,
  * so that a request is not sent twice to one session (but see
  * NODE_REQ_RESEND_MS) */
@@ -168,6 +173,8 @@ typedef struct peer {
 	bool ping_open;
 	int64_t ids_window_ms, blob_window_ms, ping_window_ms, cancel_window_ms;
 	int ids_count, blob_count, ping_count, cancel_count;
+	int64_t lease_window_ms;
+	int lease_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
 	 * deliver (hex -> int64 until, node_now) */
 	size_t pulls_out;

@@ -36,6 +36,11 @@
  *                        offset 2^62
  *         ping / pong    nonces 2^64-1 and random, never reading
  *         cancel         signed cancels of invented requests at ts 2^63
+ *         lease          signed lease takes of fresh keys, for invented
+ *                        labs and for "target" at the longest lease
+ *         relay          exec operations of no lease holder with 48 KiB
+ *                        of data, to invented nodes, at 0 and the most hops
+ *         relay-back     replies of fresh keys to operations never sent
  *   adversary slow-relay ENDPOINT NODE_ID PORT SECONDS AUTHOR AUTHOR_EP
  *             [KEYFILE]
  *       peer also with AUTHOR's node (at AUTHOR_EP, its answers on PORT+1;
@@ -56,6 +61,7 @@
 #include "proto/desc.h"
 #include "proto/error.h"
 #include "proto/keys.h"
+#include "proto/lease.h"
 #include "proto/msg.h"
 #include "proto/record.h"
 #include "proto/request.h"
@@ -548,6 +554,89 @@ static uint8_t *s_gen_cancel(adv_t *a, unsigned long n, size_t *ret_len)
 	return s_encode(&m, ret_len);
 }
 
+/* Signed lease operations of fresh keys (no lease, no policy admits
+ * them): takes for invented labs and for every lab at the longest
+ * lease, or exec with the most data a relay may carry. */
+static void s_lease_pool(adv_t *a, bool exec)
+{
+	static uint8_t data[LEASE_MAX_DATA];
+
+	for (int i = 0; i < POOL; i++) {
+		lease_t l;
+		key_pair_t kp;
+		uint8_t id[32];
+
+		memset(&l, 0, sizeof(l));
+		key_generate(&kp);
+		l.op = exec ? LEASE_EXEC : LEASE_TAKE;
+		snprintf(l.lab, sizeof(l.lab), i % 2 ? "target" : "lab%d", i);
+		snprintf(l.board, sizeof(l.board), "board%d", i);
+		l.seq = i % 2 ? UINT64_MAX : (uint64_t)i;
+		l.value = i % 2 ? LEASE_MAX_MS : 1;
+		l.arg = exec ? "true" : NULL;
+		l.data = exec ? data : NULL;
+		l.data_len = exec ? sizeof(data) : 0;
+		lease_sign(&l, &kp, &a->pool[i], &a->pool_len[i], id);
+		key_wipe(&kp);
+	}
+}
+
+static uint8_t *s_gen_lease(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_LEASE };
+
+	if (!a->pool[0])
+		s_lease_pool(a, false);
+	m.lease = (proto_bytes_t){ a->pool[n % POOL], a->pool_len[n % POOL] };
+	return s_encode(&m, ret_len);
+}
+
+/* Operations of no lease holder to invented nodes (flooded on, if the
+ * node forwarded them) at the most hops, with the most data. */
+static uint8_t *s_gen_relay(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_RELAY };
+
+	if (!a->pool[0])
+		s_lease_pool(a, true);
+	randombytes_buf(m.relay.id, sizeof(m.relay.id));
+	m.relay.hops = n % 2 ? PROTO_MAX_HOPS : 0;
+	m.relay.body = (proto_bytes_t){ a->pool[n % POOL],
+					a->pool_len[n % POOL] };
+	return s_encode(&m, ret_len);
+}
+
+/* Replies, signed by fresh keys, to operations no one sent. */
+static uint8_t *s_gen_relay_back(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static uint8_t data[LEASE_MAX_DATA];
+	msg_t m = { .type = MSG_RELAY_BACK };
+
+	if (!a->pool[0]) {
+		for (int i = 0; i < POOL; i++) {
+			lease_reply_t r;
+			key_pair_t kp;
+
+			memset(&r, 0, sizeof(r));
+			key_generate(&kp);
+			randombytes_buf(r.op_id, sizeof(r.op_id));
+			r.index = i % 2 ? UINT64_MAX : 0;
+			r.final = i % 2;
+			r.status = i % 2 ? INT64_MIN : 0;
+			r.data = data;
+			r.data_len = sizeof(data);
+			lease_reply_sign(&r, &kp, &a->pool[i],
+					 &a->pool_len[i]);
+			key_wipe(&kp);
+		}
+	}
+	randombytes_buf(m.relay.id, sizeof(m.relay.id));
+	m.relay.hops = n % 2 ? PROTO_MAX_HOPS : 0;
+	m.relay.body = (proto_bytes_t){ a->pool[n % POOL],
+					a->pool_len[n % POOL] };
+	return s_encode(&m, ret_len);
+}
+
 /* ---- the attack loop --------------------------------------------------- */
 
 static const struct mode {
@@ -572,6 +661,9 @@ static const struct mode {
 	{ "ping", s_gen_ping, 2000, false, false },
 	{ "pong", s_gen_pong, 2000, true, false },
 	{ "cancel", s_gen_cancel, 500, true, false },
+	{ "lease", s_gen_lease, 500, true, false },
+	{ "relay", s_gen_relay, 200, true, false },
+	{ "relay-back", s_gen_relay_back, 200, true, false },
 };
 
 static void s_drain(zsock_t *l)
