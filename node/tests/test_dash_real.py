@@ -362,6 +362,9 @@ def test_follow(pg, rn):
         c => c.textContent));""")
     check(any(r[0] == 'probe.image.feature' and r[1] == 'FAIL' and
               XSS in r[3] for r in rows), 'failed case listed: %r' % rows)
+    # every case has a time: its own, or its suite's labelled as such
+    untimed = [r[:3] for r in rows if r[2].strip() in ('', '-', '0 ms')]
+    check(not untimed, 'cases without a duration: %r' % untimed[:3])
     pg.shot('cases', "lab-x's probe cell of NEW, clicked: its cases,"
             ' image.feature FAIL with the hostile message and the branch'
             ' shown as text')
