@@ -15,15 +15,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* dir and its parents, as `labmesh run` makes its logs' folder in a home
+ * that does not exist yet */
+static void s_mkdirs(char *dir)
+{
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	mkdir(dir, 0700);
+}
+
 int board_lock(const char *home, const char *board, int *ret_fd)
 {
-	char *dir = xasprintf("%s/work", home), *path;
+	char *dir = xasprintf("%s/work/locks", home), *path;
 	int fd, r = 0;
 
-	mkdir(dir, 0700);
-	free(dir);
-	dir = xasprintf("%s/work/locks", home);
-	mkdir(dir, 0700);
+	s_mkdirs(dir);
 	path = xasprintf("%s/%s", dir, board);
 	free(dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
