@@ -106,6 +106,22 @@ static int s_name(mp_reader_t *r, char *out)
 	return 0;
 }
 
+/* The head both signed forms start with: their array of fields, and
+ * the version this decoder reads. */
+static int s_head(mp_reader_t *r, size_t fields, uint32_t *ret_version)
+{
+	uint64_t v;
+	int e;
+
+	if ((e = mp_get_array_exact(r, fields)) < 0 ||
+	    (e = mp_get_uint(r, &v)) < 0)
+		return e;
+	if (v != LEASE_VERSION)
+		return PROTO_E_VERSION;
+	*ret_version = (uint32_t)v;
+	return 0;
+}
+
 static int s_lease_fields(mp_reader_t *r, lease_t *l)
 {
 	const char *s;
@@ -113,13 +129,8 @@ static int s_lease_fields(mp_reader_t *r, lease_t *l)
 	uint64_t v;
 	int e;
 
-	if ((e = mp_get_array_exact(r, LEASE_FIELDS)) < 0 ||
-	    (e = mp_get_uint(r, &v)) < 0)
-		return e;
-	if (v != LEASE_VERSION)
-		return PROTO_E_VERSION;
-	l->version = (uint32_t)v;
-	if ((e = mp_get_bin_exact(r, 32, l->submitter)) < 0 ||
+	if ((e = s_head(r, LEASE_FIELDS, &l->version)) < 0 ||
+	    (e = mp_get_bin_exact(r, 32, l->submitter)) < 0 ||
 	    (e = mp_get_uint(r, &v)) < 0)
 		return e;
 	if (v < LEASE_TAKE || v > LEASE_OP_MAX)
@@ -208,16 +219,10 @@ int lease_reply_sign(const lease_reply_t *p, const key_pair_t *key,
 
 static int s_reply_fields(mp_reader_t *r, lease_reply_t *p)
 {
-	uint64_t v;
 	int e;
 
-	if ((e = mp_get_array_exact(r, REPLY_FIELDS)) < 0 ||
-	    (e = mp_get_uint(r, &v)) < 0)
-		return e;
-	if (v != LEASE_VERSION)
-		return PROTO_E_VERSION;
-	p->version = (uint32_t)v;
-	if ((e = mp_get_bin_exact(r, 32, p->node)) < 0 ||
+	if ((e = s_head(r, REPLY_FIELDS, &p->version)) < 0 ||
+	    (e = mp_get_bin_exact(r, 32, p->node)) < 0 ||
 	    (e = mp_get_bin_exact(r, 32, p->op_id)) < 0 ||
 	    (e = mp_get_uint(r, &p->index)) < 0 ||
 	    (e = mp_get_bool(r, &p->final)) < 0 ||
