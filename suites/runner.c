@@ -748,8 +748,9 @@ static int s_step_run(struct run *run)
 
 	run->o.progress(run->o.progress_arg, d, SUITE_PHASE_RUN, NULL, NULL);
 	cmd = xasprintf("cd %s && LABMESH_DIR=%s LABMESH_TMP=%s/tmp LABMESH_SUITE=%s "
-			"LABMESH_ARCH=%s sh ./run.sh </dev/null",
-			run->qdir, run->qdir, run->qdir, d->name, run->arch);
+			"LABMESH_ARCH=%s LABMESH_TRANSPORT=%s sh ./run.sh </dev/null",
+			run->qdir, run->qdir, run->qdir, d->name, run->arch,
+			transport_kind(run->t));
 	s_log(run->log, "# run (timeout %d s): %s\n", d->timeout_s, cmd);
 	memset(&cap, 0, sizeof(cap));
 	buf_init(&cap.out, SUITE_MAX_OUTPUT);

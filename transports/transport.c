@@ -240,6 +240,11 @@ int transport_get(transport_t *t, const char *remote, const char *local)
 	return t->ops->get(t, remote, local);
 }
 
+const char *transport_kind(const transport_t *t)
+{
+	return t && t->ops && t->ops->name ? t->ops->name : "";
+}
+
 void transport_close(transport_t **p)
 {
 	transport_t *t;

@@ -76,6 +76,9 @@ int transport_console(transport_t *t, const void *in, size_t n, int wait_ms,
 		      transport_output_fn *fn, void *arg);
 /* Borrowed: the last error's text. */
 const char *transport_error(const transport_t *t);
+/* The backend's name ("local", "ssh", "serial", "adb"); "" when not open.
+ * "local" means the board is the machine labmesh itself runs on. */
+const char *transport_kind(const transport_t *t);
 void transport_close(transport_t **p);
 
 /*

@@ -3,7 +3,10 @@
 # back online, checking that the kernel's online mask follows and that a
 # task cannot be pinned to an offline CPU. CPU hotplug is also the path of
 # suspend/resume and of kexec; its regressions deadlock or lose CPUs.
-# SKIPs on one-CPU boards, without root, or when no CPU can be offlined.
+# SKIPs on one-CPU boards, without root, when no CPU can be offlined, and
+# on a board reached by the local transport: that board is the machine
+# labmesh itself runs on, whose other work must keep its CPUs (a run
+# killed between offline and online would leave one offline).
 # The CPU is always brought back online, even on failure.
 
 n=0
@@ -25,6 +28,8 @@ done
 online_count=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)
 [ "${online_count:-1}" -gt 1 ] || skip_all "only one CPU online"
 [ "$(id -u)" = 0 ] || skip_all "needs root"
+[ "${LABMESH_TRANSPORT:-}" != local ] ||
+	skip_all "the board is the machine labmesh runs on (local transport): its CPUs stay online"
 [ -n "$cpu" ] || skip_all "no secondary CPU with a writable online control"
 
 restore() { echo 1 >"$SYS/cpu$cpu/online" 2>/dev/null; }
