@@ -13,6 +13,7 @@
 #include "proto/mem.h"
 #include "transports/transport.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,6 +36,7 @@ typedef struct {
 	const lab_board_t *bcfg;
 	board_t *b;
 	char *dir;          /* host scratch dir of the session */
+	char *pending;      /* the one put not yet ended (its host file) */
 	const uint8_t *op_id;
 	uint32_t index;
 	uint8_t out[SESS_CHUNK];
@@ -129,6 +131,24 @@ static void s_exec(s_sess_t *x, const char *cmd, uint64_t timeout_s)
 		s_send(x, true, status, NULL, 0);
 }
 
+/* Puts a session killed before their end left behind. */
+static void s_drop_puts(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "put-", 4) == 0) {
+			char *p = xasprintf("%s/%s", dir, e->d_name);
+
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The host file a put to path collects into. */
 static char *s_put_path(s_sess_t *x, const char *path)
 {
@@ -153,6 +173,14 @@ static void s_put(s_sess_t *x, const char *path, uint64_t off,
 		return;
 	}
 	p = s_put_path(x, path);
+	/* one put at a time: a put to another path abandons the last one,
+	 * so a session holds at most SESS_MAX_PUT on the lab's disk */
+	if (x->pending && strcmp(x->pending, p) != 0)
+		unlink(x->pending);
+	if (!x->pending || strcmp(x->pending, p) != 0) {
+		free(x->pending);
+		x->pending = xstrdup(p);
+	}
 	fd = open(p, O_WRONLY | O_CREAT | (off ? 0 : O_TRUNC) | O_CLOEXEC,
 		  0600);
 	if (fd >= 0) {
@@ -187,6 +215,10 @@ static void s_put_end(s_sess_t *x, const char *path, uint64_t size)
 		s_error(x, -ENODEV, "the board is powered off");
 	}
 	unlink(p);
+	if (x->pending && strcmp(x->pending, p) == 0) {
+		free(x->pending);
+		x->pending = NULL;
+	}
 	free(p);
 }
 
@@ -352,8 +384,12 @@ int cmd_lease_session(int argc, char **argv)
 		fprintf(stderr, "labmesh lease-session: no board %s\n", board);
 		return 1;
 	}
+	s_drop_puts(x.dir);
 	while ((n = recv(SESS_FD, f, SESS_MAX_FRAME, 0)) > 0)
 		s_one(&x, f, (size_t)n);
+	if (x.pending)
+		unlink(x.pending);
+	free(x.pending);
 	board_close(&x.b);
 	lab_config_destroy(&cfg);
 	free(x.dir);
