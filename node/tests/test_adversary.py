@@ -160,8 +160,8 @@ class Monitor:
                 p = self.node.cli('--json', 'debug', 'status',
                                   check_rc=False, timeout=10)
                 ok = p.returncode == 0
-            except subprocess.TimeoutExpired:
-                ok = False
+            except (subprocess.TimeoutExpired, OSError):
+                ok = False  # counted: a failed call, not a dead monitor
             dt = time.time() - t0
             with self.lock:
                 self.ctl_t0 = None
