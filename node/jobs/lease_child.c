@@ -9,6 +9,7 @@
  * process group is killed when the lease ends.
  */
 #include "node/jobs/jobs_int.h"
+#include "node/jobs/exec_child.h"
 
 #include "proto/mem.h"
 #include "transports/transport.h"
@@ -347,20 +348,15 @@ static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 int cmd_lease_session(int argc, char **argv)
 {
 	const char *home = NULL, *config = NULL, *board = NULL;
+	const char **v[] = { &home, &config, &board };
+	static const char *const names[] = { "--home", "--config", "--board" };
 	s_sess_t x = { 0 };
 	lab_config_t *cfg = NULL;
 	uint8_t *f = xmalloc(SESS_MAX_FRAME);
 	char *err = NULL;
 	ssize_t n;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--home") == 0)
-			home = argv[i + 1];
-		else if (strcmp(argv[i], "--config") == 0)
-			config = argv[i + 1];
-		else if (strcmp(argv[i], "--board") == 0)
-			board = argv[i + 1];
-	}
+	jobs_child_opts(argc, argv, names, v, 3);
 	if (!home || !board || fcntl(SESS_FD, F_GETFD) < 0) {
 		fprintf(stderr, "labmesh lease-session: started by the node"
 			" only\n");
