@@ -23,19 +23,25 @@
 
 /* ---- the answer --------------------------------------------------------- */
 
-static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
-		     const char *text)
+int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
+		 const char *text, const char *what, const char *verb)
 {
 	record_t t = { .head.kind = RECORD_DECLINE };
 	char hex[65];
 
-	memcpy(t.decline.request_id, req_id, 32);
+	memcpy(t.decline.request_id, id, 32);
 	t.decline.reason = reason;
 	t.decline.text = text;
-	wire_hex(req_id, 32, hex);
+	wire_hex(id, 32, hex);
 	if (j->ctx.log_budget(j->ctx.arg))
-		log_info("request %.12s declined: %s", hex, text);
+		log_info("%s %.12s %s: %s", what, hex, verb, text);
 	return j->ctx.append_record(j->ctx.arg, &t);
+}
+
+static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
+		     const char *text)
+{
+	return jobs_decline(j, req_id, reason, text, "request", "declined");
 }
 
 /* ---- the decision ------------------------------------------------------- */

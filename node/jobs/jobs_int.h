@@ -134,6 +134,10 @@ bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 
 /* jobs_lease.c: boards held by a submitter's lease (table leases). */
 #define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
+/* A signed decline of id (a request, or a lease take) with reason and
+ * text, logged as "WHAT <id> VERB: text" within the log budget. */
+int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
+		 const char *text, const char *what, const char *verb);
 void jobs_lease_load(jobs_t *j);
 /* Whether board bi is held by a lease (starting a waiting one when it is
  * free): s_pick then starts no job. */
