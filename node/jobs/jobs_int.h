@@ -132,12 +132,14 @@ bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 		    const size_t *lens, size_t n_args, buf_t *out,
 		    bool *ret_failed);
 
-/* jobs_lease.c: boards held by a submitter's lease (table leases). */
-#define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
-/* A signed decline of id (a request, or a lease take) with reason and
- * text, logged as "WHAT <id> VERB: text" within the log budget. */
+/* jobs_accept.c: a signed decline of id (a request, or a lease take)
+ * with reason and text, logged as "WHAT <id> VERB: text" within the log
+ * budget. */
 int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
 		 const char *text, const char *what, const char *verb);
+
+/* jobs_lease.c: boards held by a submitter's lease (table leases). */
+#define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
 void jobs_lease_load(jobs_t *j);
 /* Whether board bi is held by a lease (starting a waiting one when it is
  * free): s_pick then starts no job. */
