@@ -48,6 +48,11 @@ enum record_kind {
 	RECORD_RUN,
 };
 #define RECORD_KIND_MAX RECORD_RUN
+/* record_verify passes kinds up to this one: records of kinds a newer
+ * version made are stored and passed on unread (record_decode refuses
+ * them: nothing here reads their bodies), so one author's feed never
+ * stops at a node that is older than the author's. */
+#define RECORD_KIND_LIMIT 32
 
 /* "advert", "accept"...; "?" out of range. Borrowed. */
 const char *record_kind_name(int kind);
@@ -293,9 +298,10 @@ void record_destroy(record_t **p);
 int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len);
 
 /*
- * Fast path: checks the envelope strictly, the body only as canonical
- * msgpack (not per kind), and the signature; fills *ret_head with id.
- * For routing/storing; anything that reads the body uses record_decode.
+ * Fast path: checks the envelope strictly (but a kind up to
+ * RECORD_KIND_LIMIT), the body only as canonical msgpack (not per kind),
+ * and the signature; fills *ret_head with id. For routing/storing;
+ * anything that reads the body uses record_decode.
  */
 int record_verify(const void *data, size_t len, record_head_t *ret_head);
 

@@ -215,7 +215,7 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&ok), 0);
 	w = ok, w.version = 2;
 	CHECK_ERR(s_raw(&w), PROTO_E_VERSION);
-	w = ok, w.kind = 9;
+	w = ok, w.kind = RECORD_KIND_MAX + 1;
 	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
 	w = ok, w.kind = 0;
 	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
@@ -238,6 +238,15 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
 	w = ok, w.fast = true, w.seq = 2;
 	CHECK_ERR(s_raw(&w), PROTO_E_PREV);
+	/* a kind a newer version made: passed on unread, up to the limit */
+	w = ok, w.fast = true, w.kind = RECORD_KIND_MAX + 1;
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_KIND_LIMIT;
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_KIND_LIMIT + 1;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
+	w.kind = 0;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
 	w = ok, w.fast = true, w.body = "a0";
 	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* body must be an array */
 	w = ok, w.fast = true, w.body = "91 a2c0af";
