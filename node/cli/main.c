@@ -59,6 +59,7 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
+	{ "reload", "the running node reads its lab file again", cmd_reload },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",

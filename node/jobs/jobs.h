@@ -95,6 +95,19 @@ void jobs_start(jobs_t *j, zloop_t *loop);
 /* Kill running executors (process groups) and close. */
 void jobs_destroy(jobs_t **p);
 
+/*
+ * The lab file read again (the node's reload): cfg (borrowed, must
+ * outlive the jobs_t or the next reload) replaces ctx.cfg. Boards keep
+ * their running jobs, leases and maintenance by name; a board gone from
+ * cfg must be idle. 0, or -EBUSY (a removed board is held) with a
+ * one-line *ret_err (caller frees) and nothing changed. Nothing is
+ * published until jobs_reload_done, which the node calls once it holds
+ * cfg too: the jobs queued for removed boards end, every board's state
+ * goes to the advert, queues move on.
+ */
+int jobs_reload(jobs_t *j, const lab_config_t *cfg, char **ret_err);
+void jobs_reload_done(jobs_t *j);
+
 /* A new valid request (local or from a peer), once each: the lab decides
  * and accepts or declines it. bytes are the signed request. */
 void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,

@@ -471,6 +471,20 @@ static void s_cmd_set_board(ctl_ctx_t *c)
 	buf_puts(&c->out, "ok\n");
 }
 
+static void s_cmd_reload(ctl_ctx_t *c)
+{
+	char *err = NULL;
+
+	if (node_reload(c->node, &err) < 0) {
+		c->failed = true;
+		buf_puts(&c->out, err ? err : "failed");
+	} else {
+		buf_printf(&c->out, "reloaded %s: %zu board(s)\n",
+			   c->node->cfg->path, c->node->cfg->n_boards);
+	}
+	free(err);
+}
+
 static void s_cmd_stop(ctl_ctx_t *c)
 {
 	node_stop(c->node);
@@ -490,6 +504,7 @@ static const struct {
 	{ "set-board", s_cmd_set_board },
 	{ "requests", s_cmd_requests },
 	{ "stop", s_cmd_stop },
+	{ "reload", s_cmd_reload },
 };
 
 /* Commands of the jobs side (node/jobs/jobs.c): cancel, blob-fetch, jobs. */

@@ -263,6 +263,7 @@ struct node {
 	bool peers_changed;
 	int64_t last_peers_ms; /* peers messages sent then */
 	bool stopping;
+	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;
 	uint64_t debug_append_left;
 	int debug_timer;
@@ -296,6 +297,11 @@ int node_publish_advert(node_t *node);
 
 /* node.c */
 void node_stop(node_t *node);
+
+/* node_reload.c: read the lab file again (SIGHUP, the control command
+ * reload): boards, policy, seeds, trust without a restart. 0, or -errno
+ * with *ret_err (caller frees), logged, and the node unchanged. */
+int node_reload(node_t *node, char **ret_err);
 
 /* node_ids.c: the hex node id known here for a CURVE key (a peer's, one
  * on the trust list, a feed's author), borrowed until the next call, or

@@ -164,6 +164,7 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 				      " tcp://HOST:PORT");
 		free(node->cfg->listen);
 		node->cfg->listen = xstrdup(opts->listen);
+		node->listen_fixed = true;
 	}
 	node->board_state = xcalloc(node->cfg->n_boards + 1, sizeof(int));
 	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
