@@ -80,6 +80,9 @@ typedef struct {
 	/* optional: the lease note of board i, "LEASE HOLDER UNTIL_MS
 	 * [NAME]" (NULL: not leased), given before each set_board */
 	void (*set_board_lease)(void *arg, size_t i, const char *lease);
+	/* optional: why board i is offline by its health check (NULL: it
+	 * is not), given before each set_board */
+	void (*set_board_health)(void *arg, size_t i, const char *why);
 	/* the node's key pair, to sign lease replies (borrowed) */
 	const struct key_pair *key;
 	void (*garbage)(void *arg, const char *curve, const char *what);
@@ -160,5 +163,7 @@ int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 int cmd_exec_job(int argc, char **argv);
 /* The lease session child: `labmesh lease-session` (lease_child.c). */
 int cmd_lease_session(int argc, char **argv);
+/* A board's health check: `labmesh health-check` (jobs_health.c). */
+int cmd_health_check(int argc, char **argv);
 
 #endif

@@ -59,6 +59,7 @@ static void s_slot_init(jobs_slot_t *s)
 	s->fd = -1;
 	s->lock_fd = -1;
 	s->sess_fd = -1;
+	s->health_fd = -1;
 	buf_init(&s->line, JOBS_MAX_LINE);
 }
 
@@ -70,6 +71,7 @@ static void s_slot_free(jobs_slot_t *s)
 	free(s->maint_reason);
 	free(s->error);
 	free(s->run_path);
+	jobs_health_stop(s);
 }
 
 int jobs_reload(jobs_t *j, const lab_config_t *cfg, char **ret_err)

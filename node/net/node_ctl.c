@@ -164,6 +164,8 @@ static void s_board_notes_json(json_t *j, const wire_board_t *b)
 			json_key_str(j, "submitter_name", b->submitter_name);
 		json_key_str(j, "since", s_utc(b->since_ms, t, sizeof(t)));
 	}
+	if (b->health)
+		json_key_str(j, "health", b->health);
 	if (b->lease) {
 		json_key_str(j, "lease", b->lease);
 		json_key_str(j, "holder", b->holder);
@@ -227,6 +229,8 @@ static void s_board_note_text(buf_t *out, const wire_board_t *b)
 			buf_printf(out, " until %s", s_utc(b->until_ms, t,
 							   sizeof(t)));
 	}
+	if (b->health)
+		buf_printf(out, "  %.240s", b->health);
 	if (b->request)
 		buf_printf(out, "  request %s by %s%s%s%s since %s", b->request,
 			   b->submitter, b->submitter_name ? " (" : "",

@@ -121,6 +121,7 @@
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 #define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
 #define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
+#define NODE_NOTES 4 /* advert notes per board: maint, busy, lease, health */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -269,8 +270,8 @@ struct node {
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
-	char **board_notes;   /* per config board: maintenance, busy, lease
-			       * (owned) */
+	char **board_notes;   /* NODE_NOTES per config board: maintenance,
+			       * busy, lease, health (owned) */
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };

@@ -56,18 +56,21 @@ static void s_move_boards(node_t *node, const lab_config_t *cfg)
 	const lab_config_t *old = node->cfg;
 	int *state = xcalloc(cfg->n_boards + 1, sizeof(int));
 	uint32_t *queue = xcalloc(cfg->n_boards + 1, sizeof(uint32_t));
-	char **notes = xcalloc(3 * cfg->n_boards + 1, sizeof(char *));
+	char **notes = xcalloc(NODE_NOTES * cfg->n_boards + 1,
+			       sizeof(char *));
 
 	for (size_t o = 0; o < old->n_boards; o++) {
 		const lab_board_t *b = lab_config_board(cfg,
 							old->boards[o].name);
 		size_t i = b ? (size_t)(b - cfg->boards) : 0;
 
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < NODE_NOTES; k++) {
+			char *note = node->board_notes[NODE_NOTES * o + k];
+
 			if (b)
-				notes[3 * i + k] = node->board_notes[3 * o + k];
+				notes[NODE_NOTES * i + k] = note;
 			else
-				free(node->board_notes[3 * o + k]);
+				free(note);
 		}
 		if (b) {
 			state[i] = node->board_state[o];
