@@ -32,6 +32,9 @@
 #include <unistd.h>
 
 #define LEASE_POLL_MS 20
+/* a console operation without keys waits this long for the console at
+ * the lab: keys typed meanwhile wait for it to end */
+#define LEASE_CONSOLE_IDLE_MS 40
 #define LEASE_WAIT_MS (5 * 60 * 1000)  /* for the lab's first reply */
 #define LEASE_CHUNK (40 * 1024)        /* bytes of a file per put */
 
@@ -754,6 +757,7 @@ static int s_console_loop(s_ctx_t *x)
 		}
 		l.data = keys;
 		l.data_len = n;
+		l.value = n ? 0 : LEASE_CONSOLE_IDLE_MS;
 		if (n || !e.quit)
 			rc = s_op(x, &l, s_out, NULL, &st);
 	}
