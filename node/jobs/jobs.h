@@ -17,7 +17,9 @@
  * commands, read-only queries), jobs_accept.c (the decision on each
  * request: policy, selector, quota, accept/decline), exec.c (children, their pipes, results, restart recovery),
  * blob_fetch.c (blob transfer between nodes), exec_child.c (the executor
- * process itself).
+ * process itself), jobs_reload.c (the lab file read again while the node
+ * runs), jobs_health.c (boards' health checks: offline after three
+ * failures, back when one passes).
  */
 #ifndef LABMESH_NODE_JOBS_H
 #define LABMESH_NODE_JOBS_H

@@ -106,9 +106,8 @@ static void s_verdict(jobs_t *j, size_t bi, bool ok, const char *why)
 	free(s->health_down);
 	s->health_down = xasprintf("health check failed %d times: %s",
 				   s->health_fails, why);
-	if (s->health_fails == LAB_HEALTH_FAILS) {
+	if (s->health_fails == LAB_HEALTH_FAILS)
 		log_warn("board %s: offline: %s", name, s->health_down);
-	}
 	jobs_update_board(j, bi);
 }
 
