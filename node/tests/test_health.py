@@ -4,9 +4,9 @@ h-1 has a health check run through its transport whose result a file
 decides; h-2 one run on the lab's machine (health.on: host) that must see
 LABMESH_BOARD. With the file there, h-1 fails its check three times in a
 row and only then goes offline: lab-p's `boards` shows it offline with
-the reason, and a request for it is declined naming the reason. With the
-file gone, the next check puts it back and it runs a request. h-2 goes
-offline and back the same way."""
+the reason, and a request or a lease for it is declined naming the
+reason. With the file gone, the next check puts it back and it runs a
+request. h-2 goes offline and back the same way."""
 import os
 import sys
 
@@ -42,7 +42,8 @@ def test(net):
         checked_board('h-1', "test ! -e %s || { echo probe says no;"
                       " exit 4; }" % bad1),
         checked_board('h-2', "[ \\\"$LABMESH_BOARD\\\" = h-2 ] &&"
-                      " test ! -e %s" % bad2, host=True)]).start()
+                      " test ! -e %s" % bad2, host=True)],
+        extra='policy:\n  leases: {submitters: any}\n').start()
     p = net.node('lab-p', 27502, [local_board('p-1')], seeds=[h]).start()
     wait_for('peers up', lambda: p.peers_up() == 1, 30, 0.1)
     wait_state(p, 'h-1', 'idle')
@@ -70,6 +71,11 @@ def test(net):
     check(r.returncode != 0 and 'board offline: health check failed' in
           r.stdout, 'a request for h-1 declined: %r' % r.stdout)
     print('a request for h-1: declined, naming the health check')
+    r = p.cli('lease', 'lab-h/h-1', '--for', '5m', '--wait',
+              check_rc=False, timeout=120)
+    check(r.returncode != 0 and 'h-1 is offline: health check failed' in
+          r.stderr, 'a lease of h-1 declined: %r' % r.stderr)
+    print('a lease of h-1: declined, naming the health check')
 
     os.unlink(bad1)
     b = wait_state(p, 'h-1', 'idle')
