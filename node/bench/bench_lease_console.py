@@ -19,7 +19,7 @@ answer comes back, LINES times:
 Target: relayed within 3x of direct (medians of the same run). Prints one
 JSON object per line (scripts/bench reads them); progress on stderr.
 
-  bench-lease-console [--lines 20]
+  bench-lease-console [--lines 40]
   LM_BENCH_KEEP=1 keeps the nodes' homes.
 """
 import argparse
@@ -142,7 +142,7 @@ def row(figure, value, **kw):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--lines', type=int, default=20)
+    ap.add_argument('--lines', type=int, default=40)
     args = ap.parse_args()
     if not shutil.which('socat'):
         say('socat is not installed: skipped')
@@ -163,6 +163,8 @@ def main():
         direct = console(net, c, args.lines)
         say('relayed: the console from lab-a, through lab-b')
         relayed = console(net, a, args.lines)
+        say('direct, ms:', sorted(round(x) for x in direct))
+        say('relayed, ms:', sorted(round(x) for x in relayed))
         d, r = statistics.median(direct), statistics.median(relayed)
         row('console line round trip, relayed A->B->C (median)', r,
             baseline=round(d, 2), ratio=round(r / d, 3),
