@@ -393,15 +393,16 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->trust);
 	node_ids_destroy(node);
 	store_destroy(&node->store);
+	/* the notes first: how many there are is the config's */
+	for (size_t i = 0; node->board_notes && node->cfg &&
+			   i < NODE_NOTES * node->cfg->n_boards; i++)
+		free(node->board_notes[i]);
+	free(node->board_notes);
 	lab_config_destroy(&node->cfg);
 	wire_key_wipe(&node->key);
 	free(node->desc);
 	free(node->board_state);
 	free(node->board_queue);
-	for (size_t i = 0; node->board_notes && node->cfg &&
-			   i < NODE_NOTES * node->cfg->n_boards; i++)
-		free(node->board_notes[i]);
-	free(node->board_notes);
 	free(node->home);
 	free(node);
 	*p = NULL;
