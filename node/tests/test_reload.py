@@ -4,10 +4,10 @@
 27400-27499): lab-a runs a job on a-1 that holds until the test lets it
 go. Meanwhile: a file that removes the busy board is refused naming the
 job; SIGHUP with a new board a-2 makes a-2 appear in lab-b's `boards`
-and take a request from lab-b; a broken file is refused (the node goes
-on with what it had); a new policy.submitters declines the next
-request. Then the held job ends with its result, and the node is the
-same process and its peer stayed up all along."""
+and take a request from lab-b; a broken file and a new lab.name are
+refused (the node goes on with what it had); a new policy.submitters
+declines the next request. Then the held job ends with its result, and
+the node is the same process and its peer stayed up all along."""
 import os
 import signal
 import sys
@@ -129,6 +129,17 @@ def test(net):
                              if x['lab'] == 'lab-a']) == 2,
           'lab-a kept its boards after a broken file')
     print('a broken file: %s' % p.stderr.strip())
+
+    # the lab's name is in every record it signed: not changed live
+    a.config()
+    with open(a.cfg) as f:
+        text = f.read()
+    with open(a.cfg, 'w') as f:
+        f.write(text.replace('name: lab-a', 'name: lab-x'))
+    p = a.cli('reload', check_rc=False)
+    check(p.returncode != 0 and "'lab-a' cannot become 'lab-x'" in p.stderr,
+          'a new lab.name: exit %d %r' % (p.returncode, p.stderr))
+    print('a new name: %s' % p.stderr.strip())
 
     # a policy that leaves our key out: the next request is declined
     a.extra = 'policy:\n  submitters: [%s]\n' % ('ab' * 32)
