@@ -155,7 +155,8 @@ void jobs_health_tick(jobs_t *j)
 		} else if (!j->ctx.cfg->boards[i].health_cmd) {
 			if (s->health_down) /* the check left the file */
 				s_verdict(j, i, true, NULL);
-		} else if (!s->job && !s->lease_on && now >= s->health_next_ms &&
+		} else if (!s->job && !s->lease_on &&
+			   now >= s->health_next_ms &&
 			   !jobs_maint_active(j, i)) {
 			s_start(j, i);
 		}
