@@ -63,6 +63,7 @@ int cmd_keygen(cli_t *cli, int argc, char **argv);
 int cmd_id(cli_t *cli, int argc, char **argv);
 int cmd_node(cli_t *cli, int argc, char **argv);
 int cmd_peers(cli_t *cli, int argc, char **argv);
+int cmd_reload(cli_t *cli, int argc, char **argv);
 int cmd_boards(cli_t *cli, int argc, char **argv);
 int cmd_debug(cli_t *cli, int argc, char **argv);
 /* node/cmd_submit*.c */

@@ -59,6 +59,7 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
+	{ "reload", "the running node reads its lab file again", cmd_reload },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
 		return cmd_exec_job(argc - i, argv + i);
 	if (strcmp(argv[i], "lease-session") == 0) /* the node's, too */
 		return cmd_lease_session(argc - i, argv + i);
+	if (strcmp(argv[i], "health-check") == 0) /* and this */
+		return cmd_health_check(argc - i, argv + i);
 	if (strcmp(argv[i], "help") == 0) {
 		s_usage(stdout);
 		return CLI_EXIT_OK;

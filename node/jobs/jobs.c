@@ -183,6 +183,11 @@ void jobs_update_board(jobs_t *j, size_t bi)
 
 	if (jobs_maint_active(j, bi))
 		state = BOARD_MAINTENANCE;
+	else if (state == BOARD_IDLE && j->slots[bi].health_down)
+		state = BOARD_OFFLINE;
+	if (j->ctx.set_board_health)
+		j->ctx.set_board_health(j->ctx.arg, bi,
+					j->slots[bi].health_down);
 	if (j->ctx.set_board_lease) {
 		char *lease = jobs_lease_note(j, bi);
 
@@ -372,7 +377,8 @@ static void s_pick(jobs_t *j, size_t bi)
 
 	if (!st)
 		return;
-	if (jobs_maint_active(j, bi) || jobs_lease_hold(j, bi)) {
+	if (jobs_maint_active(j, bi) || jobs_health_holds(j, bi) ||
+	    jobs_lease_hold(j, bi)) {
 		sqlite3_finalize(st);
 		return; /* queued jobs wait until it is online and free */
 	}
@@ -414,6 +420,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	fetch_tick(j);
 	jobs_maint_tick(j);
 	jobs_lease_tick(j);
+	jobs_health_tick(j);
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
@@ -704,6 +711,7 @@ static void s_init(jobs_t *j)
 	for (size_t i = 0; i < cfg->n_boards; i++) {
 		j->slots[i].fd = -1;
 		j->slots[i].lock_fd = -1;
+		j->slots[i].health_fd = -1;
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
@@ -766,6 +774,7 @@ void jobs_destroy(jobs_t **p)
 			if (j->slots[i].lock_fd >= 0)
 				close(j->slots[i].lock_fd);
 			free(j->slots[i].maint_reason);
+			jobs_health_stop(&j->slots[i]);
 		}
 	}
 	free(j->slots);

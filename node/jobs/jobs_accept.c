@@ -129,6 +129,11 @@ static const char *s_board_refused(jobs_t *j, const lab_board_t *b,
 			 j->slots[b - j->ctx.cfg->boards].maint_reason);
 		return why;
 	}
+	if (j->slots[b - j->ctx.cfg->boards].health_down) {
+		snprintf(why, wsz, "board offline: %s",
+			 j->slots[b - j->ctx.cfg->boards].health_down);
+		return why;
+	}
 	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=
 	    BOARD_OFFLINE)
 		return "board offline";

@@ -81,6 +81,13 @@ typedef struct {
 			      * it (board_lock); -1 */
 	bool lock_said;      /* "held by a local run" logged */
 	int64_t sess_kill_ms; /* ended: SIGKILL when still alive then */
+	/* its health check (jobs_health.c) */
+	pid_t health_pid;       /* a check running (its process group), 0 */
+	int health_fd;          /* its stdout; -1 */
+	int64_t health_next_ms, health_kill_ms; /* jobs_now() */
+	bool health_late;       /* killed for its time */
+	int health_fails;       /* in a row */
+	char *health_down;      /* offline: why; NULL: healthy */
 } jobs_slot_t;
 
 typedef struct {
@@ -199,6 +206,13 @@ void sess_tick(jobs_t *j);
 
 /* The lease session child: `labmesh lease-session` (lease_child.c). */
 #define SESS_MAX_FRAME (LEASE_MAX_DATA + PROTO_MAX_TEXT + 64)
+
+/* jobs_health.c: boards' health checks, run while they are idle. */
+void jobs_health_tick(jobs_t *j);
+/* Whether board bi waits for its check, or is offline by it. */
+bool jobs_health_holds(jobs_t *j, size_t bi);
+/* Kill a running check and forget the board's health (slot freed). */
+void jobs_health_stop(jobs_slot_t *s);
 
 /* jobs.c */
 int64_t jobs_now(void);     /* monotonic ms */

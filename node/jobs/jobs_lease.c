@@ -246,6 +246,11 @@ static int s_refuse(jobs_t *j, const lease_t *l, size_t bi, char *why,
 			 j->slots[bi].maint_reason);
 		return DECLINE_BUSY;
 	}
+	if (j->slots[bi].health_down) {
+		snprintf(why, n, "board %s is offline: %s", l->board,
+			 j->slots[bi].health_down);
+		return DECLINE_BUSY;
+	}
 	if (s_count(j, l->submitter) >= cfg->lease_per_key) {
 		snprintf(why, n, "key %.12s already holds or waits for %d"
 			 " lease(s) here (policy.leases.per_submitter)", hex,

@@ -30,6 +30,10 @@
 #define SESS_CHUNK (32 * 1024)  /* output per reply */
 #define SESS_EXEC_TIMEOUT_S 600 /* exec without a timeout */
 #define SESS_CONSOLE_WAIT_MS 300 /* for the console's answer to keys */
+/* what a console says goes back as it comes, in this many replies at
+ * most per operation (then in SESS_CHUNK pieces): a typed line's answer
+ * need not wait for the console to fall quiet */
+#define SESS_CONSOLE_STREAM 16
 #define SESS_MAX_PUT (1ULL << 30) /* bytes of one file put on the board */
 
 typedef struct {
@@ -42,6 +46,7 @@ typedef struct {
 	uint32_t index;
 	uint8_t out[SESS_CHUNK];
 	size_t n_out;
+	int stream; /* replies still sent as soon as there is output */
 } s_sess_t;
 
 static void s_send(s_sess_t *x, bool final, int64_t status, const void *d,
@@ -106,6 +111,11 @@ static void s_out(void *arg, enum transport_stream stream, const char *data,
 			s_send(x, false, 0, x->out, x->n_out);
 			x->n_out = 0;
 		}
+	}
+	if (x->stream > 0 && x->n_out) {
+		x->stream--;
+		s_send(x, false, 0, x->out, x->n_out);
+		x->n_out = 0;
 	}
 }
 
@@ -281,7 +291,10 @@ static void s_power(s_sess_t *x, uint64_t op)
 }
 
 /* Keys typed on the console, and what it says back. */
-static void s_console(s_sess_t *x, const uint8_t *d, size_t n)
+/* Keys typed (d, n), then what the console says for up to wait_ms (0
+ * or more than SESS_CONSOLE_WAIT_MS: that) or until it falls quiet. */
+static void s_console(s_sess_t *x, const uint8_t *d, size_t n,
+		      uint64_t wait_ms)
 {
 	transport_t *t = s_open(x);
 	int rc;
@@ -292,7 +305,11 @@ static void s_console(s_sess_t *x, const uint8_t *d, size_t n)
 		return;
 	}
 	x->n_out = 0;
-	rc = transport_console(t, d, n, SESS_CONSOLE_WAIT_MS, s_out, x);
+	x->stream = SESS_CONSOLE_STREAM;
+	if (!wait_ms || wait_ms > SESS_CONSOLE_WAIT_MS)
+		wait_ms = SESS_CONSOLE_WAIT_MS;
+	rc = transport_console(t, d, n, (int)wait_ms, s_out, x);
+	x->stream = 0;
 	if (x->n_out)
 		s_send(x, false, 0, x->out, x->n_out);
 	x->n_out = 0;
@@ -336,7 +353,7 @@ static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 			s_power(x, value);
 		break;
 	case LEASE_CONSOLE:
-		s_console(x, f + 43 + alen, n - 43 - alen);
+		s_console(x, f + 43 + alen, n - 43 - alen, value);
 		break;
 	default:
 		s_error(x, -ENOTSUP, "this lab does not do that operation");

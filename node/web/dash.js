@@ -72,12 +72,15 @@ function badge(status) {
 	return el('span', { class: 'st st-' + s }, status);
 }
 
-// A maintenance's reason and end, who holds a busy board and since when,
-// or the lease holding it and until when.
+// A maintenance's reason and end, why its health check took it offline,
+// who holds a busy board and since when, or the lease holding it and
+// until when.
 function boardNote(b) {
 	const parts = [];
 	if (b.reason)
 		parts.push('maintenance: ' + b.reason + (b.until ? ' until ' + b.until : ''));
+	if (b.health)
+		parts.push(b.health);
 	if (b.request)
 		parts.push('request ' + b.request + ' by ' + b.submitter +
 			(b.submitter_name ? ' (' + b.submitter_name + ')' : '') +
