@@ -59,6 +59,7 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
+	{ "known", "mark a failure as known (add, list, drop)", cmd_known },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",

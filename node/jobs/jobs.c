@@ -661,6 +661,7 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 	if (!j)
 		return false;
 	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    jobs_known_ctl(j, name, args, lens, n_args, out, ret_failed) ||
 	    jobs_lease_ctl(j, name, args, lens, n_args, out, ret_failed))
 		return true;
 	if (strcmp(name, "jobs") == 0) {

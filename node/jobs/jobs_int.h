@@ -131,6 +131,10 @@ char *jobs_busy_note(jobs_t *j, size_t bi);
 bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 		    const size_t *lens, size_t n_args, buf_t *out,
 		    bool *ret_failed);
+/* jobs_known.c: the `known` command, a signed known-failure mark. */
+bool jobs_known_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+		    const size_t *lens, size_t n_args, buf_t *out,
+		    bool *ret_failed);
 
 /* jobs_lease.c: boards held by a submitter's lease (table leases). */
 #define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
