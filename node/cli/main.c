@@ -60,6 +60,8 @@ static const cli_cmd_t s_cmds[] = {
 	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
 	{ "known", "mark a failure as known (add, list, drop)", cmd_known },
+	{ "confirm", "re-run a run's regressions; sign the verdict",
+	  cmd_confirm },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",

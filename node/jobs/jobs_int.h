@@ -111,6 +111,7 @@ struct jobs {
 	int timer;
 	char *self_exe;
 	char *home; /* the node's home, absolute (executors chdir) */
+	int64_t confirm_next_ms; /* confirm.c's next look (monotonic) */
 };
 
 /* jobs_maint.c: boards taken out of service by the operator, kept in

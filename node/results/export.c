@@ -10,6 +10,7 @@
 #include "node/results/export.h"
 #include "node/results/export_int.h"
 #include "node/results/query_int.h"
+#include "node/results/triage.h"
 
 #include "node/store/store.h"
 #include "node/store/wire.h"
@@ -338,6 +339,7 @@ typedef struct {
 	qstrs_t strs;
 	export_suites_t ss;
 	const query_filter_t *f;
+	triage_t tri; /* verdicts of re-run regressions */
 } s_kc_t;
 
 /* The hex of the log named name in a "name hex\n"... list, or false. */
@@ -580,11 +582,29 @@ static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 	free(full);
 }
 
+/* A re-run regression's verdict (results/rerun.h): misc.verdict, and
+ * the re-runs that passed of all (here and on other boards). */
+static void s_verdict(s_kc_t *k, const qrun_t *r, const char *path)
+{
+	const triage_verdict_t *v = path ?
+		triage_verdict_find(&k->tri, r->rec, path) : NULL;
+	char line[160];
+
+	if (!v)
+		return;
+	triage_verdict_line(v, line, sizeof(line));
+	json_key_str(k->j, "verdict", verdict_kind_name(v->verdict));
+	json_key_uint(k->j, "verdict_reruns", v->runs + v->other_runs);
+	json_key_uint(k->j, "verdict_passes", v->passes + v->other_passes);
+	json_key_str(k->j, "verdict_text", line);
+}
+
 static void s_test_misc(s_kc_t *k, const qrun_t *r, const export_suite_t *s,
-			const char *msg)
+			const char *msg, const char *path)
 {
 	json_key(k->j, "misc");
 	json_obj_open(k->j);
+	s_verdict(k, r, path);
 	s_provenance(k->j, r);
 	json_key_str(k->j, "arch", r->arch);
 	if (msg && *msg)
@@ -669,7 +689,7 @@ static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 		s_failure(k, s, s->status, NULL, s->reason);
 		json_key_double(k->j, "duration",
 				(double)s->duration_ms / 1000.0);
-		s_test_misc(k, r, s, s->reason);
+		s_test_misc(k, r, s, s->reason, NULL);
 	}
 }
 
@@ -696,7 +716,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		/* 0: not measured for the case; unknown to KCIDB */
 		if (w[2] > 0)
 			json_key_double(k->j, "duration", (double)w[2] / 1000.0);
-		s_test_misc(k, r, s, msg);
+		s_test_misc(k, r, s, msg, k->paths.full[w[0]]);
 		free(msg);
 	}
 	free(rows);
@@ -720,7 +740,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		if (unit)
 			json_key_str(k->j, "unit", unit);
 		json_obj_close(k->j);
-		s_test_misc(k, r, s, NULL);
+		s_test_misc(k, r, s, NULL, NULL);
 		free(unit);
 	}
 	free(rows);
@@ -779,6 +799,7 @@ static void s_kc_close(s_kc_t *k)
 	export_suites_clear(&k->ss);
 	free(k->ss.s);
 	qpaths_free(&k->paths);
+	triage_free(&k->tri);
 }
 
 static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
@@ -878,6 +899,7 @@ int export_kcidb_opts(sqlite3 *db, const query_filter_t *f,
 		return rc;
 	}
 	qpaths_load(db, f, &k.paths);
+	triage_load(db, 0, false, &k.tri);
 	export_compats_load(db, &k.compat);
 	if (runs.n && query_case_filtered(f))
 		s_select_runs(&k, &runs, &sel);

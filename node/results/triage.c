@@ -214,9 +214,9 @@ void triage_verdict_line(const triage_verdict_t *v, char *out, size_t n)
 {
 	switch (v->verdict) {
 	case VERDICT_FLAKY:
-		snprintf(out, n, "flaky (%u of %u re-runs passed%s)",
-			 v->passes + v->other_passes, v->runs + v->other_runs,
-			 v->other_runs ? ", all boards" : "");
+		snprintf(out, n, "flaky (%u of %u re-runs passed here, %u of"
+			 " %u on other boards)", v->passes, v->runs,
+			 v->other_passes, v->other_runs);
 		return;
 	case VERDICT_BOARD_SPECIFIC:
 		snprintf(out, n, "board-specific (failed %u of %u here, passed"
