@@ -41,6 +41,8 @@ static const s_ext_cmd_t s_ext[] = {
 	  true, true },
 	{ "compare", "regressions and fixes between two commits, per board",
 	  cmd_compare, true, true },
+	{ "report", "a commit's results as text to mail: regressions,"
+	  " verdicts", cmd_report, true, false },
 	{ "history", "one test's results across commits and boards",
 	  cmd_history, true, true },
 	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", cmd_export,

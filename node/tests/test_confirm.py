@@ -107,7 +107,7 @@ def test(net):
     # flaky: pass, pass, fail on good -> re-runs by themselves
     _, r1, s1 = run_on(n, 'flaky', 'good')
     _, r2, s2 = run_on(n, 'flaky', 'good')
-    _, r3, s3 = run_on(n, 'flaky', 'good')
+    req3, r3, s3 = run_on(n, 'flaky', 'good')
     check((s1, s2, s3) == ('PASS', 'PASS', 'FAIL'), 'flaky ran %s %s %s'
           % (s1, s2, s3))
     c = settled(n, 1)
@@ -124,6 +124,11 @@ def test(net):
     check('[flaky (%d of 3 re-runs passed here, %d of 1 on other boards)]'
           % (v['passes'], v['other_passes']) in out,
           'compare text says flaky')
+
+    rep = n.cli('report', req3, check_rc=False)
+    print(rep.stdout)
+    check(rep.returncode == 1 and 'New regressions (1;' in rep.stdout and
+          'flaky.tick  flaky (' in rep.stdout, 'report shows the verdict')
 
     # broken: fails everywhere after the change -> confirmed
     _, b1, _ = run_on(n, 'broken', 'good')

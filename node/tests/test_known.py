@@ -106,6 +106,15 @@ def test(net):
           in out and '1 known failures not counted' in out,
           'text compare shows KNOWN')
 
+    rep, _ = ask(net, b, 'report', commit(1), rc=1)
+    print(rep)
+    check('New regressions (5;' in rep and 'Known failures (1;' in rep and
+          link in rep, 'report lists the known failure apart')
+    rep, _ = ask(net, b, 'report', commit(1), '--dash', 'http://dash:1/',
+                 rc=1)
+    check('http://dash:1/log.html?run=' in rep and '&suite=suite1' in rep,
+          'report links the logs on the dashboard')
+
     ask(net, a, 'known', 'drop', '--test', 'suite1', '--board', 'board-0-*',
         '--arch', 'x86_64')
     wait_for('B sees the drop', lambda: len(marks(net, b)) == 1, 60)
