@@ -22,10 +22,15 @@ usage: test_confirm.py LABMESH
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, check, main, wait_for, write_suite  # noqa: E402
+import kcidb_check  # noqa: E402
 
 WANT = 17480
 YAML = ('name: %s\nversion: 1\nkind: functional\ndescription: fixture\n'
@@ -96,13 +101,42 @@ def verdict_of(n, base, new, path):
     return None
 
 
+def dashboard(http, base, new):
+    """The compare API's verdict, and the compare page as chromium
+    renders it (None when chromium is not installed)."""
+    url = 'http://127.0.0.1:%d' % http
+    with urllib.request.urlopen('%s/api/compare?base=%s&new=%s' %
+                                (url, base, new), timeout=30) as r:
+        api = json.loads(r.read())
+    browser = shutil.which('chromium')
+    if not browser:
+        return api, None
+    prof = tempfile.mkdtemp(prefix='lm-chromium-')
+    try:
+        p = subprocess.run(
+            [browser, '--headless', '--no-sandbox', '--disable-gpu',
+             '--no-first-run', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync',
+             '--disable-extensions', '--user-data-dir=' + prof,
+             '--virtual-time-budget=3000', '--dump-dom',
+             '%s/compare.html?base=%s&new=%s' % (url, base, new)],
+            capture_output=True, timeout=90)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    check(p.returncode == 0, 'chromium: exit %d' % p.returncode)
+    return api, p.stdout.decode('utf-8', errors='replace')
+
+
 def test(net):
     d = os.path.join(net.dir, 'suites')
     for name, sh in (('flaky', FLAKY), ('broken', BROKEN), ('picky', PICKY)):
         write_suite(d, name, YAML % name, sh % {'dir': net.dir})
     net.env['LABMESH_SUITES'] = d
-    n = net.node('lab-cf', net.base(WANT),
-                 [board('good', net.dir), board('bad', net.dir)]).start()
+    base = net.base(WANT)
+    http = base + 5
+    n = net.node('lab-cf', base,
+                 [board('good', net.dir), board('bad', net.dir)]).start(
+                     args=['--http', '127.0.0.1:%d' % http])
 
     # flaky: pass, pass, fail on good -> re-runs by themselves
     _, r1, s1 = run_on(n, 'flaky', 'good')
@@ -160,6 +194,18 @@ def test(net):
     tests = [t for t in k['tests'] if t.get('path') == 'broken.feature']
     check(tests and tests[0].get('misc', {}).get('verdict') == 'confirmed',
           'KCIDB test misc.verdict: %r' % tests[:1])
+    errs = kcidb_check.errors(k)
+    check(not errs, 'the export validates against KCIDB v5.3: %s' % errs)
+
+    # the dashboard's compare page
+    api, dom = dashboard(http, p0[:16], p2[:16])
+    regs = [x for b in api['boards'] for x in b['regressions']]
+    check(regs and regs[0]['verdict']['verdict'] == 'board-specific',
+          'the compare API carries the verdict: %r' % regs)
+    if dom is not None:
+        check('class="verdict board-specific"' in dom and
+              'board-specific: passed 1 of 1 on other boards' in dom,
+              'the compare page shows the verdict')
 
     # asked by hand: a run whose failure regressed nothing (p1 passed;
     # b2 is done already) -> every failed test of it
