@@ -17,8 +17,12 @@ usage: test_known.py LABMESH LM_RESULTS
 import hashlib
 import json
 import subprocess
+import os
+import sys
 import lmtest
 from lmtest import check, wait_for
+sys.path.insert(0, os.path.dirname(__file__))
+import kcidb_check  # noqa: E402
 
 WANT = 17470
 
@@ -115,6 +119,20 @@ def test(net):
     check('http://dash:1/log.html?run=' in rep and '&suite=suite1' in rep,
           'report links the logs on the dashboard')
 
+    doc = json.loads(ask(net, b, 'export', '--kcidb', '--commit',
+                         commit(1))[0])
+    errs = kcidb_check.errors(doc)
+    check(not errs, 'the export validates against KCIDB v5.3: %s' % errs)
+    ids = {t['id'] for t in doc['tests']}
+    check(len(doc.get('issues', [])) == 1 and
+          doc['issues'][0]['report_url'] == link and
+          len(doc.get('incidents', [])) == 1 and
+          doc['incidents'][0]['issue_id'] == doc['issues'][0]['id'] and
+          doc['incidents'][0]['test_id'] in ids and
+          doc['incidents'][0]['test_id'].endswith('suite1.group00.case_0011'),
+          'the mark is a KCIDB issue, the test it covers an incident: %r'
+          % ((doc.get('issues'), doc.get('incidents')),))
+
     ask(net, a, 'known', 'drop', '--test', 'suite1', '--board', 'board-0-*',
         '--arch', 'x86_64')
     wait_for('B sees the drop', lambda: len(marks(net, b)) == 1, 60)
@@ -125,6 +143,10 @@ def test(net):
     check(len(every) == 2 and [m['expired'] for m in every
                                if m['test'] == 'suite1'] == [True],
           'known list --all shows the dropped mark as expired')
+    doc = json.loads(ask(net, b, 'export', '--kcidb', '--commit',
+                         commit(1))[0])
+    check('issues' not in doc and 'incidents' not in doc,
+          'an expired mark is no issue in the export')
     for n in (a, b):
         check(ask(net, n, 'store', 'check')[0].endswith('store ok\n'),
               'store check on %s' % n.name)
