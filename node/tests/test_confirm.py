@@ -218,6 +218,18 @@ def test(net):
     p = n.cli('confirm', 'abcdef0123', check_rc=False)
     check(p.returncode != 0 and 'no run or request' in p.stderr,
           'an unknown id: ' + p.stderr)
+
+    # policy.confirm.per_day bounds the re-run requests the lab starts:
+    # 16 started so far today; 16 a day leaves no room for 4 more
+    started = sum(x['requests'] for x in confirms(n))
+    check(started == 16, 'requests started: %d' % started)
+    n.stop()
+    n.extra = 'policy:\n  confirm: {per_day: 16}\n'
+    n.start(args=['--http', '127.0.0.1:%d' % http])
+    n.cmd('confirm', b2[:12])
+    c = settled(n, before + 2)[-1]
+    check(c['state'] == 'none' and 'policy.confirm.per_day' in c['text'],
+          'over the daily bound the confirmation is refused: %r' % c)
     check(n.cmd('store', 'check').endswith('store ok\n'), 'store check')
 
 
