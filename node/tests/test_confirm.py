@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Regressions the network confirms by re-running them, on one real node
-with two local boards of the same arch (`good` and `bad`, each with its
-own work folder) and three fixture suites:
+"""Regressions the network confirms by re-running them, on two real
+nodes: lab-cf with two local boards of the same arch (`good` and `bad`,
+each with its own work folder), lab-cf2 with one more (`far`), and three
+fixture suites:
 
   flaky   its one test fails every third time it runs, on any board (a
           counter file): after two passes on `good`, the third run fails;
-          the node re-runs it three times on `good` and once on `bad`
-          and signs a verdict: flaky, three of the four re-runs passed
+          lab-cf re-runs it three times on `good` and once on each other
+          board of the arch (`bad`, and `far` in the other lab) and signs
+          a verdict: flaky, four of the five re-runs passed
   broken  passes until the change (a file the test makes), then fails
           on every board: confirmed
   picky   after the change fails only in `bad`'s work folder:
-          board-specific (fails every re-run on `bad`, passes on `good`)
+          board-specific (fails every re-run on `bad`, passes on `good`
+          and `far`)
 
 Each verdict is read back from `labmesh confirm --list`, from compare
 (JSON and text) between the board's last passing run and the failing
@@ -137,6 +140,10 @@ def test(net):
     n = net.node('lab-cf', base,
                  [board('good', net.dir), board('bad', net.dir)]).start(
                      args=['--http', '127.0.0.1:%d' % http])
+    far = net.node('lab-cf2', base + 1, [board('far', net.dir)],
+                   seeds=[n]).start()
+    wait_for('lab-cf sees the other lab\'s board', lambda: any(
+        b['board'] == 'far' for b in n.json('boards')), 60, 0.2)
 
     # flaky: pass, pass, fail on good -> re-runs by themselves
     _, r1, s1 = run_on(n, 'flaky', 'good')
@@ -151,11 +158,11 @@ def test(net):
           'the failing run was confirmed by itself: %r' % c)
     v = verdict_of(n, r2[:16], r3[:16], 'flaky.tick')
     check(v and v['verdict'] == 'flaky' and v['runs'] == 3 and
-          v['other_runs'] == 1 and v['passes'] + v['other_passes'] == 3,
-          'flaky, 3 of 4 re-runs passed: %r' % v)
+          v['other_runs'] == 2 and v['passes'] + v['other_passes'] == 4,
+          'flaky, 4 of 5 re-runs passed: %r' % v)
     out = n.cli('compare', r2[:16], r3[:16], check_rc=False).stdout
     print(out)
-    check('[flaky (%d of 3 re-runs passed here, %d of 1 on other boards)]'
+    check('[flaky (%d of 3 re-runs passed here, %d of 2 on other boards)]'
           % (v['passes'], v['other_passes']) in out,
           'compare text says flaky')
 
@@ -180,12 +187,15 @@ def test(net):
     settled(n, 3)
     v = verdict_of(n, b1[:16], b2[:16], 'broken.feature')
     check(v and v['verdict'] == 'confirmed' and v['passes'] == 0 and
-          v['runs'] == 3 and v['other_runs'] == 1 and
+          v['runs'] == 3 and v['other_runs'] == 2 and
           v['other_passes'] == 0, 'broken is confirmed: %r' % v)
     v = verdict_of(n, p0[:16], p2[:16], 'picky.quirk')
     check(v and v['verdict'] == 'board-specific' and v['passes'] == 0 and
-          v['runs'] == 3 and v['other_passes'] == v['other_runs'] == 1,
+          v['runs'] == 3 and v['other_passes'] == v['other_runs'] == 2,
           'picky is board-specific: %r' % v)
+    # the other lab ran its share and holds the verdicts too
+    vf = verdict_of(far, p0[:16], p2[:16], 'picky.quirk')
+    check(vf == v, 'lab-cf2 reads the same verdict: %r' % vf)
 
     # query and the KCIDB export carry the verdict too
     q = n.cmd('query', '--run', p2[:16])
@@ -204,7 +214,7 @@ def test(net):
           'the compare API carries the verdict: %r' % regs)
     if dom is not None:
         check('class="verdict board-specific"' in dom and
-              'board-specific: passed 1 of 1 on other boards' in dom,
+              'board-specific: passed 2 of 2 on other boards' in dom,
               'the compare page shows the verdict')
 
     # asked by hand: a run whose failure regressed nothing (p1 passed;
