@@ -197,11 +197,15 @@ static int s_submit(jobs_t *j, s_cf_t *c, const request_selector_t *sel)
 	uint8_t *bytes = NULL, id[32];
 	size_t len = 0;
 	int64_t now = jobs_wall_ms();
+	/* no longer than this lab lets any request live */
+	int64_t life = (int64_t)j->ctx.cfg->max_request_hours * 3600 * 1000;
 	sqlite3_stmt *st;
 	int rc;
 
+	if (life <= 0 || life > CONFIRM_REQ_LIFETIME_MS)
+		life = CONFIRM_REQ_LIFETIME_MS;
 	q.created_ms = (uint64_t)now;
-	q.expires_ms = (uint64_t)now + CONFIRM_REQ_LIFETIME_MS;
+	q.expires_ms = (uint64_t)(now + life);
 	randombytes_buf(q.nonce, sizeof(q.nonce));
 	q.priority = CONFIRM_PRIORITY;
 	q.kernel.type = REQUEST_KERNEL_NONE;
