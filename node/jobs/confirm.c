@@ -383,13 +383,25 @@ bool confirm_is_rerun(jobs_t *j, const uint8_t *request_id)
 	return yes;
 }
 
+static int s_any(void *arg, const char *path)
+{
+	(void)path;
+	*(bool *)arg = true;
+	return 1;
+}
+
 void confirm_on_own_run(jobs_t *j, const record_t *run)
 {
 	const record_run_t *r = &run->run;
+	bool regressed = false;
 
 	if (j->ctx.cfg->confirm_reruns <= 0 || !j->ctx.submit_request ||
 	    (r->status != PROTO_FAIL && r->status != PROTO_ERROR) ||
 	    (r->has_request && confirm_is_rerun(j, r->request_id)))
+		return;
+	/* only a regression is worth the re-runs: most failures are old */
+	if (rerun_regressions(j->store_db, run->head.id, false, s_any,
+			      &regressed) < 0 || !regressed)
 		return;
 	if (confirm_ask(j, run->head.id, false) < 0)
 		log_warn("confirm: cannot note the run in jobs.db");
