@@ -2,9 +2,9 @@
  * confirm: regressions confirmed by re-running them (see confirm.h).
  *
  * A confirmation is a row of jobs.db's `confirms` table:
- *   TODO     a run to look at (this lab's own run that failed, or asked
- *            for with `labmesh confirm`); started from the tick, never
- *            inside the code that published the run
+ *   TODO     a run to look at (this lab's own run that regressed, or
+ *            one asked for with `labmesh confirm`); started from the
+ *            tick, never inside the code that published the run
  *   WAITING  its re-run requests are out (their ids in confirm_reqs);
  *            the tick checks their views until every lab answered and
  *            every accepted board has run (or CONFIRM_SILENT_MS passed
@@ -12,8 +12,9 @@
  *   DONE     one signed verdict record published per regressed test
  *   NONE     nothing to confirm, or refused (the text says why)
  * The re-runs: policy.confirm.reruns requests for the run's own board
- * (its lab, its board, the failing suites, the same kernel), and one for
- * every other board of the same arch the adverts show. The node signs
+ * (its lab, its board, the failing suites, the same kernel), and one
+ * request naming every other board of the same arch the adverts show
+ * (any lab). The node signs
  * them with its own key; policy.confirm.per_day caps how many it starts.
  */
 #include "node/jobs/confirm.h"
