@@ -19,6 +19,7 @@ import json
 import subprocess
 import os
 import sys
+import time
 import lmtest
 from lmtest import check, wait_for
 sys.path.insert(0, os.path.dirname(__file__))
@@ -147,6 +148,19 @@ def test(net):
                          commit(1))[0])
     check('issues' not in doc and 'incidents' not in doc,
           'an expired mark is no issue in the export')
+
+    # a mark that runs out by itself no longer applies
+    soon = time.strftime('%Y-%m-%dT%H:%M:%S',
+                         time.gmtime(time.time() + 5))
+    ask(net, a, 'known', 'add', '--test', 'suite0', '--expires', soon)
+    wait_for('B holds the short mark', lambda: len(marks(net, b, '--all'))
+             == 3, 60)
+    wait_for('the short mark expires', lambda: [
+        m['expired'] for m in marks(net, b, '--all')
+        if m['test'] == 'suite0'] == [True], 60, 0.5)
+    out, js = compare(net, b, 1)
+    check(js['summary']['regressions'] == 6 and js['summary']['known'] == 0,
+          'an expired mark covers nothing: %r' % js['summary'])
     for n in (a, b):
         check(ask(net, n, 'store', 'check')[0].endswith('store ok\n'),
               'store check on %s' % n.name)
