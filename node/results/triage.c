@@ -1,8 +1,9 @@
 /*
  * triage: known marks and verdicts from the store (see triage.h). Both
- * are read with the store's reader of records by kind (author, seq
- * order), each decoded strictly; a later mark of the same author and key
- * replaces the earlier one in place.
+ * are read with the store's reader of records by kind, each decoded
+ * strictly, at most TRIAGE_MAX_READ of each; marks are then sorted by key
+ * and seq, so an author's latest mark on a key replaces the earlier ones
+ * in one pass, and verdicts by run, so a lookup is a binary search.
  */
 #include "node/results/triage.h"
 #include "node/results/query_int.h"
@@ -17,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Records of each kind read at most: a bound on what a flood of marks
+ * or verdicts from some node costs every query. */
+#define TRIAGE_MAX_READ 100000
+
 typedef struct {
 	triage_t *t;
-	int64_t now_ms;
-	bool all;
 } s_load_t;
 
 static bool s_noskip(void *arg, const uint8_t *id)
@@ -35,44 +38,21 @@ static void s_known_free(triage_known_t *k)
 	free(k->text);
 }
 
-/* The index of author's mark on the same key, or n_known. */
-static size_t s_known_slot(const triage_t *t, const char *author,
-			   const record_known_t *k)
-{
-	size_t i;
-
-	for (i = 0; i < t->n_known; i++) {
-		const triage_known_t *x = &t->known[i];
-
-		if (!strcmp(x->author, author) && !strcmp(x->path, k->path) &&
-		    !strcmp(x->board, k->board) && !strcmp(x->arch, k->arch))
-			break;
-	}
-	return i;
-}
-
 static int s_on_known(void *arg, uint64_t seq, const uint8_t *bytes,
 		      size_t len)
 {
 	s_load_t *l = arg;
 	triage_t *t = l->t;
 	record_t *rec = NULL;
-	char author[65];
-	size_t i;
+	triage_known_t *k;
 
+	if (t->n_known >= TRIAGE_MAX_READ)
+		return 1;
 	if (wire_record_decode(bytes, len, &rec) < 0)
 		return 0;
-	proto_hex(rec->head.author, 32, author);
-	i = s_known_slot(t, author, &rec->known);
-	if (i == t->n_known) {
-		t->known = xreallocarray(t->known, t->n_known + 1,
-					 sizeof(*t->known));
-		t->n_known++;
-	} else {
-		s_known_free(&t->known[i]);
-	}
-	triage_known_t *k = &t->known[i];
-	memcpy(k->author, author, sizeof(author));
+	t->known = xreallocarray(t->known, t->n_known + 1, sizeof(*t->known));
+	k = &t->known[t->n_known++];
+	proto_hex(rec->head.author, 32, k->author);
 	proto_hex(rec->head.id, 32, k->id);
 	k->path = xstrdup(rec->known.path);
 	k->board = xstrdup(rec->known.board);
@@ -95,6 +75,8 @@ static int s_on_verdict(void *arg, uint64_t seq, const uint8_t *bytes,
 	triage_verdict_t *v;
 
 	(void)seq;
+	if (t->n_verdicts >= TRIAGE_MAX_READ)
+		return 1;
 	if (wire_record_decode(bytes, len, &rec) < 0)
 		return 0;
 	t->verdicts = xreallocarray(t->verdicts, t->n_verdicts + 1,
@@ -116,6 +98,7 @@ static int s_on_verdict(void *arg, uint64_t seq, const uint8_t *bytes,
 	return 0;
 }
 
+/* By key (path, board, arch, author), then seq. */
 static int s_cmp_known(const void *pa, const void *pb)
 {
 	const triage_known_t *a = pa, *b = pb;
@@ -125,29 +108,54 @@ static int s_cmp_known(const void *pa, const void *pb)
 		d = strcmp(a->board, b->board);
 	if (!d)
 		d = strcmp(a->arch, b->arch);
-	return d ? d : strcmp(a->author, b->author);
+	if (!d)
+		d = strcmp(a->author, b->author);
+	return d ? d : a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Leave out expired marks (unless all), then sort for stable output. */
+static bool s_same_key(const triage_known_t *a, const triage_known_t *b)
+{
+	return !strcmp(a->path, b->path) && !strcmp(a->board, b->board) &&
+	       !strcmp(a->arch, b->arch) && !strcmp(a->author, b->author);
+}
+
+/* Keep each author's latest mark per key, then (unless all) only those
+ * not expired; sorted, so output is stable. */
 static void s_known_finish(triage_t *t, int64_t now_ms, bool all)
 {
 	size_t k = 0;
 
+	if (t->n_known)
+		qsort(t->known, t->n_known, sizeof(*t->known), s_cmp_known);
 	for (size_t i = 0; i < t->n_known; i++) {
-		if (!all && t->known[i].expires_ms <= now_ms) {
+		bool replaced = i + 1 < t->n_known &&
+				s_same_key(&t->known[i], &t->known[i + 1]);
+
+		if (replaced || (!all && t->known[i].expires_ms <= now_ms)) {
 			s_known_free(&t->known[i]);
 			continue;
 		}
 		t->known[k++] = t->known[i];
 	}
 	t->n_known = k;
-	if (k)
-		qsort(t->known, k, sizeof(*t->known), s_cmp_known);
+}
+
+/* Verdicts by run, path, then time and id: the latest last. */
+static int s_cmp_verdict(const void *pa, const void *pb)
+{
+	const triage_verdict_t *a = pa, *b = pb;
+	int d = memcmp(a->run_id, b->run_id, 32);
+
+	if (!d)
+		d = strcmp(a->path, b->path);
+	if (!d)
+		d = a->ts_ms < b->ts_ms ? -1 : a->ts_ms > b->ts_ms;
+	return d ? d : strcmp(a->id, b->id);
 }
 
 int triage_load(sqlite3 *db, int64_t now_ms, bool all, triage_t *ret)
 {
-	s_load_t l = { .t = ret, .now_ms = now_ms, .all = all };
+	s_load_t l = { .t = ret };
 	int rc;
 
 	memset(ret, 0, sizeof(*ret));
@@ -159,6 +167,9 @@ int triage_load(sqlite3 *db, int64_t now_ms, bool all, triage_t *ret)
 		rc = store_db_records_of_kind(db, RECORD_VERDICT, s_noskip,
 					      s_on_verdict, &l);
 	s_known_finish(ret, now_ms, all);
+	if (ret->n_verdicts)
+		qsort(ret->verdicts, ret->n_verdicts, sizeof(*ret->verdicts),
+		      s_cmp_verdict);
 	return rc;
 }
 
@@ -196,17 +207,22 @@ const triage_verdict_t *triage_verdict_find(const triage_t *t,
 					    const uint8_t *run_id,
 					    const char *path)
 {
+	size_t lo = 0, hi = t->n_verdicts;
 	const triage_verdict_t *best = NULL;
 
-	for (size_t i = 0; i < t->n_verdicts; i++) {
-		const triage_verdict_t *v = &t->verdicts[i];
+	/* the first verdict of the run, then its verdicts in path order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (memcmp(v->run_id, run_id, 32) || strcmp(v->path, path))
-			continue;
-		if (!best || v->ts_ms > best->ts_ms ||
-		    (v->ts_ms == best->ts_ms && strcmp(v->id, best->id) > 0))
-			best = v;
+		if (memcmp(t->verdicts[mid].run_id, run_id, 32) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (size_t i = lo; i < t->n_verdicts &&
+	     !memcmp(t->verdicts[i].run_id, run_id, 32); i++)
+		if (!strcmp(t->verdicts[i].path, path))
+			best = &t->verdicts[i]; /* the latest comes last */
 	return best;
 }
 

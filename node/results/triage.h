@@ -55,8 +55,8 @@ typedef struct {
 int triage_load(sqlite3 *db, int64_t now_ms, bool all, triage_t *ret);
 void triage_free(triage_t *t);
 
-/* The first current mark (in author, path order) covering path (suite.path)
- * on board of arch at now_ms, or NULL. Borrowed from t. */
+/* The first current mark (in path, board, arch, author order) covering path
+ * (suite.path) on board of arch at now_ms, or NULL. Borrowed from t. */
 const triage_known_t *triage_known_find(const triage_t *t, const char *path,
 					const char *board, const char *arch,
 					int64_t now_ms);
