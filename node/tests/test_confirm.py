@@ -105,15 +105,21 @@ def verdict_of(n, base, new, path):
 
 
 def dashboard(http, base, new):
-    """The compare API's verdict, and the compare page as chromium
-    renders it (None when chromium is not installed)."""
+    """The compare API's answer, and the compare page as chromium renders
+    it (None when chromium is not installed)."""
     url = 'http://127.0.0.1:%d' % http
     with urllib.request.urlopen('%s/api/compare?base=%s&new=%s' %
                                 (url, base, new), timeout=30) as r:
         api = json.loads(r.read())
+    return api, page(http, 'compare.html?base=%s&new=%s' % (base, new))
+
+
+def page(http, path):
+    """The page at path as chromium renders it, or None without one."""
+    url = 'http://127.0.0.1:%d' % http
     browser = shutil.which('chromium')
     if not browser:
-        return api, None
+        return None
     prof = tempfile.mkdtemp(prefix='lm-chromium-')
     try:
         p = subprocess.run(
@@ -122,12 +128,11 @@ def dashboard(http, base, new):
              '--disable-component-update', '--disable-sync',
              '--disable-extensions', '--user-data-dir=' + prof,
              '--virtual-time-budget=3000', '--dump-dom',
-             '%s/compare.html?base=%s&new=%s' % (url, base, new)],
-            capture_output=True, timeout=90)
+             '%s/%s' % (url, path)], capture_output=True, timeout=90)
     finally:
         shutil.rmtree(prof, ignore_errors=True)
     check(p.returncode == 0, 'chromium: exit %d' % p.returncode)
-    return api, p.stdout.decode('utf-8', errors='replace')
+    return p.stdout.decode('utf-8', errors='replace')
 
 
 def test(net):
@@ -216,6 +221,9 @@ def test(net):
         check('class="verdict board-specific"' in dom and
               'board-specific: passed 2 of 2 on other boards' in dom,
               'the compare page shows the verdict')
+        dom = page(http, 'cases.html?run=' + p2)
+        check('class="verdict board-specific"' in dom,
+              'the run\'s cases page shows the verdict')
 
     # asked by hand: a run whose failure regressed nothing (p1 passed;
     # b2 is done already) -> every failed test of it

@@ -379,7 +379,7 @@ async function pageCases() {
 		el('span', {}, badge(s), ' ' + n + '  '))));
 	c.appendChild(table(['Test', 'Status', 'Duration', 'Message'],
 		cs.map(k => [link('history.html', { test: k.path }, k.path),
-			el('td', {}, badge(k.status)),
+			el('td', {}, badge(k.status), ...triage(k)),
 			el('td', { class: 'num' }, duration(k.duration_ms, k.suite_duration_ms)),
 			caseMessage(k)]), 'cases'));
 	setStatus('');
