@@ -22,6 +22,8 @@
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_SUBMITTER_NAME 32
 #define LAB_DEFAULT_LEASE_MS (3600LL * 1000) /* policy.leases.max */
+#define LAB_DEFAULT_CONFIRM_RERUNS 3	    /* policy.confirm.reruns */
+#define LAB_DEFAULT_CONFIRM_PER_DAY 30	    /* policy.confirm.per_day */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
 #define LAB_HEALTH_FAILS 3          /* failed checks in a row: offline */
@@ -225,6 +227,11 @@ typedef struct {
 	size_t n_lease_boards;
 	long long lease_max_ms;	/* the longest lease (LAB_DEFAULT_LEASE_MS) */
 	int lease_per_key;	/* boards one key holds or waits for at once */
+	/* policy.confirm: a regression of this lab's own run is re-run
+	 * confirm_reruns times on its board (0: only when asked), and this
+	 * node starts at most confirm_per_day re-run requests a day */
+	int confirm_reruns;
+	int confirm_per_day;
 	/* boards and recipes */
 	lab_board_t *boards;
 	size_t n_boards;

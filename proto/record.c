@@ -17,7 +17,8 @@
 static const char *const s_kinds[] = {
 	[RECORD_ADVERT] = "advert",   [RECORD_ACCEPT] = "accept",
 	[RECORD_DECLINE] = "decline", [RECORD_EVENT] = "event",
-	[RECORD_RUN] = "run",
+	[RECORD_RUN] = "run",	      [RECORD_VERDICT] = "verdict",
+	[RECORD_KNOWN] = "known",
 };
 
 const char *record_kind_name(int kind)
@@ -25,6 +26,18 @@ const char *record_kind_name(int kind)
 	if (kind < RECORD_ADVERT || kind > RECORD_KIND_MAX)
 		return "?";
 	return s_kinds[kind];
+}
+
+const char *verdict_kind_name(int verdict)
+{
+	static const char *const names[] = {
+		[VERDICT_CONFIRMED] = "confirmed",
+		[VERDICT_FLAKY] = "flaky",
+		[VERDICT_BOARD_SPECIFIC] = "board-specific",
+	};
+	if (verdict < VERDICT_CONFIRMED || verdict > VERDICT_KIND_MAX)
+		return "?";
+	return names[verdict];
 }
 
 const char *board_state_name(int state)

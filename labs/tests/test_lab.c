@@ -539,6 +539,30 @@ static void test_health(void)
 	    " jobs: check it with on: host");
 }
 
+/* policy.confirm: re-runs of regressions and their daily bound. */
+static void test_confirm(void)
+{
+	static const char ok[] =
+		"lab: {name: t}\npolicy:\n  confirm: {reruns: 5, per_day: 7}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	if (cfg)
+		CHECK(cfg->confirm_reruns == 5 && cfg->confirm_per_day == 7);
+	lab_config_destroy(&cfg);
+	CHECK(lab_config_parse("lab.yaml", "lab: {name: t}\n", 15, &cfg,
+			       &err) == 0);
+	if (cfg)
+		CHECK(cfg->confirm_reruns == LAB_DEFAULT_CONFIRM_RERUNS &&
+		      cfg->confirm_per_day == LAB_DEFAULT_CONFIRM_PER_DAY);
+	lab_config_destroy(&cfg);
+	ERR("lab: {name: t}\npolicy:\n  confirm: {reruns: 11}\n",
+	    "lab.yaml:3: policy.confirm.reruns: 11 is out of range (0 to 10)");
+	ERR("lab: {name: t}\npolicy:\n  confirm: {often: 2}\n",
+	    "lab.yaml:3: policy.confirm.often: unknown field");
+}
+
 /* What the file names must exist on this host; loading alone does not ask. */
 static void test_host(void)
 {
@@ -589,6 +613,7 @@ int main(int argc, char **argv)
 	test_names();
 	test_leases();
 	test_health();
+	test_confirm();
 	test_bombs();
 	test_default();
 	if (check_failures) {

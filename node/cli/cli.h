@@ -71,6 +71,8 @@ int cmd_submit(cli_t *cli, int argc, char **argv);
 int cmd_status(cli_t *cli, int argc, char **argv);
 int cmd_cancel(cli_t *cli, int argc, char **argv);
 int cmd_board(cli_t *cli, int argc, char **argv);
+int cmd_known(cli_t *cli, int argc, char **argv);
+int cmd_confirm(cli_t *cli, int argc, char **argv);
 int cmd_log(cli_t *cli, int argc, char **argv);
 int cmd_lease(cli_t *cli, int argc, char **argv);
 int cmd_exec(cli_t *cli, int argc, char **argv);

@@ -14,6 +14,7 @@
  *        created_ms, updated_ms, expires_ms, pid, text)
  *   cancels(request_id PK, submitter, bytes)         signed cancels seen
  */
+#include "node/jobs/confirm.h"
 #include "node/jobs/jobs_int.h"
 
 #include "node/store/blob.h"
@@ -421,6 +422,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	jobs_maint_tick(j);
 	jobs_lease_tick(j);
 	jobs_health_tick(j);
+	confirm_tick(j);
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
@@ -668,6 +670,8 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 	if (!j)
 		return false;
 	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    jobs_known_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    confirm_ctl(j, name, args, lens, n_args, json, out, ret_failed) ||
 	    jobs_lease_ctl(j, name, args, lens, n_args, out, ret_failed))
 		return true;
 	if (strcmp(name, "jobs") == 0) {
@@ -715,6 +719,8 @@ static void s_init(jobs_t *j)
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
+	if (confirm_init(j) < 0)
+		log_warn("jobs.db: cannot create the confirmation tables");
 	lease_relay_new(j);
 	jobs_lease_load(j);
 	j->self_exe = realpath("/proc/self/exe", NULL);

@@ -89,6 +89,9 @@ typedef struct {
 	const struct key_pair *key;
 	void (*garbage)(void *arg, const char *curve, const char *what);
 	bool (*log_budget)(void *arg);
+	/* optional: take a signed request of ours as if submitted here
+	 * (stored, flooded, decided on); 1 new, 0 known, < 0 refused */
+	int (*submit_request)(void *arg, const uint8_t *bytes, size_t len);
 } jobs_ctx_t;
 
 /* Open HOME/jobs.db and load the suite catalog; ctx is copied. 0 or

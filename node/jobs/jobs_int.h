@@ -118,6 +118,7 @@ struct jobs {
 	int timer;
 	char *self_exe;
 	char *home; /* the node's home, absolute (executors chdir) */
+	int64_t confirm_next_ms; /* confirm.c's next look (monotonic) */
 };
 
 /* jobs_maint.c: boards taken out of service by the operator, kept in
@@ -136,6 +137,10 @@ char *jobs_busy_note(jobs_t *j, size_t bi);
 /* The control commands "maintenance LAB BOARD REASON UNTIL_MS" and
  * "online LAB BOARD"; false when name is neither. */
 bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+		    const size_t *lens, size_t n_args, buf_t *out,
+		    bool *ret_failed);
+/* jobs_known.c: the `known` command, a signed known-failure mark. */
+bool jobs_known_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 		    const size_t *lens, size_t n_args, buf_t *out,
 		    bool *ret_failed);
 

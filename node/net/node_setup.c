@@ -302,6 +302,11 @@ static bool s_jobs_log_budget(void *arg)
 	return node_log_budget(arg);
 }
 
+static int s_jobs_submit(void *arg, const uint8_t *bytes, size_t len)
+{
+	return node_submit_request(arg, bytes, len);
+}
+
 static int s_setup_jobs(node_t *node, char **ret_err)
 {
 	jobs_ctx_t ctx = {
@@ -322,6 +327,7 @@ static int s_setup_jobs(node_t *node, char **ret_err)
 		.key = &node->key.kp,
 		.garbage = s_jobs_garbage,
 		.log_budget = s_jobs_log_budget,
+		.submit_request = s_jobs_submit,
 	};
 
 	return jobs_new(&ctx, &node->jobs, ret_err);

@@ -138,6 +138,9 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		b->status = r->run.status;
 		proto_hex(r->head.id, 32, b->run);
 		return;
+	case RECORD_VERDICT:
+	case RECORD_KNOWN:
+		return; /* not about a request's progress */
 	}
 }
 
