@@ -138,7 +138,10 @@ class RealNet:
         for i, (name, boards) in enumerate(layout):
             if name == 'lab-q' and not self.board:
                 continue
-            n = self.net.node(name, zmq_port + i, [], '',
+            # the pages show each board's one run of a commit: no
+            # confirmation re-runs of the regression planted here
+            n = self.net.node(name, zmq_port + i, [],
+                              'policy:\n  confirm: {reruns: 0}\n',
                               seeds=[prev] if prev else [])
             dep = os.path.join(n.home, 'deployed')
             self.suites_dir(n, dep, hostile=name == 'lab-x')
