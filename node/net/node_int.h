@@ -258,6 +258,8 @@ struct node {
 	 * request messages sent, records taken from peers, and the wall
 	 * time of the last new request and the last record from a peer */
 	uint64_t msgs_tx, bytes_tx, msgs_rx, bytes_rx, req_msgs_tx;
+	/* the same sent, per message type (index 0: none we know) */
+	uint64_t kind_msgs_tx[MSG_TYPE_MAX + 1], kind_bytes_tx[MSG_TYPE_MAX + 1];
 	uint64_t records_in;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
