@@ -151,6 +151,9 @@ typedef struct peer {
 	 * and what we last told them */
 	zhashx_t *their_vec;
 	zhashx_t *sent_vec;
+	/* our own feed's seq it holds by what we sent it (pushed or served)
+	 * in this session, so our next record is pushed to it at once */
+	uint64_t own_sent;
 	int64_t credit;          /* records we may still send them */
 	/* records batches sent and not yet credited back: a ring */
 	uint32_t fl_recs[NODE_MAX_INFLIGHT];

@@ -48,6 +48,15 @@ uint64_t repl_their_seq(peer_t *p, const char *author_hex)
 	return box ? *box : 0;
 }
 
+/* Raise h's entry for hex to seq (never lowers it). */
+static void s_vec_raise(zhashx_t *h, const char *hex, uint64_t seq)
+{
+	uint64_t *box = zhashx_lookup(h, hex);
+
+	if (!box || *box < seq)
+		s_vec_set(h, hex, seq);
+}
+
 static uint64_t s_our_seq(node_t *node, const uint8_t *author)
 {
 	const store_feed_t *f = store_feed(node->store, author);
@@ -85,8 +94,9 @@ static void s_send_vector(node_t *node, peer_t *p)
 			continue; /* an equivocator's feed stops with us */
 		wire_hex(f->author, WIRE_KEY_BYTES, hex);
 		sent = zhashx_lookup(p->sent_vec, hex);
-		if (sent && *sent == f->seq)
-			continue;
+		if ((sent && *sent == f->seq) ||
+		    repl_their_seq(p, hex) >= f->seq)
+			continue; /* told, or it told us it holds as much */
 		s_vec_set(p->sent_vec, hex, f->seq);
 		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
 		v[n++].seq = f->seq;
@@ -156,6 +166,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->sent_vec);
+	p->own_sent = 0;
 	zhashx_purge(p->distrust);
 	p->vec_unknown = 0;
 	p->pulls_out = 0;
@@ -172,6 +183,7 @@ static void s_send_evidence(node_t *node, peer_t *p);
 void repl_on_active(node_t *node, peer_t *p)
 {
 	zhashx_purge(p->sent_vec);
+	p->own_sent = 0;
 	p->credit = NODE_CREDIT_INITIAL;
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
@@ -616,6 +628,9 @@ static bool s_serve_want(node_t *node, peer_t *p, struct pending_want *w)
 		}
 		w->next = b.last_seq + 1;
 		w->left -= (uint64_t)n;
+		if (memcmp(w->author, node->key.pk, WIRE_KEY_BYTES) == 0 &&
+		    p->own_sent < b.last_seq)
+			p->own_sent = b.last_seq;
 		s_batch_free(&b);
 	}
 	return w->left == 0;
@@ -686,14 +701,23 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		peer_t *p = node->peers[i];
 		uint8_t *msg = NULL;
 		size_t mlen = 0;
+		uint64_t held = repl_their_seq(p, node->hex);
 
+		if (held < p->own_sent)
+			held = p->own_sent;
 		if (p->state != PEER_ACTIVE || !s_can_send(p) ||
-		    repl_their_seq(p, node->hex) + 1 != seq)
+		    held + 1 != seq)
 			continue;
 		if (wire_records(&one, 1, &msg, &mlen) == 0 &&
 		    node_send(node, p, msg, mlen) == 0) {
 			s_inflight_push(p, 1, len);
 			p->records_tx++;
+			/* the record is its own announcement (a peer
+			 * that cannot store it pulls it later): no vector
+			 * entry for it, and the next record goes straight
+			 * to it too, without waiting for its vector */
+			p->own_sent = seq;
+			s_vec_set(p->sent_vec, node->hex, seq);
 		}
 	}
 	repl_send_vectors(node);
@@ -825,7 +849,7 @@ static bool s_solicited(node_t *node, peer_t *p, const uint8_t *author)
 }
 
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
-		     uint8_t *ret_author, int *ret_kind)
+		     uint8_t *ret_author, int *ret_kind, uint64_t *ret_seq)
 {
 	wire_record_t r;
 	store_rec_t sr;
@@ -838,6 +862,7 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 	}
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
+	*ret_seq = r.seq;
 	if (!s_solicited(node, p, r.author))
 		return STORE_GAP; /* not asked for: not stored */
 	sr = wire_store_rec(&r, item->p, item->len);
@@ -878,6 +903,26 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	}
 }
 
+/*
+ * p sent us author's records up to top, signed: it holds them. Our vector
+ * does not announce what it holds back to it; and a record its author
+ * pushed that we could not store (a gap, a full disk) stands for the
+ * vector entry the author no longer sends with it: a claim, pulled.
+ */
+static void s_sender_holds(node_t *node, peer_t *p, const uint8_t *author,
+			   uint64_t top)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	uint64_t ours = s_our_seq(node, author);
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	s_vec_raise(p->sent_vec, hex, ours < top ? ours : top);
+	if (top <= ours || strcmp(hex, p->hex) != 0)
+		return;
+	s_vec_raise(p->their_vec, hex, top);
+	s_pull_note(node, hex);
+}
+
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	size_t added = 0;
@@ -890,6 +935,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	wire_bytes_t runs[WIRE_MAX_BATCH_RECORDS];
 	size_t n_runs = 0;
 	bool any = false;
+	uint64_t top = 0; /* the highest seq that verified */
 
 	if (s_take_pair(node, p, m))
 		goto credit;
@@ -897,8 +943,12 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		goto credit; /* the peer's window must not leak */
 	for (size_t i = 0; i < m->n_items; i++) {
 		int kind = 0;
-		int rc = s_put_one(node, p, &m->items[i], last_author, &kind);
+		uint64_t seq = 0;
+		int rc = s_put_one(node, p, &m->items[i], last_author, &kind,
+				   &seq);
 
+		if (seq > top)
+			top = seq;
 		if (rc == STORE_ADDED) {
 			added++;
 			any = true;
@@ -925,6 +975,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (any)
 		s_progress(node, p, last_author, added); /* one author a batch */
+	if (top)
+		s_sender_holds(node, p, last_author, top);
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
