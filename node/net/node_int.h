@@ -55,6 +55,9 @@
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
 #define NODE_FULL_VECTOR_MS 30000 /* a whole vector to one peer */
+/* news of records from peers waits a random while up to this before our
+ * vector tells it (node_repl.c: repl_send_vectors) */
+#define NODE_ANNOUNCE_MS 200
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
 #define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
@@ -244,6 +247,7 @@ struct node {
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	bool judge_armed; /* the first-batch timer is set */
+	bool vec_armed;   /* the announcement timer is set */
 	/* a request could not be stored then (0: none lately): our request
 	 * ids go to every peer each round for NODE_REQ_RETRY_MS after, as
 	 * a peer sends a request again only NODE_REQ_RESEND_MS after the

@@ -111,7 +111,7 @@ static void s_send_vector(node_t *node, peer_t *p)
 	}
 }
 
-void repl_send_vectors(node_t *node)
+static void s_send_vectors_now(node_t *node)
 {
 	if (!node->vec_dirty)
 		return;
@@ -119,6 +119,36 @@ void repl_send_vectors(node_t *node)
 	for (size_t i = 0; i < node->n_peers; i++)
 		if (node->peers[i]->state == PEER_ACTIVE)
 			s_send_vector(node, node->peers[i]);
+}
+
+static int s_handle_announce(zloop_t *loop, int timer_id, void *arg)
+{
+	node_t *node = arg;
+
+	(void)loop;
+	(void)timer_id;
+	node->vec_armed = false;
+	s_send_vectors_now(node);
+	return 0;
+}
+
+/*
+ * Changes of our vector go out a random while (up to NODE_ANNOUNCE_MS)
+ * after the first: peers that took the same record meanwhile say so in
+ * their own vectors and are not told it back (s_send_vector), so two
+ * peers that both hold a new record tell each other about once, not
+ * twice; and a run of records goes out as one entry.
+ */
+void repl_send_vectors(node_t *node)
+{
+	if (!node->vec_dirty || node->vec_armed)
+		return;
+	if (node->loop &&
+	    zloop_timer(node->loop, 1 + randombytes_uniform(NODE_ANNOUNCE_MS),
+			1, s_handle_announce, node) >= 0)
+		node->vec_armed = true;
+	else
+		s_send_vectors_now(node);
 }
 
 static const char s_mark[] = "";
@@ -720,7 +750,9 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 			s_vec_set(p->sent_vec, node->hex, seq);
 		}
 	}
-	repl_send_vectors(node);
+	/* our own record: the peers it was not pushed to hear of it at
+	 * once (no peer can have it before us) */
+	s_send_vectors_now(node);
 }
 
 /* ---- equivocation evidence ------------------------------------------------ */
