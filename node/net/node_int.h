@@ -150,6 +150,10 @@ typedef struct peer {
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
 	size_t their_peers; /* in its last peers message */
+	/* the node ids of that message (verified), up to WIRE_MAX_DESCS:
+	 * peers it tells of its own records itself (node_repl.c) */
+	uint8_t their_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
+	size_t n_their_ids;
 	/* replication: their vector (hex author -> uint64 in a malloc'd box)
 	 * and what we last told them */
 	zhashx_t *their_vec;

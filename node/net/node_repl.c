@@ -78,6 +78,25 @@ static int s_flush_vector(node_t *node, peer_t *p, wire_vec_t *v, size_t *n)
 	return rc;
 }
 
+/*
+ * Whether author tells p of its records itself: the author is our peer
+ * and named p in its last peers message. A node pushes its new record to
+ * every peer in step with it and sends the others its vector, so the
+ * author's other peers need not tell p too. When that link is gone, the
+ * author's next peers message leaves p out and the next round tells p.
+ */
+static bool s_author_tells(node_t *node, const uint8_t *author, peer_t *p)
+{
+	peer_t *a = peer_find(node, author);
+
+	if (!a || a == p || a->state != PEER_ACTIVE)
+		return false;
+	for (size_t i = 0; i < a->n_their_ids; i++)
+		if (memcmp(a->their_ids[i], p->id, WIRE_KEY_BYTES) == 0)
+			return true;
+	return false;
+}
+
 /* Send p the entries of our vector that changed since we last told it. */
 static void s_send_vector(node_t *node, peer_t *p)
 {
@@ -95,8 +114,9 @@ static void s_send_vector(node_t *node, peer_t *p)
 		wire_hex(f->author, WIRE_KEY_BYTES, hex);
 		sent = zhashx_lookup(p->sent_vec, hex);
 		if ((sent && *sent == f->seq) ||
-		    repl_their_seq(p, hex) >= f->seq)
-			continue; /* told, or it told us it holds as much */
+		    repl_their_seq(p, hex) >= f->seq ||
+		    s_author_tells(node, f->author, p))
+			continue; /* told, or it holds as much, or hears it */
 		s_vec_set(p->sent_vec, hex, f->seq);
 		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
 		v[n++].seq = f->seq;
@@ -197,6 +217,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->sent_vec);
 	p->own_sent = 0;
+	p->n_their_ids = 0;
 	zhashx_purge(p->distrust);
 	p->vec_unknown = 0;
 	p->pulls_out = 0;
