@@ -63,6 +63,7 @@
 #define LEASE_MAX_DATA (48 * 1024)
 #define LEASE_MAX_MS (7ULL * 24 * 3600 * 1000)
 #define PROTO_MAX_HOPS 8
+#define PROTO_MAX_BLOB_HOPS 4 /* nodes lacking a blob that may relay one ask */
 
 /* Fixed sizes. */
 #define PROTO_KEY_LEN 32    /* Ed25519 public key = node / submitter id */

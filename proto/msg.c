@@ -273,6 +273,8 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 		mp_put_bin(e, m->blob_get.blob_id, 32);
 		mp_put_uint(e, m->blob_get.offset);
 		mp_put_uint(e, m->blob_get.length);
+		if (m->blob_get.hops)
+			mp_put_uint(e, m->blob_get.hops);
 		return;
 	case MSG_BLOB_DATA:
 		mp_put_bin(e, m->blob_data.blob_id, 32);
@@ -294,7 +296,8 @@ static void s_encode(mp_enc_t *e, const msg_t *m)
 		mp_enc_fail(e, PROTO_E_KIND);
 		return;
 	}
-	mp_put_array(e, 1 + s_arity[m->type]);
+	mp_put_array(e, 1 + s_arity[m->type] +
+			     (m->type == MSG_BLOB_GET && m->blob_get.hops));
 	mp_put_uint(e, m->type);
 	s_enc_body(e, m);
 }
@@ -316,11 +319,17 @@ static int s_decode(const uint8_t *data, size_t len, msg_t *m)
 		return err;
 	if (t < MSG_HELLO || t > MSG_TYPE_MAX)
 		return PROTO_E_KIND;
-	if (n != 1 + s_arity[t])
+	if (n != 1 + s_arity[t] && !(t == MSG_BLOB_GET && n == 2 + s_arity[t]))
 		return PROTO_E_ARITY;
 	m->type = (enum msg_type)t;
-	if ((err = s_dec_body(&r, m->arena, m)) < 0 ||
-	    (err = mp_reader_end(&r)) < 0)
+	if ((err = s_dec_body(&r, m->arena, m)) < 0)
+		return err;
+	/* the long form of blob-get: its hops, never 0 (that is the short
+	 * form, so each message has one encoding) */
+	if (n != 1 + s_arity[t] &&
+	    (err = dec_u32(&r, 1, PROTO_MAX_BLOB_HOPS, &m->blob_get.hops)) < 0)
+		return err;
+	if ((err = mp_reader_end(&r)) < 0)
 		return err;
 	mp_enc_init_compare(&e, data, len);
 	s_encode(&e, m);

@@ -13,6 +13,12 @@
  *   [RECORDS, [rec...]]                    bin each, 1..PROTO_MAX_BATCH
  *   [CREDIT, n]                            n 1..PROTO_MAX_CREDIT
  *   [BLOB_GET, blob_id, offset, length]    length 1..PROTO_MAX_BLOB_CHUNK
+ *   [BLOB_GET, blob_id, offset, length, hops]
+ *                                          hops 1..PROTO_MAX_BLOB_HOPS: how
+ *                                          many nodes that lack the blob
+ *                                          may still relay this ask (the
+ *                                          short form: hops 0); only to a
+ *                                          peer with MSG_FEATURE_BLOB_RELAY
  *   [BLOB_DATA, blob_id, offset, total, data]
  *                                          data bin <= PROTO_MAX_BLOB_CHUNK,
  *                                          offset + len(data) <= total
@@ -53,6 +59,7 @@
 #define MSG_FEATURE_BLOBS (1u << 0)  /* serves blob-get */
 #define MSG_FEATURE_CANCEL (1u << 1) /* understands cancel */
 #define MSG_FEATURE_LEASE (1u << 2)  /* takes lease, relay, relay-back */
+#define MSG_FEATURE_BLOB_RELAY (1u << 3) /* takes blob-get with hops */
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -124,6 +131,7 @@ typedef struct msg {
 			uint8_t blob_id[32];
 			uint64_t offset;
 			uint32_t length;
+			uint32_t hops; /* 0: the short form */
 		} blob_get;
 		struct {
 			uint8_t blob_id[32];

@@ -42,6 +42,7 @@ typedef struct {
 	const char *curve; /* its CURVE key (Z85): the handle to send to */
 	const char *hex;   /* its node id in hex, for logs */
 	bool lease;        /* it takes lease messages (MSG_FEATURE_LEASE) */
+	bool blob_relay;   /* it takes blob-get with hops (a relay ask) */
 } jobs_peer_t;
 
 /*

@@ -32,6 +32,7 @@
 #define JOBS_FETCH_TIMEOUT_MS (10 * 60 * 1000) /* a whole blob */
 #define JOBS_CHUNK_TIMEOUT_MS 5000   /* one chunk from one peer */
 #define JOBS_MAX_FETCHES 64          /* blobs fetched at once */
+#define JOBS_MAX_WAITERS 4           /* peers waiting on one fetch */
 #define JOBS_QUOTA_WINDOW_MS (24LL * 3600 * 1000)
 /* A running job says it is alive at least this often (its last event
  * again), so a submitter can tell a long build from a lab gone silent. */
@@ -90,6 +91,14 @@ typedef struct {
 	char *health_down;      /* offline: why; NULL: healthy */
 } jobs_slot_t;
 
+/* A peer that asked us for a chunk of a blob we are still fetching: it
+ * is answered once we hold the blob, verified (blob_fetch.c's relay). */
+typedef struct {
+	char curve[WIRE_Z85_LEN + 1];
+	uint64_t offset;
+	uint32_t length;
+} jobs_waiter_t;
+
 typedef struct {
 	uint8_t id[32];
 	bool active;
@@ -102,6 +111,11 @@ typedef struct {
 	bool failed;
 	int64_t retry_ms; /* failed: a new ask starts over from then */
 	bool asked; /* over the control socket, not for a job */
+	bool relay; /* only for the peers waiting on it, not for us */
+	uint32_t hops; /* sent in our blob-gets (wire_blob_get) */
+	bool round_got; /* a chunk came this round */
+	jobs_waiter_t wait[JOBS_MAX_WAITERS];
+	size_t n_wait;
 } jobs_fetch_t;
 
 typedef struct jobs_relay jobs_relay_t; /* lease_relay.c */

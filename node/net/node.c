@@ -55,8 +55,13 @@ int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 			  ZMQ_DONTWAIT) < 0)
 		rc = -errno;
 	if (rc == 0) {
+		/* our own encoding: a fixarray, then the type as a fixint */
+		size_t k = len >= 2 && bytes[1] <= MSG_TYPE_MAX ? bytes[1] : 0;
+
 		node->msgs_tx++;
 		node->bytes_tx += len;
+		node->kind_msgs_tx[k]++;
+		node->kind_bytes_tx[k] += len;
 	}
 	free(bytes);
 	if (rc < 0)

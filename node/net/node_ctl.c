@@ -388,6 +388,16 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "msgs_received", node->msgs_rx);
 	json_key_uint(&j, "bytes_received", node->bytes_rx);
 	json_key_uint(&j, "request_msgs_sent", node->req_msgs_tx);
+	json_key(&j, "sent_by_kind");
+	json_obj_open(&j);
+	for (int k = MSG_HELLO; k <= MSG_TYPE_MAX; k++) {
+		json_key(&j, msg_type_name(k));
+		json_obj_open(&j);
+		json_key_uint(&j, "msgs", node->kind_msgs_tx[k]);
+		json_key_uint(&j, "bytes", node->kind_bytes_tx[k]);
+		json_obj_close(&j);
+	}
+	json_obj_close(&j);
 	json_key_uint(&j, "records_from_peers", node->records_in);
 	json_key_int(&j, "last_request_ms", node->last_request_ms);
 	json_key_int(&j, "last_record_ms", node->last_record_ms);

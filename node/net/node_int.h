@@ -55,6 +55,9 @@
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
 #define NODE_FULL_VECTOR_MS 30000 /* a whole vector to one peer */
+/* news of records from peers waits a random while up to this before our
+ * vector tells it (node_repl.c: repl_send_vectors) */
+#define NODE_ANNOUNCE_MS 200
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
 #define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
@@ -148,10 +151,17 @@ typedef struct peer {
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
 	size_t their_peers; /* in its last peers message */
+	/* the node ids of that message (verified), up to WIRE_MAX_DESCS:
+	 * peers it tells of its own records itself (node_repl.c) */
+	uint8_t their_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
+	size_t n_their_ids;
 	/* replication: their vector (hex author -> uint64 in a malloc'd box)
 	 * and what we last told them */
 	zhashx_t *their_vec;
 	zhashx_t *sent_vec;
+	/* our own feed's seq it holds by what we sent it (pushed or served)
+	 * in this session, so our next record is pushed to it at once */
+	uint64_t own_sent;
 	int64_t credit;          /* records we may still send them */
 	/* records batches sent and not yet credited back: a ring */
 	uint32_t fl_recs[NODE_MAX_INFLIGHT];
@@ -242,6 +252,7 @@ struct node {
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	bool judge_armed; /* the first-batch timer is set */
+	bool vec_armed;   /* the announcement timer is set */
 	/* a request could not be stored then (0: none lately): our request
 	 * ids go to every peer each round for NODE_REQ_RETRY_MS after, as
 	 * a peer sends a request again only NODE_REQ_RESEND_MS after the
@@ -259,6 +270,8 @@ struct node {
 	 * request messages sent, records taken from peers, and the wall
 	 * time of the last new request and the last record from a peer */
 	uint64_t msgs_tx, bytes_tx, msgs_rx, bytes_rx, req_msgs_tx;
+	/* the same sent, per message type (index 0: none we know) */
+	uint64_t kind_msgs_tx[MSG_TYPE_MAX + 1], kind_bytes_tx[MSG_TYPE_MAX + 1];
 	uint64_t records_in;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;

@@ -362,6 +362,7 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 	size_t start = n ? randombytes_uniform((uint32_t)n) : 0;
 
 	from->their_peers = m->n_items;
+	from->n_their_ids = 0;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = (start + k) % n;
 		wire_desc_t d;
@@ -372,6 +373,8 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 			node_garbage(node, from->curve, "bad descriptor in peers");
 			return;
 		}
+		memcpy(from->their_ids[from->n_their_ids++], d.id,
+		       WIRE_KEY_BYTES);
 		if (peer_find(node, d.id) ||
 		    memcmp(d.id, node->key.pk, WIRE_KEY_BYTES) == 0)
 			continue;

@@ -48,6 +48,15 @@ uint64_t repl_their_seq(peer_t *p, const char *author_hex)
 	return box ? *box : 0;
 }
 
+/* Raise h's entry for hex to seq (never lowers it). */
+static void s_vec_raise(zhashx_t *h, const char *hex, uint64_t seq)
+{
+	uint64_t *box = zhashx_lookup(h, hex);
+
+	if (!box || *box < seq)
+		s_vec_set(h, hex, seq);
+}
+
 static uint64_t s_our_seq(node_t *node, const uint8_t *author)
 {
 	const store_feed_t *f = store_feed(node->store, author);
@@ -69,6 +78,25 @@ static int s_flush_vector(node_t *node, peer_t *p, wire_vec_t *v, size_t *n)
 	return rc;
 }
 
+/*
+ * Whether author tells p of its records itself: the author is our peer
+ * and named p in its last peers message. A node pushes its new record to
+ * every peer in step with it and sends the others its vector, so the
+ * author's other peers need not tell p too. When that link is gone, the
+ * author's next peers message leaves p out and the next round tells p.
+ */
+static bool s_author_tells(node_t *node, const uint8_t *author, peer_t *p)
+{
+	peer_t *a = peer_find(node, author);
+
+	if (!a || a == p || a->state != PEER_ACTIVE)
+		return false;
+	for (size_t i = 0; i < a->n_their_ids; i++)
+		if (memcmp(a->their_ids[i], p->id, WIRE_KEY_BYTES) == 0)
+			return true;
+	return false;
+}
+
 /* Send p the entries of our vector that changed since we last told it. */
 static void s_send_vector(node_t *node, peer_t *p)
 {
@@ -85,8 +113,10 @@ static void s_send_vector(node_t *node, peer_t *p)
 			continue; /* an equivocator's feed stops with us */
 		wire_hex(f->author, WIRE_KEY_BYTES, hex);
 		sent = zhashx_lookup(p->sent_vec, hex);
-		if (sent && *sent == f->seq)
-			continue;
+		if ((sent && *sent == f->seq) ||
+		    repl_their_seq(p, hex) >= f->seq ||
+		    s_author_tells(node, f->author, p))
+			continue; /* told, or it holds as much, or hears it */
 		s_vec_set(p->sent_vec, hex, f->seq);
 		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
 		v[n++].seq = f->seq;
@@ -101,7 +131,7 @@ static void s_send_vector(node_t *node, peer_t *p)
 	}
 }
 
-void repl_send_vectors(node_t *node)
+static void s_send_vectors_now(node_t *node)
 {
 	if (!node->vec_dirty)
 		return;
@@ -109,6 +139,36 @@ void repl_send_vectors(node_t *node)
 	for (size_t i = 0; i < node->n_peers; i++)
 		if (node->peers[i]->state == PEER_ACTIVE)
 			s_send_vector(node, node->peers[i]);
+}
+
+static int s_handle_announce(zloop_t *loop, int timer_id, void *arg)
+{
+	node_t *node = arg;
+
+	(void)loop;
+	(void)timer_id;
+	node->vec_armed = false;
+	s_send_vectors_now(node);
+	return 0;
+}
+
+/*
+ * Changes of our vector go out a random while (up to NODE_ANNOUNCE_MS)
+ * after the first: peers that took the same record meanwhile say so in
+ * their own vectors and are not told it back (s_send_vector), so two
+ * peers that both hold a new record tell each other about once, not
+ * twice; and a run of records goes out as one entry.
+ */
+void repl_send_vectors(node_t *node)
+{
+	if (!node->vec_dirty || node->vec_armed)
+		return;
+	if (node->loop &&
+	    zloop_timer(node->loop, 1 + randombytes_uniform(NODE_ANNOUNCE_MS),
+			1, s_handle_announce, node) >= 0)
+		node->vec_armed = true;
+	else
+		s_send_vectors_now(node);
 }
 
 static const char s_mark[] = "";
@@ -156,6 +216,8 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->sent_vec);
+	p->own_sent = 0;
+	p->n_their_ids = 0;
 	zhashx_purge(p->distrust);
 	p->vec_unknown = 0;
 	p->pulls_out = 0;
@@ -172,6 +234,7 @@ static void s_send_evidence(node_t *node, peer_t *p);
 void repl_on_active(node_t *node, peer_t *p)
 {
 	zhashx_purge(p->sent_vec);
+	p->own_sent = 0;
 	p->credit = NODE_CREDIT_INITIAL;
 	p->fl_head = p->fl_count = 0;
 	p->inflight_bytes = 0;
@@ -616,6 +679,9 @@ static bool s_serve_want(node_t *node, peer_t *p, struct pending_want *w)
 		}
 		w->next = b.last_seq + 1;
 		w->left -= (uint64_t)n;
+		if (memcmp(w->author, node->key.pk, WIRE_KEY_BYTES) == 0 &&
+		    p->own_sent < b.last_seq)
+			p->own_sent = b.last_seq;
 		s_batch_free(&b);
 	}
 	return w->left == 0;
@@ -686,17 +752,28 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		peer_t *p = node->peers[i];
 		uint8_t *msg = NULL;
 		size_t mlen = 0;
+		uint64_t held = repl_their_seq(p, node->hex);
 
+		if (held < p->own_sent)
+			held = p->own_sent;
 		if (p->state != PEER_ACTIVE || !s_can_send(p) ||
-		    repl_their_seq(p, node->hex) + 1 != seq)
+		    held + 1 != seq)
 			continue;
 		if (wire_records(&one, 1, &msg, &mlen) == 0 &&
 		    node_send(node, p, msg, mlen) == 0) {
 			s_inflight_push(p, 1, len);
 			p->records_tx++;
+			/* the record is its own announcement (a peer
+			 * that cannot store it pulls it later): no vector
+			 * entry for it, and the next record goes straight
+			 * to it too, without waiting for its vector */
+			p->own_sent = seq;
+			s_vec_set(p->sent_vec, node->hex, seq);
 		}
 	}
-	repl_send_vectors(node);
+	/* our own record: the peers it was not pushed to hear of it at
+	 * once (no peer can have it before us) */
+	s_send_vectors_now(node);
 }
 
 /* ---- equivocation evidence ------------------------------------------------ */
@@ -825,7 +902,7 @@ static bool s_solicited(node_t *node, peer_t *p, const uint8_t *author)
 }
 
 static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
-		     uint8_t *ret_author, int *ret_kind)
+		     uint8_t *ret_author, int *ret_kind, uint64_t *ret_seq)
 {
 	wire_record_t r;
 	store_rec_t sr;
@@ -838,6 +915,7 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 	}
 	memcpy(ret_author, r.author, WIRE_KEY_BYTES);
 	*ret_kind = r.kind;
+	*ret_seq = r.seq;
 	if (!s_solicited(node, p, r.author))
 		return STORE_GAP; /* not asked for: not stored */
 	sr = wire_store_rec(&r, item->p, item->len);
@@ -878,6 +956,26 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	}
 }
 
+/*
+ * p sent us author's records up to top, signed: it holds them. Our vector
+ * does not announce what it holds back to it; and a record its author
+ * pushed that we could not store (a gap, a full disk) stands for the
+ * vector entry the author no longer sends with it: a claim, pulled.
+ */
+static void s_sender_holds(node_t *node, peer_t *p, const uint8_t *author,
+			   uint64_t top)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	uint64_t ours = s_our_seq(node, author);
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	s_vec_raise(p->sent_vec, hex, ours < top ? ours : top);
+	if (top <= ours || strcmp(hex, p->hex) != 0)
+		return;
+	s_vec_raise(p->their_vec, hex, top);
+	s_pull_note(node, hex);
+}
+
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	size_t added = 0;
@@ -890,6 +988,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	wire_bytes_t runs[WIRE_MAX_BATCH_RECORDS];
 	size_t n_runs = 0;
 	bool any = false;
+	uint64_t top = 0; /* the highest seq that verified */
 
 	if (s_take_pair(node, p, m))
 		goto credit;
@@ -897,8 +996,12 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		goto credit; /* the peer's window must not leak */
 	for (size_t i = 0; i < m->n_items; i++) {
 		int kind = 0;
-		int rc = s_put_one(node, p, &m->items[i], last_author, &kind);
+		uint64_t seq = 0;
+		int rc = s_put_one(node, p, &m->items[i], last_author, &kind,
+				   &seq);
 
+		if (seq > top)
+			top = seq;
 		if (rc == STORE_ADDED) {
 			added++;
 			any = true;
@@ -925,6 +1028,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (any)
 		s_progress(node, p, last_author, added); /* one author a batch */
+	if (top)
+		s_sender_holds(node, p, last_author, top);
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);

@@ -243,6 +243,7 @@ static bool s_jobs_peer(void *arg, size_t i, jobs_peer_t *ret)
 	ret->curve = p->curve;
 	ret->hex = p->hex;
 	ret->lease = (p->features & MSG_FEATURE_LEASE) != 0;
+	ret->blob_relay = (p->features & MSG_FEATURE_BLOB_RELAY) != 0;
 	return p->state == PEER_ACTIVE;
 }
 

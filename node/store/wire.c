@@ -526,9 +526,9 @@ int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
 	msg_t m = { .type = MSG_HELLO };
 
 	m.hello.version = PROTO_VERSION;
-	/* older nodes refuse lease messages as garbage: sent only to
-	 * peers that say they take them */
-	m.hello.features = MSG_FEATURE_LEASE;
+	/* older nodes refuse lease messages and blob-gets with hops as
+	 * garbage: sent only to peers that say they take them */
+	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY;
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }
@@ -645,13 +645,14 @@ int wire_cancel(const uint8_t *cancel, size_t len, uint8_t **ret,
 }
 
 int wire_blob_get(const uint8_t *blob_id, uint64_t offset, uint32_t length,
-		  uint8_t **ret, size_t *ret_len)
+		  uint32_t hops, uint8_t **ret, size_t *ret_len)
 {
 	msg_t m = { .type = MSG_BLOB_GET };
 
 	memcpy(m.blob_get.blob_id, blob_id, 32);
 	m.blob_get.offset = offset;
 	m.blob_get.length = length;
+	m.blob_get.hops = hops;
 	return s_encode(&m, ret, ret_len);
 }
 

@@ -244,8 +244,10 @@ int wire_cancel_open(const uint8_t *bytes, size_t len, request_cancel_t *ret);
  * -errno. */
 int wire_cancel(const uint8_t *cancel, size_t len, uint8_t **ret,
 		size_t *ret_len);
+/* hops: how many nodes that lack the blob may relay the ask (0: none,
+ * the short form older nodes take). */
 int wire_blob_get(const uint8_t *blob_id, uint64_t offset, uint32_t length,
-		  uint8_t **ret, size_t *ret_len);
+		  uint32_t hops, uint8_t **ret, size_t *ret_len);
 /* total 0: the blob is not held here. data borrowed. */
 int wire_blob_data(const uint8_t *blob_id, uint64_t offset, uint64_t total,
 		   const uint8_t *data, size_t len, uint8_t **ret,

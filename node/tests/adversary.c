@@ -20,7 +20,8 @@
  *                        / expires 2^63, a lifetime of a century...)
  *         hellos         hellos with a rising epoch
  *         blob-get [BLOB] a blob held by the node (64 hex), whole chunks,
- *                        and invented blobs at offset 2^62
+ *                        and invented blobs at offset 2^62 that may be
+ *                        relayed (hops PROTO_MAX_BLOB_HOPS)
  *         peers          64 descriptors of invented nodes, epoch 2^62,
  *                        8 endpoints each (PORT+2..PORT+9, closed), and
  *                        empty lists
@@ -364,8 +365,11 @@ static uint8_t *s_gen_blob_get(adv_t *a, unsigned long n, size_t *ret_len)
 		memcpy(m.blob_get.blob_id, a->author, 32);
 		m.blob_get.offset = (uint64_t)(n / 2 % 16) * PROTO_MAX_BLOB_CHUNK;
 	} else {
+		/* and may be relayed as far as any ask: each makes the
+		 * target try to fetch it from its other peers */
 		randombytes_buf(m.blob_get.blob_id, 32);
 		m.blob_get.offset = FAR_SEQ;
+		m.blob_get.hops = PROTO_MAX_BLOB_HOPS;
 	}
 	return s_encode(&m, ret_len);
 }

@@ -104,6 +104,12 @@ static void s_msgs(void)
 		s_put("msg", msg_type_name(t), p, n);
 		free(p);
 	}
+	sample_msg(MSG_BLOB_GET, &m); /* the long form, relayed */
+	m.blob_get.hops = 2;
+	if (msg_encode(&m, &p, &n) < 0)
+		abort();
+	s_put("msg", "blob-get-hops", p, n);
+	free(p);
 }
 
 int main(int argc, char **argv)

@@ -242,6 +242,41 @@ static void test_rules(void)
 	CHECK(got == NULL);
 }
 
+/* blob-get's long form: hops 1..PROTO_MAX_BLOB_HOPS round-trips; hops 0
+ * has the short form only, and no other type takes a fifth field. */
+static void test_blob_hops(void)
+{
+	msg_t m, *got = NULL;
+	uint8_t *data;
+	size_t len;
+
+	sample_msg(MSG_BLOB_GET, &m);
+	m.blob_get.hops = PROTO_MAX_BLOB_HOPS;
+	CHECK_ERR(msg_encode(&m, &data, &len), 0);
+	if (check_failures)
+		return;
+	CHECK(data[0] == 0x95);
+	CHECK_ERR(msg_decode(data, len, PROTO_MAX_MSG, &got), 0);
+	CHECK(got && got->blob_get.hops == PROTO_MAX_BLOB_HOPS &&
+	      got->blob_get.length == m.blob_get.length);
+	msg_destroy(&got);
+	data[len - 1] = 0x00; /* hops 0 in the long form */
+	CHECK_ERR(msg_decode(data, len, PROTO_MAX_MSG, &got), PROTO_E_RANGE);
+	data[len - 1] = PROTO_MAX_BLOB_HOPS + 1;
+	CHECK_ERR(msg_decode(data, len, PROTO_MAX_MSG, &got), PROTO_E_RANGE);
+	free(data);
+	m.blob_get.hops = PROTO_MAX_BLOB_HOPS + 1;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	m.blob_get.hops = 0;
+	CHECK_ERR(msg_encode(&m, &data, &len), 0);
+	CHECK(len && data[0] == 0x94);
+	free(data);
+	uint8_t want5[] = {0x95, MSG_WANT, 0x01, 0x01, 0x01, 0x01};
+	CHECK_ERR(msg_decode(want5, sizeof(want5), PROTO_MAX_MSG, &got),
+		  PROTO_E_ARITY);
+	CHECK(got == NULL);
+}
+
 static void test_names(void)
 {
 	CHECK(strcmp(msg_type_name(MSG_BLOB_DATA), "blob-data") == 0);
@@ -261,6 +296,7 @@ int main(void)
 	for (int t = MSG_HELLO; t <= MSG_TYPE_MAX; t++)
 		s_roundtrip(t);
 	test_rules();
+	test_blob_hops();
 	test_names();
 	sample_free();
 	return CHECK_DONE();
