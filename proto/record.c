@@ -17,14 +17,45 @@
 static const char *const s_kinds[] = {
 	[RECORD_ADVERT] = "advert",   [RECORD_ACCEPT] = "accept",
 	[RECORD_DECLINE] = "decline", [RECORD_EVENT] = "event",
-	[RECORD_RUN] = "run",
+	[RECORD_RUN] = "run",	      [RECORD_BISECT] = "bisect",
 };
+
+bool record_kind_known(int kind)
+{
+	return kind >= RECORD_ADVERT && kind <= RECORD_KIND_MAX &&
+	       s_kinds[kind] != NULL;
+}
 
 const char *record_kind_name(int kind)
 {
-	if (kind < RECORD_ADVERT || kind > RECORD_KIND_MAX)
+	if (!record_kind_known(kind))
 		return "?";
 	return s_kinds[kind];
+}
+
+const char *bisect_state_name(int state)
+{
+	static const char *const names[] = {
+		[BISECT_RUNNING] = "running",
+		[BISECT_DONE] = "done",
+		[BISECT_FAILED] = "failed",
+	};
+	if (state < BISECT_RUNNING || state > BISECT_STATE_MAX)
+		return "?";
+	return names[state];
+}
+
+const char *bisect_verdict_name(int verdict)
+{
+	static const char *const names[] = {
+		[BISECT_PENDING] = "pending",
+		[BISECT_GOOD] = "good",
+		[BISECT_BAD] = "bad",
+		[BISECT_LOST] = "lost",
+	};
+	if (verdict < BISECT_PENDING || verdict > BISECT_VERDICT_MAX)
+		return "?";
+	return names[verdict];
 }
 
 const char *board_state_name(int state)
@@ -140,7 +171,7 @@ static int s_decode_head(mp_reader_t *r, record_head_t *h)
 	h->version = (uint32_t)v;
 	if ((e = mp_get_uint(r, &v)) < 0)
 		return e;
-	if (v < RECORD_ADVERT || v > RECORD_KIND_MAX)
+	if (v > RECORD_KIND_MAX || !record_kind_known((int)v))
 		return PROTO_E_KIND;
 	h->kind = (enum record_kind)v;
 	if ((e = mp_get_bin_exact(r, 32, h->author)) < 0 ||
