@@ -555,11 +555,13 @@ static int s_submit(const cli_t *cli, bisect_t *b, const char *commit)
 	memcpy(st->lab, at.lab, sizeof(at.lab));
 	memcpy(st->board, at.board, sizeof(at.board));
 	b->n_steps++;
+	if (bisect_publish(cli, b) < 0)
+		return -EIO;
 	proto_hex(st->request, 32, hex);
 	printf("step %zu: testing %.12s on %s/%s (request %.12s)\n",
 	       b->n_steps, commit, at.lab, at.board, hex);
 	fflush(stdout);
-	return bisect_publish(cli, b);
+	return 0;
 }
 
 /*

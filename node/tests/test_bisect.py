@@ -234,10 +234,11 @@ def second(net, nodes, repo, commits):
     a, b, c = nodes
     p = start(net, c, repo, commits, '--arch', os.uname().machine,
               '--config', 'defconfig')
-    read_until(p, 'step 2: testing', 300)
+    head = read_until(p, 'step 2: testing', 300)
     a.kill()
     print('killed lab-a (the board of step 2)')
     out, err = finish(p)
+    out = ''.join(head) + out
     check(p.returncode == 0, 'bisect exit %d: %s' % (p.returncode, err))
     check('is lost on lab-a/a1' in out, 'no lost step: %s' % out)
     check('first bad commit: %s' % commits[PLANTED] in out,
