@@ -58,5 +58,8 @@ int bisect_load(const char *home, bisect_t *b);
 int bisect_publish(const cli_t *cli, const bisect_t *b);
 /* `labmesh bisect --show ID`: the exit status. */
 int bisect_show(const cli_t *cli, const char *prefix);
+/* `labmesh bisect --list`: the latest record of every bisection in the
+ * store; the exit status. */
+int bisect_list(const cli_t *cli);
 
 #endif

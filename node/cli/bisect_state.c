@@ -2,9 +2,9 @@
  * bisect_state: a bisection's state as signed bisect records: the record
  * made from a bisect_t and handed to the node (bisect-publish), the latest
  * record of a bisection found again in the store (resume), and `labmesh
- * bisect --show` (text or JSON) from any node's store.
+ * bisect --show` and `--list` (text or JSON) from any node's store.
  *
- * Layout: record <-> state; publish; lookup; show.
+ * Layout: record <-> state; publish; lookup; show; list.
  */
 #include "node/cli/bisect_cli.h"
 
@@ -269,48 +269,138 @@ static void s_json_id(json_t *j, const char *key, bool has,
 	json_key_str(j, key, hex);
 }
 
-static void s_show_json(const record_t *rec)
+static void s_json_record(json_t *j, const record_t *rec)
 {
 	const record_bisect_t *r = &rec->bisect;
+
+	json_obj_open(j);
+	s_json_id(j, "bisection", true, r->bisection);
+	s_json_id(j, "record", true, rec->head.id);
+	s_json_id(j, "node", true, rec->head.author);
+	s_json_id(j, "submitter", true, r->submitter);
+	json_key_str(j, "tree", r->tree_url);
+	json_key_str(j, "good", r->good);
+	json_key_str(j, "bad", r->bad);
+	json_key_str(j, "test", r->test);
+	json_key_str(j, "config", r->config);
+	json_key_str(j, "arch", r->arch);
+	json_key_uint(j, "commits", r->n_commits);
+	json_key_str(j, "state", bisect_state_name(r->state));
+	json_key_str(j, "first_bad", r->first_bad);
+	json_key_str(j, "text", r->text);
+	json_key(j, "steps");
+	json_arr_open(j);
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const bisect_step_t *st = &r->steps[i];
+
+		json_obj_open(j);
+		json_key_str(j, "commit", st->commit);
+		json_key_str(j, "verdict", bisect_verdict_name(st->verdict));
+		s_json_id(j, "request", st->has_request, st->request_id);
+		json_key_str(j, "lab", st->lab);
+		json_key_str(j, "board", st->board);
+		s_json_id(j, "run", st->has_run, st->run_id);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+/* Print recs (one object, or an array with many) as JSON. */
+static void s_print_json(record_t *const *recs, size_t n, bool array)
+{
 	buf_t out;
 	json_t j;
 
-	buf_init(&out, 1 << 20);
+	buf_init(&out, 64u << 20);
 	json_init(&j, &out, 0);
-	json_obj_open(&j);
-	s_json_id(&j, "bisection", true, r->bisection);
-	s_json_id(&j, "record", true, rec->head.id);
-	s_json_id(&j, "node", true, rec->head.author);
-	s_json_id(&j, "submitter", true, r->submitter);
-	json_key_str(&j, "tree", r->tree_url);
-	json_key_str(&j, "good", r->good);
-	json_key_str(&j, "bad", r->bad);
-	json_key_str(&j, "test", r->test);
-	json_key_str(&j, "config", r->config);
-	json_key_str(&j, "arch", r->arch);
-	json_key_uint(&j, "commits", r->n_commits);
-	json_key_str(&j, "state", bisect_state_name(r->state));
-	json_key_str(&j, "first_bad", r->first_bad);
-	json_key_str(&j, "text", r->text);
-	json_key(&j, "steps");
-	json_arr_open(&j);
-	for (size_t i = 0; i < r->n_steps; i++) {
-		const bisect_step_t *s = &r->steps[i];
-
-		json_obj_open(&j);
-		json_key_str(&j, "commit", s->commit);
-		json_key_str(&j, "verdict", bisect_verdict_name(s->verdict));
-		s_json_id(&j, "request", s->has_request, s->request_id);
-		json_key_str(&j, "lab", s->lab);
-		json_key_str(&j, "board", s->board);
-		s_json_id(&j, "run", s->has_run, s->run_id);
-		json_obj_close(&j);
-	}
-	json_arr_close(&j);
-	json_obj_close(&j);
+	if (array)
+		json_arr_open(&j);
+	for (size_t i = 0; i < n; i++)
+		s_json_record(&j, recs[i]);
+	if (array)
+		json_arr_close(&j);
 	json_finish(&j);
 	printf("%s\n", buf_str(&out));
 	buf_free(&out);
+}
+
+/* ---- list: the latest record of every bisection ---- */
+
+typedef struct {
+	record_t **v;
+	size_t n;
+} s_all_t;
+
+static int s_take_all(void *arg, uint64_t seq, const uint8_t *bytes,
+		      size_t len)
+{
+	s_all_t *a = arg;
+	record_t *r = NULL;
+	size_t i;
+
+	(void)seq;
+	if (wire_record_decode(bytes, len, &r) < 0 ||
+	    r->head.kind != RECORD_BISECT) {
+		record_destroy(&r);
+		return 0;
+	}
+	for (i = 0; i < a->n; i++)
+		if (!memcmp(a->v[i]->bisect.bisection, r->bisect.bisection, 32))
+			break;
+	if (i == a->n) {
+		a->v = xreallocarray(a->v, a->n + 1, sizeof(*a->v));
+		a->v[a->n++] = r;
+	} else if (r->head.ts_ms >= a->v[i]->head.ts_ms) {
+		record_destroy(&a->v[i]);
+		a->v[i] = r;
+	} else {
+		record_destroy(&r);
+	}
+	return 0;
+}
+
+static void s_list_text(record_t *const *v, size_t n)
+{
+	char bid[13];
+
+	printf("%-12s  %-7s  %5s  %-12s  %-24s  %s\n", "BISECTION", "STATE",
+	       "STEPS", "FIRST BAD", "TEST", "TREE");
+	for (size_t i = 0; i < n; i++) {
+		const record_bisect_t *r = &v[i]->bisect;
+
+		s_hex12(r->bisection, bid);
+		printf("%-12s  %-7s  %5zu  %-12.12s  %-24s  %s\n", bid,
+		       bisect_state_name(r->state), r->n_steps,
+		       *r->first_bad ? r->first_bad : "-", r->test,
+		       r->tree_url);
+	}
+	if (!n)
+		printf("(no bisection in this node's store)\n");
+}
+
+int bisect_list(const cli_t *cli)
+{
+	s_all_t a = { 0 };
+	sqlite3 *db;
+	int rc = store_open_readonly(cli->home, &db);
+
+	if (rc < 0 && rc != -ENOENT)
+		return cli_fail("bisect", "cannot read the store in %s: %s",
+				cli->home, strerror(-rc));
+	if (rc == 0) {
+		store_db_records_of_kind(db, RECORD_BISECT, s_skip_none,
+					 s_take_all, &a);
+		sqlite3_close(db);
+	}
+	if (cli->json)
+		s_print_json(a.v, a.n, true);
+	else
+		s_list_text(a.v, a.n);
+	for (size_t i = 0; i < a.n; i++)
+		record_destroy(&a.v[i]);
+	free(a.v);
+	return CLI_EXIT_OK;
 }
 
 int bisect_show(const cli_t *cli, const char *prefix)
@@ -340,7 +430,7 @@ int bisect_show(const cli_t *cli, const char *prefix)
 		return cli_fail("bisect", "no bisection %s in this node's store"
 				" (not made here, nor replicated yet)", prefix);
 	if (cli->json)
-		s_show_json(f.best);
+		s_print_json(&f.best, 1, false);
 	else
 		s_show_text(f.best);
 	rc = f.best->bisect.state == BISECT_FAILED ? CLI_EXIT_FAIL :

@@ -62,7 +62,7 @@ static void s_usage(FILE *f)
 		" [--branch BR]\n"
 		"                      [--silence D] [--step-timeout D]"
 		" [--key FILE] [--home DIR]\n"
-		"       labmesh bisect --show ID [--json]\n"
+		"       labmesh bisect --show ID | --list [--json]\n"
 		"Find the first bad commit between A (good) and B (bad) through"
 		" the network:\neach step builds one commit once, on one lab,"
 		" and runs the test on a board\nwhere B failed. The node"
@@ -86,6 +86,7 @@ static void s_usage(FILE *f)
 		"  --key FILE       submitter key (as submit's)\n"
 		"  --show ID        a bisection from this node's store (any"
 		" node's)\n"
+		"  --list           every bisection in this node's store\n"
 		"Exit 0 with the first bad commit; 1 when it cannot be"
 		" found.\n");
 }
@@ -147,6 +148,7 @@ static int s_opts(cli_t *cli, int argc, char **argv, bisect_t *b,
 		{ "step-timeout", required_argument, NULL, 'T' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "show", required_argument, NULL, 'S' },
+		{ "list", no_argument, NULL, 'L' },
 		{ 0 },
 	};
 	int c, rc = 0;
@@ -166,6 +168,7 @@ static int s_opts(cli_t *cli, int argc, char **argv, bisect_t *b,
 		case 'b': b->branch = optarg; break;
 		case 'K': b->key = optarg; break;
 		case 'S': *ret_show = optarg; break;
+		case 'L': *ret_show = ""; break;
 		case 'Q':
 		case 'T':
 			rc = s_duration(optarg, c == 'Q' ? &b->silence_ms :
@@ -933,7 +936,7 @@ int cmd_bisect(cli_t *cli, int argc, char **argv)
 	if (rc != 0)
 		rc = rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	else if (show)
-		rc = bisect_show(cli, show);
+		rc = *show ? bisect_show(cli, show) : bisect_list(cli);
 	else if (!(rc = s_prepare(cli, b, good, bad, branch, sizeof(branch))))
 		rc = s_run(cli, b);
 	key_wipe(&b->kp);

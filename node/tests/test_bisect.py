@@ -13,7 +13,7 @@ record in lab-a's store and ends right without building anything twice.
 A second bisection (--arch, another config, so nothing is cached) driven
 from lab-c: lab-a, whose board it starts on, is killed mid-step; the
 step goes to another lab after --silence and the bisection still ends
-right. The usage errors name the option."""
+right, and --list shows both. The usage errors name the option."""
 import json
 import math
 import os
@@ -251,6 +251,10 @@ def second(net, nodes, repo, commits):
         check_record(rec, commits, n.name)
     check(any(s['lab'] != 'lab-a' for s in rec['steps']),
           'every step on lab-a: %s' % rec['steps'])
+    listed = json.loads(c.cli('--json', 'bisect', '--list').stdout)
+    check(len(listed) == 2 and all(x['state'] == 'done' and x['first_bad']
+                                   == commits[PLANTED] for x in listed),
+          '--list at lab-c: %s' % listed)
     print('second bisection: %s after lab-a went away mid-step' %
           commits[PLANTED][:12])
 
