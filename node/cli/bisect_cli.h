@@ -1,6 +1,6 @@
 /*
  * bisect_cli: `labmesh bisect` (cmd_bisect.c drives a bisection through
- * the network; bisect_state.c keeps its state as signed bisect records in
+ * the network; bisect_step.c runs one step; bisect_state.c keeps its state as signed bisect records in
  * the node's feed, finds them again to resume, and shows them).
  *
  * A bisection's state is its list of steps, each a commit tried on a
@@ -49,6 +49,16 @@ typedef struct {
 	char first_bad[41];
 	char text[512];
 } bisect_t;
+
+/* Send commit to a board for b (the one that showed the failure while
+ * its lab answers, else another) and publish the step as pending: 0,
+ * -ENOENT when no board fits (b->text says so), or -errno (printed). */
+int bisect_submit(const cli_t *cli, bisect_t *b, const char *commit);
+/* Wait for the verdict of b's last (pending) step and set it: 0, or
+ * -ENOTCONN when the node stopped (printed). */
+int bisect_wait(const cli_t *cli, bisect_t *b);
+/* How many steps lab (any, if NULL) lost in b (of commit, if given). */
+size_t bisect_lost(const bisect_t *b, const char *lab, const char *commit);
 
 /* Fill b's steps and state from the latest bisect record of b->id in
  * HOME's store: 1 when found, 0 when none, -errno. */
