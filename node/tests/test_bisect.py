@@ -13,7 +13,9 @@ record in lab-a's store and ends right without building anything twice.
 A second bisection (--arch, another config, so nothing is cached) driven
 from lab-c: lab-a, whose board it starts on, is killed mid-step; the
 step goes to another lab after --silence and the bisection still ends
-right, and --list shows both. The usage errors name the option."""
+right, and --list shows both, as lab-c's dashboard API does. The usage
+errors name the option."""
+import http.client
 import json
 import math
 import os
@@ -175,6 +177,26 @@ def usage_errors(net, a, repo, commits):
     print('usage errors name the option')
 
 
+def api(c, port, bid):
+    """lab-c's dashboard answers what --list/--show --json print."""
+    for path, args in (('/api/bisections', ('--list',)),
+                       ('/api/bisect?id=' + bid[:8], ('--show', bid))):
+        conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+        conn.request('GET', path)
+        r = conn.getresponse()
+        body = r.read().decode()
+        conn.close()
+        want = c.cli('--json', 'bisect', *args).stdout
+        check(r.status == 200 and body == want, '%s: %d %r, not %r' % (
+            path, r.status, body[:300], want[:300]))
+    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+    conn.request('GET', '/api/bisect?id=zz')
+    r = conn.getresponse()
+    r.read()
+    check(r.status == 400, '/api/bisect?id=zz: %d' % r.status)
+    print('dashboard: /api/bisections and /api/bisect as --json')
+
+
 def net_up(net, deployed, suites_dir):
     net.env['LABMESH_SUITES'] = suites_dir
     a = net.node('lab-a', net.base(27600),
@@ -182,7 +204,8 @@ def net_up(net, deployed, suites_dir):
     b = net.node('lab-b', a.port + 1, [command_board('b1', deployed)],
                  RECIPE, seeds=[a]).start()
     c = net.node('lab-c', a.port + 2, [command_board('c1', deployed)],
-                 RECIPE, seeds=[a, b]).start()
+                 RECIPE, seeds=[a, b]).start(
+                     args=('--http', '127.0.0.1:%d' % (a.port + 3)))
     nodes = [a, b, c]
     wait_for('peers', lambda: all(n.peers_up() == 2 for n in nodes), 60,
              0.2)
@@ -255,6 +278,7 @@ def second(net, nodes, repo, commits):
     check(len(listed) == 2 and all(x['state'] == 'done' and x['first_bad']
                                    == commits[PLANTED] for x in listed),
           '--list at lab-c: %s' % listed)
+    api(c, a.port + 3, bid)
     print('second bisection: %s after lab-a went away mid-step' %
           commits[PLANTED][:12])
 
