@@ -247,8 +247,6 @@ static int s_repo(const cli_t *cli, bisect_t *b)
 			   strlen(b->url), NULL, 0);
 	proto_hex(h, sizeof(h), hex);
 	dir = xasprintf("%s/bisect/%s.git", cli->home, hex);
-	cli_mkdir_p(cli->home, 0700);
-	free(out);
 	if (stat(dir, &st) != 0) {
 		char *sub = xasprintf("%s/bisect", cli->home);
 		char *argv[] = { "git", "clone", "-q", "--bare", "--",

@@ -168,6 +168,15 @@ def usage_errors(net, a, repo, commits):
               commits[-1], '--test', 'calc/add', check_rc=False)
     check(p.returncode == 2 and '--test' in p.stderr, '--test calc/add: %r'
           % p.stderr)
+    # a URL: the history is read from a bare clone in the home
+    p = a.cli('bisect', '--git', 'file://' + repo, '--good', commits[0],
+              '--bad', 'nope', '--test', 'calc', check_rc=False)
+    check(p.returncode == 2 and '--bad' in p.stderr and 'file://' in
+          p.stderr, '--git file://: %r' % p.stderr)
+    clones = os.listdir(os.path.join(a.home, 'bisect'))
+    check(len(clones) == 1 and git(os.path.join(a.home, 'bisect', clones[0]),
+                                   'rev-parse', 'main') == commits[-1],
+          'no bare clone of the URL: %s' % clones)
     p = a.cli('bisect', '--show', 'zz', check_rc=False)
     check(p.returncode == 2 and '--show' in p.stderr, '--show zz: %r' %
           p.stderr)
