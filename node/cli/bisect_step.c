@@ -361,7 +361,13 @@ int bisect_wait(const cli_t *cli, bisect_t *b)
 			verdict = s_look(db, b, st, &f);
 		if (verdict)
 			break;
-		if (now - f.change > b->silence_ms || now - f.start > b->step_ms) {
+		if (now - f.start > b->step_ms) {
+			snprintf(f.why, sizeof(f.why), "no verdict within"
+				 " --step-timeout");
+			verdict = BISECT_LOST;
+			break;
+		}
+		if (now - f.change > b->silence_ms) {
 			snprintf(f.why, sizeof(f.why), "%s said nothing for"
 				 " %llds", st->lab, (long long)((now - f.change)
 								/ 1000));
