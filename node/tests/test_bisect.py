@@ -13,14 +13,18 @@ record in lab-a's store and ends right without building anything twice.
 A second bisection (--arch, another config, so nothing is cached) driven
 from lab-c: lab-a, whose board it starts on, is killed mid-step; the
 step goes to another lab after --silence and the bisection still ends
-right, and --list shows both, as lab-c's dashboard API does. The usage
+right, and --list shows both, as lab-c's dashboard API and its page
+bisect.html do. The usage
 errors name the option."""
 import http.client
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -204,6 +208,35 @@ def api(c, port, bid):
     r.read()
     check(r.status == 400, '/api/bisect?id=zz: %d' % r.status)
     print('dashboard: /api/bisections and /api/bisect as --json')
+    page(port, bid)
+
+
+def page(port, bid):
+    """bisect.html in headless chromium (when installed): the list links
+    the bisection, its page names the first bad commit."""
+    browser = shutil.which('chromium')
+    if not browser:
+        print('no chromium: bisect.html not drawn')
+        return
+    base = 'http://127.0.0.1:%d/bisect.html' % port
+    for url, want in ((base, 'bisect.html?id=' + bid[:12]),
+                      (base + '?id=' + bid[:12], 'id="first-bad"')):
+        prof = tempfile.mkdtemp(prefix='lm-chromium-')
+        try:
+            p = subprocess.run(
+                [browser, '--headless', '--no-sandbox', '--disable-gpu',
+                 '--no-first-run', '--user-data-dir=' + prof,
+                 '--virtual-time-budget=3000', '--dump-dom', url],
+                capture_output=True, text=True, timeout=90)
+        finally:
+            shutil.rmtree(prof, ignore_errors=True)
+        check(p.returncode == 0 and want in p.stdout and
+              'class="error"' not in p.stdout,
+              '%s: %s' % (url, p.stdout[-1500:]))
+        if 'first-bad' in want:
+            check(re.search(r'id="first-bad">[0-9a-f]{40}<', p.stdout),
+                  '%s names no first bad commit' % url)
+    print('dashboard: bisect.html lists it and names its first bad commit')
 
 
 def net_up(net, deployed, suites_dir):
