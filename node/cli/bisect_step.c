@@ -345,6 +345,28 @@ static int s_look(sqlite3 *db, const bisect_t *b, bisect_step_state_t *st,
 
 /* Wait for the verdict of the last (pending) step: 0 with it set, or
  * -ENOTCONN when the node stopped. */
+/* A step given up on is withdrawn (a signed cancel of its request), so
+ * a lab that comes back does not spend a board on it. */
+static void s_withdraw(const cli_t *cli, const bisect_t *b,
+		       const bisect_step_state_t *st)
+{
+	uint8_t *bytes = NULL, cid[32];
+	const char *args[1];
+	size_t len = 0;
+	char *body = NULL;
+	bool ok = false;
+
+	if (wire_cancel_sign(st->request, (uint64_t)s_now_ms(), &b->kp, &bytes,
+			     &len, cid) < 0)
+		return;
+	args[0] = (const char *)bytes;
+	if (ctl_call(cli->home, "cancel", false, 1, args, &len,
+		     CTL_TIMEOUT_MS, &ok, &body) == 0 && ok)
+		printf("  withdrew the step's request\n");
+	free(bytes);
+	free(body);
+}
+
 int bisect_wait(const cli_t *cli, bisect_t *b)
 {
 	bisect_step_state_t *st = &b->steps[b->n_steps - 1];
@@ -365,6 +387,7 @@ int bisect_wait(const cli_t *cli, bisect_t *b)
 			snprintf(f.why, sizeof(f.why), "no verdict within"
 				 " --step-timeout");
 			verdict = BISECT_LOST;
+			s_withdraw(cli, b, st);
 			break;
 		}
 		if (now - f.change > b->silence_ms) {
@@ -372,6 +395,7 @@ int bisect_wait(const cli_t *cli, bisect_t *b)
 				 " %llds", st->lab, (long long)((now - f.change)
 								/ 1000));
 			verdict = BISECT_LOST;
+			s_withdraw(cli, b, st);
 			break;
 		}
 		if (i % 20 == 19 && !ctl_running(cli->home)) {
