@@ -92,6 +92,8 @@ static lab_config_t *s_config_new(const char *path)
 	cfg->build_any = true;
 	cfg->blob_budget = LAB_DEFAULT_BLOB_BUDGET;
 	cfg->build_budget = LAB_DEFAULT_BUILD_BUDGET;
+	cfg->confirm_reruns = LAB_DEFAULT_CONFIRM_RERUNS;
+	cfg->confirm_per_day = LAB_DEFAULT_CONFIRM_PER_DAY;
 	return cfg;
 }
 
@@ -539,6 +541,24 @@ static int s_load_leases(yaml_val_t *pol, lab_config_t *cfg)
 	return yaml_check_unknown(l);
 }
 
+/* policy.confirm: reruns, per_day. */
+static int s_load_confirm(yaml_val_t *pol, lab_config_t *cfg)
+{
+	yaml_val_t *c = NULL;
+	int r = yaml_get_map(pol, "confirm", YAML_OPTIONAL, &c);
+
+	if (r <= 0)
+		return r;
+	r = yaml_get_int(c, "reruns", YAML_OPTIONAL, 0, 10,
+			 &cfg->confirm_reruns);
+	if (r >= 0)
+		r = yaml_get_int(c, "per_day", YAML_OPTIONAL, 0, 1000,
+				 &cfg->confirm_per_day);
+	if (r < 0)
+		return r;
+	return yaml_check_unknown(c);
+}
+
 static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 {
 	static const char *const build[] = { "any", "none", NULL };
@@ -567,6 +587,8 @@ static int s_load_policy(yaml_val_t *root, lab_config_t *cfg)
 		r = s_load_names(pol, cfg);
 	if (r == 0)
 		r = s_load_leases(pol, cfg);
+	if (r == 0)
+		r = s_load_confirm(pol, cfg);
 	if (r < 0)
 		return r;
 	return yaml_check_unknown(pol);

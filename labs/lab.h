@@ -22,8 +22,14 @@
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_SUBMITTER_NAME 32
 #define LAB_DEFAULT_LEASE_MS (3600LL * 1000) /* policy.leases.max */
+#define LAB_DEFAULT_CONFIRM_RERUNS 3	    /* policy.confirm.reruns */
+#define LAB_DEFAULT_CONFIRM_PER_DAY 30	    /* policy.confirm.per_day */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
 #define LAB_MAX_CRITERIA 64 /* criteria overrides per board */
+#define LAB_HEALTH_FAILS 3          /* failed checks in a row: offline */
+#define LAB_HEALTH_INTERVAL_S 60    /* health.interval by default */
+#define LAB_HEALTH_TIMEOUT_S 30     /* health.timeout by default */
+#define LAB_MAX_HEALTH_INTERVAL_S 86400
 #define LAB_DEFAULT_BLOB_BUDGET (10ULL << 30) /* store.blob_budget: 10G */
 #define LAB_MIN_BLOB_BUDGET 1024ULL           /* smaller is a typo */
 #define LAB_MAX_BLOB_BUDGET (1ULL << 50)      /* 1 PiB */
@@ -144,6 +150,15 @@ typedef struct {
 	size_t n_criteria;
 	char **submitters; /* NULL: the lab policy applies; else only these */
 	size_t n_submitters;
+	/* health: an operator's check run every interval while the board is
+	 * idle, through its transport or (on_host) on the lab's machine with
+	 * LABMESH_BOARD set; LAB_HEALTH_FAILS failures in a row take the
+	 * board offline until one passes. NULL: no check. */
+	char *health_cmd;
+	int health_interval_s; /* LAB_HEALTH_INTERVAL_S by default */
+	int health_timeout_s;  /* LAB_HEALTH_TIMEOUT_S by default */
+	bool health_on_host;
+	int health_line;
 	int line;
 } lab_board_t;
 
@@ -212,6 +227,11 @@ typedef struct {
 	size_t n_lease_boards;
 	long long lease_max_ms;	/* the longest lease (LAB_DEFAULT_LEASE_MS) */
 	int lease_per_key;	/* boards one key holds or waits for at once */
+	/* policy.confirm: a regression of this lab's own run is re-run
+	 * confirm_reruns times on its board (0: only when asked), and this
+	 * node starts at most confirm_per_day re-run requests a day */
+	int confirm_reruns;
+	int confirm_per_day;
 	/* boards and recipes */
 	lab_board_t *boards;
 	size_t n_boards;

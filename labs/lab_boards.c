@@ -95,6 +95,7 @@ void lab_board_free(lab_board_t *b)
 		lab_criteria_free(&b->criteria[i]);
 	free(b->criteria);
 	yaml_strlist_free(&b->submitters, b->n_submitters);
+	free(b->health_cmd);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -620,6 +621,41 @@ static int s_load_identity(yaml_val_t *m, lab_board_t *b)
 	return r < 0 ? r : 0;
 }
 
+/* health: {command: CMD, interval: S, timeout: S, on: board|host} */
+static int s_load_health(yaml_val_t *board, lab_board_t *b)
+{
+	static const char *const where[] = { "board", "host", NULL };
+	yaml_val_t *m = NULL;
+	int on = 0;
+	int r = yaml_get_map(board, "health", YAML_OPTIONAL, &m);
+
+	b->health_interval_s = LAB_HEALTH_INTERVAL_S;
+	b->health_timeout_s = LAB_HEALTH_TIMEOUT_S;
+	if (r <= 0 || !m)
+		return r < 0 ? r : 0;
+	b->health_line = yaml_line(m);
+	r = lab_get_text(m, "command", YAML_REQUIRED, LAB_MAX_COMMAND, true,
+			 &b->health_cmd);
+	if (r >= 0)
+		r = yaml_get_int(m, "interval", YAML_OPTIONAL, 1,
+				 LAB_MAX_HEALTH_INTERVAL_S,
+				 &b->health_interval_s);
+	if (r >= 0)
+		r = yaml_get_int(m, "timeout", YAML_OPTIONAL, 1,
+				 LAB_MAX_TIMEOUT_S, &b->health_timeout_s);
+	if (r >= 0)
+		r = yaml_get_enum(m, "on", YAML_OPTIONAL, "health.on", where,
+				  &on);
+	if (r < 0)
+		return r;
+	b->health_on_host = on == 1;
+	/* a QEMU board is off between jobs: its console is not there */
+	if (!b->health_on_host && b->boot.method == LAB_BOOT_QEMU)
+		return yaml_fail(m, "a qemu board has no console between jobs:"
+				 " check it with on: host");
+	return yaml_check_unknown(m);
+}
+
 static int s_load_board(yaml_val_t *m, const char *dir, lab_board_t *b)
 {
 	yaml_val_t *tm = NULL, *bm = NULL;
@@ -641,6 +677,8 @@ static int s_load_board(yaml_val_t *m, const char *dir, lab_board_t *b)
 		r = s_check_qemu(m, tm, b);
 	if (r >= 0)
 		r = s_load_criteria(m, b);
+	if (r >= 0)
+		r = s_load_health(m, b);
 	if (r < 0)
 		return r;
 	return yaml_check_unknown(m);

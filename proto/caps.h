@@ -49,6 +49,7 @@
 #define PROTO_MAX_BISECT_STEPS 256	  /* steps in one bisect record */
 
 /* Ranges. */
+#define PROTO_MAX_RERUNS 64 /* re-runs one verdict counts, per side */
 #define PROTO_MAX_PRIORITY 100 /* request priority 0..100, higher first */
 /* Times a request or cancel may carry (ms since the epoch): up to
  * 2100-01-01, so that they fit an int64 with room and are never wrapped */

@@ -14,7 +14,9 @@
  *   value      uint: take/renew the length in ms (1..LEASE_MAX_MS);
  *              exec its timeout in s; put the offset of data; put-end
  *              the file's size; get the offset to read from;
- *              power enum lease_power; others 0
+ *              power enum lease_power; console how long the lab
+ *              waits for the console to answer, in ms (0: its own
+ *              default); others 0
  *   arg        text <= PROTO_MAX_TEXT: exec the command, put/get the
  *              path on the board; others ""
  *   data       bin <= LEASE_MAX_DATA: put the bytes at value; console

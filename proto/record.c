@@ -17,7 +17,9 @@
 static const char *const s_kinds[] = {
 	[RECORD_ADVERT] = "advert",   [RECORD_ACCEPT] = "accept",
 	[RECORD_DECLINE] = "decline", [RECORD_EVENT] = "event",
-	[RECORD_RUN] = "run",	      [RECORD_BISECT] = "bisect",
+	[RECORD_RUN] = "run",	      [RECORD_VERDICT] = "verdict",
+	[RECORD_KNOWN] = "known",
+	[RECORD_BISECT] = "bisect",
 };
 
 bool record_kind_known(int kind)
@@ -31,6 +33,18 @@ const char *record_kind_name(int kind)
 	if (!record_kind_known(kind))
 		return "?";
 	return s_kinds[kind];
+}
+
+const char *verdict_kind_name(int verdict)
+{
+	static const char *const names[] = {
+		[VERDICT_CONFIRMED] = "confirmed",
+		[VERDICT_FLAKY] = "flaky",
+		[VERDICT_BOARD_SPECIFIC] = "board-specific",
+	};
+	if (verdict < VERDICT_CONFIRMED || verdict > VERDICT_KIND_MAX)
+		return "?";
+	return names[verdict];
 }
 
 const char *bisect_state_name(int state)
@@ -156,8 +170,8 @@ int record_sign(const record_t *rec, const key_pair_t *key, uint8_t **ret_data,
 	return 0;
 }
 
-/* version, kind, author, seq, prev_id, ts_ms into h. */
-static int s_decode_head(mp_reader_t *r, record_head_t *h)
+/* version, kind (1..max_kind), author, seq, prev_id, ts_ms into h. */
+static int s_decode_head(mp_reader_t *r, record_head_t *h, uint64_t max_kind)
 {
 	uint64_t v;
 	int e;
@@ -171,7 +185,7 @@ static int s_decode_head(mp_reader_t *r, record_head_t *h)
 	h->version = (uint32_t)v;
 	if ((e = mp_get_uint(r, &v)) < 0)
 		return e;
-	if (v > RECORD_KIND_MAX || !record_kind_known((int)v))
+	if (v < RECORD_ADVERT || v > max_kind)
 		return PROTO_E_KIND;
 	h->kind = (enum record_kind)v;
 	if ((e = mp_get_bin_exact(r, 32, h->author)) < 0 ||
@@ -207,7 +221,7 @@ static int s_decode(const uint8_t *data, size_t len, record_t *rec)
 	int err;
 
 	mp_reader_init(&r, data, len);
-	if ((err = s_decode_head(&r, &rec->head)) < 0 ||
+	if ((err = s_decode_head(&r, &rec->head, RECORD_KIND_MAX)) < 0 ||
 	    (err = record_body_decode(&r, rec->arena, rec)) < 0)
 		return err;
 	sigpos = r;
@@ -273,7 +287,7 @@ int record_verify(const void *data, size_t len, record_head_t *ret_head)
 	if (len > PROTO_MAX_RECORD)
 		return PROTO_E_TOOBIG;
 	mp_reader_init(&r, data, len);
-	if ((e = s_decode_head(&r, &h)) < 0)
+	if ((e = s_decode_head(&r, &h, RECORD_KIND_LIMIT)) < 0)
 		return e;
 	/* the body: canonical msgpack, one array, within the depth cap */
 	enum mp_type t;

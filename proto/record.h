@@ -46,9 +46,16 @@ enum record_kind {
 	RECORD_DECLINE,
 	RECORD_EVENT,
 	RECORD_RUN,
-	RECORD_BISECT = 8, /* 6 and 7 are kept for other kinds */
+	RECORD_VERDICT = 6,
+	RECORD_KNOWN = 7,
+	RECORD_BISECT = 8,
 };
 #define RECORD_KIND_MAX RECORD_BISECT
+/* record_verify passes kinds up to this one: records of kinds a newer
+ * version made are stored and passed on unread (record_decode refuses
+ * them: nothing here reads their bodies), so one author's feed never
+ * stops at a node that is older than the author's. */
+#define RECORD_KIND_LIMIT 32
 
 /* "advert", "accept"...; "?" out of range. Borrowed. */
 const char *record_kind_name(int kind);
@@ -246,6 +253,44 @@ typedef struct {
 	enum proto_status status; /* overall */
 } record_run_t;
 
+/* ---- verdict: what re-running a regression said ---- */
+
+enum verdict_kind {
+	VERDICT_CONFIRMED = 1,	/* failed every re-run, here and elsewhere */
+	VERDICT_FLAKY,		/* passed some re-runs: see runs / passes */
+	VERDICT_BOARD_SPECIFIC, /* fails on this board, passes on others */
+};
+#define VERDICT_KIND_MAX VERDICT_BOARD_SPECIFIC
+const char *verdict_kind_name(int verdict);
+
+typedef struct {
+	uint8_t run_id[32];   /* the run record that showed the regression */
+	const char *lab;      /* name syntax: the run's lab */
+	const char *board;    /* name syntax: the run's board */
+	const char *path;     /* path syntax: suite.path that regressed */
+	enum verdict_kind verdict;
+	uint32_t runs;	      /* re-runs on the board, 0..PROTO_MAX_RERUNS */
+	uint32_t passes;      /* of them passed, <= runs */
+	uint32_t other_runs;  /* re-runs on other boards of the same arch */
+	uint32_t other_passes; /* of them passed, <= other_runs */
+	const char *text;     /* text, PROTO_MAX_TEXT, may be "" */
+} record_verdict_t;
+
+/* ---- known: a maintainer's mark on a known failure ---- */
+
+/*
+ * The latest mark of an author for one (path, board, arch) replaces the
+ * earlier ones; a mark applies until expires_ms (a drop is a mark that
+ * expires at its own ts_ms).
+ */
+typedef struct {
+	const char *path;  /* path syntax: suite.path, or a suite name */
+	const char *board; /* board glob (* ? [), text PROTO_MAX_NAME, "" any */
+	const char *arch;  /* name syntax, or "" for any */
+	const char *link;  /* text, PROTO_MAX_URL, may be "" */
+	uint64_t expires_ms; /* 1..PROTO_MAX_TIME_MS */
+	const char *text;  /* text, PROTO_MAX_MESSAGE, may be "" */
+} record_known_t;
 /* ---- bisect: a bisection of a regression, as it stands ---- */
 
 enum bisect_state {
@@ -318,6 +363,8 @@ typedef struct record {
 		record_decline_t decline;
 		record_event_t event;
 		record_run_t run;
+		record_verdict_t verdict;
+		record_known_t known;
 		record_bisect_t bisect;
 	};
 	arena_t *arena; /* private: owns what the body points to */
@@ -348,9 +395,10 @@ void record_destroy(record_t **p);
 int record_encode(const record_t *rec, uint8_t **ret_data, size_t *ret_len);
 
 /*
- * Fast path: checks the envelope strictly, the body only as canonical
- * msgpack (not per kind), and the signature; fills *ret_head with id.
- * For routing/storing; anything that reads the body uses record_decode.
+ * Fast path: checks the envelope strictly (but a kind up to
+ * RECORD_KIND_LIMIT), the body only as canonical msgpack (not per kind),
+ * and the signature; fills *ret_head with id. For routing/storing;
+ * anything that reads the body uses record_decode.
  */
 int record_verify(const void *data, size_t len, record_head_t *ret_head);
 

@@ -23,6 +23,13 @@
  *            case: [path, status, duration_ms, message]
  *            metric: [name, value, unit, better]
  *            log: [name, blob_id]
+ *   verdict  [run_id, lab, board, path, verdict, runs, passes,
+ *             other_runs, other_passes, text]
+ *            (passes <= runs, other_passes <= other_runs, each at most
+ *            PROTO_MAX_RERUNS; at least one re-run in all)
+ *   known    [path, board_glob, arch, link, expires_ms, text]
+ *            (board_glob: "" or name characters and * ? [ ] !; arch: ""
+ *            or a name; expires_ms 1..PROTO_MAX_TIME_MS)
  *   bisect   [bisection, submitter, tree_url, good, bad, test, config,
  *             arch, n_commits, state, first_bad, text, steps]
  *            step: [commit, verdict, request_id|nil, lab, board,
@@ -521,6 +528,94 @@ static void s_enc_run(mp_enc_t *e, const record_run_t *run)
 	mp_put_uint(e, run->status);
 }
 
+/* ---- verdict, known ---- */
+
+static int s_verdict_check(const record_verdict_t *v)
+{
+	if (v->passes > v->runs || v->other_passes > v->other_runs)
+		return PROTO_E_RANGE;
+	return v->runs + v->other_runs ? 0 : PROTO_E_RANGE;
+}
+
+static int s_dec_verdict(mp_reader_t *r, arena_t *a, record_verdict_t *v)
+{
+	uint32_t k;
+	int e;
+
+	if ((e = mp_get_array_exact(r, 10)) < 0 ||
+	    (e = mp_get_bin_exact(r, 32, v->run_id)) < 0 ||
+	    (e = dec_name(r, a, &v->lab)) < 0 ||
+	    (e = dec_name(r, a, &v->board)) < 0 ||
+	    (e = dec_path(r, a, &v->path)) < 0 ||
+	    (e = dec_u32(r, 1, VERDICT_KIND_MAX, &k)) < 0)
+		return e;
+	v->verdict = k;
+	if ((e = dec_u32(r, 0, PROTO_MAX_RERUNS, &v->runs)) < 0 ||
+	    (e = dec_u32(r, 0, PROTO_MAX_RERUNS, &v->passes)) < 0 ||
+	    (e = dec_u32(r, 0, PROTO_MAX_RERUNS, &v->other_runs)) < 0 ||
+	    (e = dec_u32(r, 0, PROTO_MAX_RERUNS, &v->other_passes)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_TEXT, &v->text)) < 0)
+		return e;
+	return s_verdict_check(v);
+}
+
+static void s_enc_verdict(mp_enc_t *e, const record_verdict_t *v)
+{
+	mp_put_array(e, 10);
+	mp_put_bin(e, v->run_id, 32);
+	mp_put_str(e, v->lab);
+	mp_put_str(e, v->board);
+	mp_put_str(e, v->path);
+	mp_put_uint(e, v->verdict);
+	mp_put_uint(e, v->runs);
+	mp_put_uint(e, v->passes);
+	mp_put_uint(e, v->other_runs);
+	mp_put_uint(e, v->other_passes);
+	mp_put_str(e, v->text);
+}
+
+/* A board glob: name characters and the glob ones, or "" for any. */
+static int s_glob_check(const char *g)
+{
+	for (const char *p = g; *p; p++) {
+		if (!strchr("*?[]!._-", *p) &&
+		    !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return PROTO_E_SYNTAX;
+	}
+	return 0;
+}
+
+static int s_dec_known(mp_reader_t *r, arena_t *a, record_known_t *k)
+{
+	int e;
+
+	if ((e = mp_get_array_exact(r, 6)) < 0 ||
+	    (e = dec_path(r, a, &k->path)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_NAME, &k->board)) < 0 ||
+	    (e = s_glob_check(k->board)) < 0 ||
+	    (e = dec_name_opt(r, a, &k->arch)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_URL, &k->link)) < 0 ||
+	    (e = mp_get_uint(r, &k->expires_ms)) < 0)
+		return e;
+	if (k->expires_ms == 0)
+		return PROTO_E_RANGE;
+	if (k->expires_ms > PROTO_MAX_TIME_MS)
+		return PROTO_E_TIME;
+	return dec_text(r, a, PROTO_MAX_MESSAGE, &k->text);
+}
+
+static void s_enc_known(mp_enc_t *e, const record_known_t *k)
+{
+	mp_put_array(e, 6);
+	mp_put_str(e, k->path);
+	mp_put_str(e, k->board);
+	mp_put_str(e, k->arch);
+	mp_put_str(e, k->link);
+	mp_put_uint(e, k->expires_ms);
+	mp_put_str(e, k->text);
+}
+
 /* ---- bisect ---- */
 
 static int s_dec_step(mp_reader_t *r, arena_t *a, bisect_step_t *st)
@@ -635,6 +730,10 @@ int record_body_decode(mp_reader_t *r, arena_t *a, record_t *rec)
 		return s_dec_event(r, a, &rec->event);
 	case RECORD_RUN:
 		return s_dec_run(r, a, &rec->run);
+	case RECORD_VERDICT:
+		return s_dec_verdict(r, a, &rec->verdict);
+	case RECORD_KNOWN:
+		return s_dec_known(r, a, &rec->known);
 	case RECORD_BISECT:
 		return s_dec_bisect(r, a, &rec->bisect);
 	}
@@ -658,6 +757,12 @@ void record_body_encode(mp_enc_t *e, const record_t *rec)
 		return;
 	case RECORD_RUN:
 		s_enc_run(e, &rec->run);
+		return;
+	case RECORD_VERDICT:
+		s_enc_verdict(e, &rec->verdict);
+		return;
+	case RECORD_KNOWN:
+		s_enc_known(e, &rec->known);
 		return;
 	case RECORD_BISECT:
 		s_enc_bisect(e, &rec->bisect);

@@ -503,6 +503,66 @@ static void test_leases(void)
 	    "lab.yaml:3: policy.leases.color: unknown field");
 }
 
+static void test_health(void)
+{
+	static const char ok[] =
+		HEAD "  - name: a\n    arch: x86_64\n    transport: {type: local}\n"
+		"    health: {command: 'test -e /tmp/x', interval: 5, on: host}\n"
+		"  - name: b\n    arch: x86_64\n    transport: {type: local}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	if (cfg) {
+		CHECK(strcmp(cfg->boards[0].health_cmd, "test -e /tmp/x") == 0);
+		CHECK(cfg->boards[0].health_interval_s == 5);
+		CHECK(cfg->boards[0].health_timeout_s == LAB_HEALTH_TIMEOUT_S);
+		CHECK(cfg->boards[0].health_on_host);
+		CHECK(cfg->boards[1].health_cmd == NULL);
+	}
+	lab_config_destroy(&cfg);
+	free(err);
+	ERR(HEAD "  - name: a\n    arch: x86_64\n    transport: {type: local}\n"
+		 "    health: {interval: 5}\n",
+	    "lab.yaml:6: boards[0].health.command: required field is missing");
+	ERR(HEAD "  - name: a\n    arch: x86_64\n    transport: {type: local}\n"
+		 "    health: {command: 'true', interval: 0}\n",
+	    "lab.yaml:6: boards[0].health.interval: 0 is out of range (1 to"
+	    " 86400)");
+	ERR(HEAD "  - name: a\n    arch: x86_64\n    transport: {type: local}\n"
+		 "    health: {command: 'true', on: pdu}\n",
+	    "lab.yaml:6: boards[0].health.on: unknown health.on 'pdu'"
+	    " (expected board, host)");
+	ERR(HEAD "  - name: a\n    arch: x86_64\n    boot: {method: qemu}\n"
+		 "    health: {command: 'true'}\n",
+	    "lab.yaml:6: boards[0].health: a qemu board has no console between"
+	    " jobs: check it with on: host");
+}
+
+/* policy.confirm: re-runs of regressions and their daily bound. */
+static void test_confirm(void)
+{
+	static const char ok[] =
+		"lab: {name: t}\npolicy:\n  confirm: {reruns: 5, per_day: 7}\n";
+	lab_config_t *cfg = NULL;
+	char *err = NULL;
+
+	CHECK(lab_config_parse("lab.yaml", ok, strlen(ok), &cfg, &err) == 0);
+	if (cfg)
+		CHECK(cfg->confirm_reruns == 5 && cfg->confirm_per_day == 7);
+	lab_config_destroy(&cfg);
+	CHECK(lab_config_parse("lab.yaml", "lab: {name: t}\n", 15, &cfg,
+			       &err) == 0);
+	if (cfg)
+		CHECK(cfg->confirm_reruns == LAB_DEFAULT_CONFIRM_RERUNS &&
+		      cfg->confirm_per_day == LAB_DEFAULT_CONFIRM_PER_DAY);
+	lab_config_destroy(&cfg);
+	ERR("lab: {name: t}\npolicy:\n  confirm: {reruns: 11}\n",
+	    "lab.yaml:3: policy.confirm.reruns: 11 is out of range (0 to 10)");
+	ERR("lab: {name: t}\npolicy:\n  confirm: {often: 2}\n",
+	    "lab.yaml:3: policy.confirm.often: unknown field");
+}
+
 /* What the file names must exist on this host; loading alone does not ask. */
 static void test_host(void)
 {
@@ -552,6 +612,8 @@ int main(int argc, char **argv)
 	test_host();
 	test_names();
 	test_leases();
+	test_health();
+	test_confirm();
 	test_bombs();
 	test_default();
 	if (check_failures) {

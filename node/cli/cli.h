@@ -63,6 +63,7 @@ int cmd_keygen(cli_t *cli, int argc, char **argv);
 int cmd_id(cli_t *cli, int argc, char **argv);
 int cmd_node(cli_t *cli, int argc, char **argv);
 int cmd_peers(cli_t *cli, int argc, char **argv);
+int cmd_reload(cli_t *cli, int argc, char **argv);
 int cmd_boards(cli_t *cli, int argc, char **argv);
 int cmd_debug(cli_t *cli, int argc, char **argv);
 /* node/cmd_submit*.c */
@@ -71,6 +72,8 @@ int cmd_bisect(cli_t *cli, int argc, char **argv);
 int cmd_status(cli_t *cli, int argc, char **argv);
 int cmd_cancel(cli_t *cli, int argc, char **argv);
 int cmd_board(cli_t *cli, int argc, char **argv);
+int cmd_known(cli_t *cli, int argc, char **argv);
+int cmd_confirm(cli_t *cli, int argc, char **argv);
 int cmd_log(cli_t *cli, int argc, char **argv);
 int cmd_lease(cli_t *cli, int argc, char **argv);
 int cmd_exec(cli_t *cli, int argc, char **argv);

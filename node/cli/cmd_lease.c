@@ -31,7 +31,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the node is asked for the next reply after 1 ms, then twice as long
+ * each time up to LEASE_POLL_MS: a reply that comes in a few ms (a
+ * console's answer) is seen then, not a whole period later */
 #define LEASE_POLL_MS 20
+/* The console waits this long for keys, then asks the lab for what the
+ * console said, without keys: the lab waits LEASE_CONSOLE_IDLE_MS for
+ * it, and keys typed meanwhile wait for that to end. Unprompted output
+ * shows within about 250 ms; a typed key waits at most about 30 ms. */
+#define LEASE_CONSOLE_KEYS_MS 200
+#define LEASE_CONSOLE_IDLE_MS 20
 #define LEASE_WAIT_MS (5 * 60 * 1000)  /* for the lab's first reply */
 #define LEASE_CHUNK (40 * 1024)        /* bytes of a file per put */
 
@@ -186,6 +195,7 @@ static int s_next_reply(s_ctx_t *x, const uint8_t id[32], const char *hex,
 {
 	int64_t deadline = s_now_ms() + (int64_t)x->timeout_s * 1000;
 	const char *args[1] = { hex };
+	int pause_ms = 1;
 
 	for (;;) {
 		char *body = NULL;
@@ -201,7 +211,10 @@ static int s_next_reply(s_ctx_t *x, const uint8_t id[32], const char *hex,
 				return cli_fail(x->cmd, "no answer from lab %s"
 						" in %d s", x->lab,
 						x->timeout_s);
-			usleep(LEASE_POLL_MS * 1000);
+			usleep((useconds_t)pause_ms * 1000);
+			if (pause_ms < LEASE_POLL_MS)
+				pause_ms = 2 * pause_ms < LEASE_POLL_MS ?
+					   2 * pause_ms : LEASE_POLL_MS;
 			continue;
 		}
 		rb = xmalloc(blen / 2 + 1);
@@ -744,7 +757,7 @@ static int s_console_loop(s_ctx_t *x)
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		size_t n = 0;
 
-		if (poll(&pfd, 1, 100) > 0) {
+		if (poll(&pfd, 1, LEASE_CONSOLE_KEYS_MS) > 0) {
 			ssize_t r = read(STDIN_FILENO, in, sizeof(in));
 
 			if (r <= 0)
@@ -754,6 +767,7 @@ static int s_console_loop(s_ctx_t *x)
 		}
 		l.data = keys;
 		l.data_len = n;
+		l.value = n ? 0 : LEASE_CONSOLE_IDLE_MS;
 		if (n || !e.quit)
 			rc = s_op(x, &l, s_out, NULL, &st);
 	}

@@ -171,6 +171,22 @@ int cmd_peers(cli_t *cli, int argc, char **argv)
 	return cli_ctl_command("peers", cli->home, "peers", cli->json, 0, NULL);
 }
 
+int cmd_reload(cli_t *cli, int argc, char **argv)
+{
+	int rc = s_no_args(cli, argc, argv, "reload",
+			   "usage: labmesh reload [--home DIR]\n"
+			   "The running node reads its lab file again, as on"
+			   " SIGHUP: boards, policy,\nseeds and trust change"
+			   " without a restart; peers stay connected and\n"
+			   "running jobs and leases go on. A file with an"
+			   " error changes nothing and\nthe error is"
+			   " printed.\n");
+
+	if (rc >= 0)
+		return rc;
+	return cli_ctl_command("reload", cli->home, "reload", false, 0, NULL);
+}
+
 static int s_boards_offline(cli_t *cli)
 {
 	char *path = cli_path(cli, "store.db"), *text = NULL;

@@ -41,6 +41,8 @@ static const s_ext_cmd_t s_ext[] = {
 	  true, true },
 	{ "compare", "regressions and fixes between two commits, per board",
 	  cmd_compare, true, true },
+	{ "report", "a commit's results as text to mail: regressions,"
+	  " verdicts", cmd_report, true, false },
 	{ "history", "one test's results across commits and boards",
 	  cmd_history, true, true },
 	{ "export", "results as KCIDB v5.3 JSON or JUnit XML", cmd_export,
@@ -59,6 +61,10 @@ static const cli_cmd_t s_cmds[] = {
 	  cmd_boards },
 	{ "board", "this lab's board: maintenance, online, revoke its lease",
 	  cmd_board },
+	{ "reload", "the running node reads its lab file again", cmd_reload },
+	{ "known", "mark a failure as known (add, list, drop)", cmd_known },
+	{ "confirm", "re-run a run's regressions; sign the verdict",
+	  cmd_confirm },
 	{ "debug", "testing aids (append synthetic records, raw requests)",
 	  cmd_debug },
 	{ "submit", "sign and send a test request to the whole network",
@@ -160,6 +166,8 @@ int main(int argc, char **argv)
 		return cmd_exec_job(argc - i, argv + i);
 	if (strcmp(argv[i], "lease-session") == 0) /* the node's, too */
 		return cmd_lease_session(argc - i, argv + i);
+	if (strcmp(argv[i], "health-check") == 0) /* and this */
+		return cmd_health_check(argc - i, argv + i);
 	if (strcmp(argv[i], "help") == 0) {
 		s_usage(stdout);
 		return CLI_EXIT_OK;

@@ -9,6 +9,7 @@
 #include "node/jobs/jobs.h"
 #include "node/results/export.h"
 #include "node/results/query.h"
+#include "node/results/report.h"
 #include "node/results/results.h"
 #include "labs/lab.h"
 
@@ -428,6 +429,64 @@ int cmd_compare(int argc, char **argv)
 usage:
 	free(o.home);
 	return EXIT_USAGE;
+}
+
+/* ---- report ---- */
+
+static char *s_dashboard_url(const char *home);
+
+static void s_report_help(void)
+{
+	printf("usage: labmesh report COMMIT|REQUEST [--dash URL] [--home"
+	       " DIR]\n"
+	       "A plain-text summary of one commit's (or request's) results"
+	       " to mail to a\nlist: builds, boots and tests per arch, the"
+	       " new regressions (tests that\nfailed where the board's"
+	       " previous run passed) with their confirmation\nverdict, the"
+	       " failures known marks cover, and every run, each with a link"
+	       "\nto the dashboard. Exit status: 0 no new regression, 1 new"
+	       " regressions,\n2 no such commit or request.\n"
+	       "  --dash URL  the dashboard for links (default: the one the"
+	       " node in --home\n              serves, else the labmesh log"
+	       " command)\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	s_opts_t o = { .cmd = "report" };
+	const char *dash = NULL;
+	const s_opt_t own[] = {
+		{ "dash", S_STRING, &dash, 0, NULL },
+		{ NULL, 0, NULL, 0, NULL },
+	};
+	char err[256] = "", *own_dash = NULL;
+	sqlite3 *db;
+	int rc;
+
+	rc = s_parse(&o, argc, argv, false, own, s_report_help);
+	if (rc || argc - optind != 1) {
+		if (!rc)
+			s_usage(o.cmd, "give one COMMIT or REQUEST%s", "");
+		free(o.home);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	if (s_open(&o, &db) < 0) {
+		free(o.home);
+		return EXIT_USAGE;
+	}
+	if (!dash)
+		dash = own_dash = s_dashboard_url(o.home);
+	rc = report_write(db, argv[optind], dash, s_now_ms(), stdout, err,
+			  sizeof(err));
+	sqlite3_close(db);
+	free(own_dash);
+	free(o.home);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "labmesh report: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return rc > 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 /* ---- history ---- */

@@ -26,6 +26,7 @@
 
 int cmd_query(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_store(int argc, char **argv);

@@ -19,6 +19,7 @@
  * job is queued again once (JOBS_MAX_ATTEMPTS); after that it ends ERROR.
  */
 #include "node/jobs/builds.h"
+#include "node/jobs/confirm.h"
 #include "node/jobs/jobs_int.h"
 
 #include "node/jobs/exec_child.h"
@@ -325,8 +326,11 @@ static int s_publish_run(jobs_t *j, jobs_slot_t *s, char *text, size_t tsz)
 		rc = rec->run.status;
 		if (j->store_db &&
 		    store_latest_own(j->ctx.store, j->ctx.node_id,
-				     RECORD_RUN, &own, &own_len) == 0)
-			results_index_record(j->store_db, own, own_len);
+				     RECORD_RUN, &own, &own_len) == 0 &&
+		    results_index_record(j->store_db, own, own_len) >= 0) {
+			proto_id(own, own_len, rec->head.id);
+			confirm_on_own_run(j, rec);
+		}
 	}
 	record_destroy(&rec);
 	free(own);

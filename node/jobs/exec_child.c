@@ -445,6 +445,15 @@ static int s_read_seed(const char *fd_arg, uint8_t *seed)
 	return n == 32 ? 0 : -EIO;
 }
 
+void jobs_child_opts(int argc, char **argv, const char *const *names,
+		     const char ***ret, size_t n)
+{
+	for (int i = 1; i + 1 < argc; i += 2)
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(argv[i], names[k]) == 0)
+				*ret[k] = argv[i + 1];
+}
+
 int cmd_exec_job(int argc, char **argv)
 {
 	const char *home = NULL, *config = NULL, *board = NULL, *dir = NULL;
@@ -452,18 +461,11 @@ int cmd_exec_job(int argc, char **argv)
 	s_job_t jb = { 0 };
 	int rc;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--home") == 0)
-			home = argv[i + 1];
-		else if (strcmp(argv[i], "--config") == 0)
-			config = argv[i + 1];
-		else if (strcmp(argv[i], "--board") == 0)
-			board = argv[i + 1];
-		else if (strcmp(argv[i], "--dir") == 0)
-			dir = argv[i + 1];
-		else if (strcmp(argv[i], "--key-fd") == 0)
-			key_fd = argv[i + 1];
-	}
+	const char **v[] = { &home, &config, &board, &dir, &key_fd };
+	static const char *const names[] = { "--home", "--config", "--board",
+					      "--dir", "--key-fd" };
+
+	jobs_child_opts(argc, argv, names, v, 5);
 	if (!home || !board || !dir || s_read_seed(key_fd, jb.seed) < 0) {
 		fprintf(stderr, "labmesh exec-job: started by the node only\n");
 		return 2;

@@ -44,4 +44,9 @@ int exec_kernel(const char *home, const char *dir, const lab_config_t *cfg,
 		exec_kernel_t *ret, char **ret_error);
 void exec_kernel_clear(exec_kernel_t *k);
 
+/* The internal child commands' "--name value" pairs: *ret[k] is set to
+ * the value given for names[k] (left as it is when absent). */
+void jobs_child_opts(int argc, char **argv, const char *const *names,
+		     const char ***ret, size_t n);
+
 #endif

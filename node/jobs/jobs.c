@@ -14,6 +14,7 @@
  *        created_ms, updated_ms, expires_ms, pid, text)
  *   cancels(request_id PK, submitter, bytes)         signed cancels seen
  */
+#include "node/jobs/confirm.h"
 #include "node/jobs/jobs_int.h"
 
 #include "node/store/blob.h"
@@ -183,6 +184,11 @@ void jobs_update_board(jobs_t *j, size_t bi)
 
 	if (jobs_maint_active(j, bi))
 		state = BOARD_MAINTENANCE;
+	else if (state == BOARD_IDLE && j->slots[bi].health_down)
+		state = BOARD_OFFLINE;
+	if (j->ctx.set_board_health)
+		j->ctx.set_board_health(j->ctx.arg, bi,
+					j->slots[bi].health_down);
 	if (j->ctx.set_board_lease) {
 		char *lease = jobs_lease_note(j, bi);
 
@@ -372,7 +378,8 @@ static void s_pick(jobs_t *j, size_t bi)
 
 	if (!st)
 		return;
-	if (jobs_maint_active(j, bi) || jobs_lease_hold(j, bi)) {
+	if (jobs_maint_active(j, bi) || jobs_health_holds(j, bi) ||
+	    jobs_lease_hold(j, bi)) {
 		sqlite3_finalize(st);
 		return; /* queued jobs wait until it is online and free */
 	}
@@ -414,6 +421,8 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	fetch_tick(j);
 	jobs_maint_tick(j);
 	jobs_lease_tick(j);
+	jobs_health_tick(j);
+	confirm_tick(j);
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
 		if (!j->slots[i].job)
 			s_pick(j, i);
@@ -661,6 +670,8 @@ bool jobs_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 	if (!j)
 		return false;
 	if (jobs_maint_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    jobs_known_ctl(j, name, args, lens, n_args, out, ret_failed) ||
+	    confirm_ctl(j, name, args, lens, n_args, json, out, ret_failed) ||
 	    jobs_lease_ctl(j, name, args, lens, n_args, out, ret_failed))
 		return true;
 	if (strcmp(name, "jobs") == 0) {
@@ -704,9 +715,12 @@ static void s_init(jobs_t *j)
 	for (size_t i = 0; i < cfg->n_boards; i++) {
 		j->slots[i].fd = -1;
 		j->slots[i].lock_fd = -1;
+		j->slots[i].health_fd = -1;
 		buf_init(&j->slots[i].line, JOBS_MAX_LINE);
 	}
 	jobs_maint_load(j);
+	if (confirm_init(j) < 0)
+		log_warn("jobs.db: cannot create the confirmation tables");
 	lease_relay_new(j);
 	jobs_lease_load(j);
 	j->self_exe = realpath("/proc/self/exe", NULL);
@@ -766,6 +780,7 @@ void jobs_destroy(jobs_t **p)
 			if (j->slots[i].lock_fd >= 0)
 				close(j->slots[i].lock_fd);
 			free(j->slots[i].maint_reason);
+			jobs_health_stop(&j->slots[i]);
 		}
 	}
 	free(j->slots);

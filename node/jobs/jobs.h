@@ -17,7 +17,9 @@
  * commands, read-only queries), jobs_accept.c (the decision on each
  * request: policy, selector, quota, accept/decline), exec.c (children, their pipes, results, restart recovery),
  * blob_fetch.c (blob transfer between nodes), exec_child.c (the executor
- * process itself).
+ * process itself), jobs_reload.c (the lab file read again while the node
+ * runs), jobs_health.c (boards' health checks: offline after three
+ * failures, back when one passes).
  */
 #ifndef LABMESH_NODE_JOBS_H
 #define LABMESH_NODE_JOBS_H
@@ -80,10 +82,16 @@ typedef struct {
 	/* optional: the lease note of board i, "LEASE HOLDER UNTIL_MS
 	 * [NAME]" (NULL: not leased), given before each set_board */
 	void (*set_board_lease)(void *arg, size_t i, const char *lease);
+	/* optional: why board i is offline by its health check (NULL: it
+	 * is not), given before each set_board */
+	void (*set_board_health)(void *arg, size_t i, const char *why);
 	/* the node's key pair, to sign lease replies (borrowed) */
 	const struct key_pair *key;
 	void (*garbage)(void *arg, const char *curve, const char *what);
 	bool (*log_budget)(void *arg);
+	/* optional: take a signed request of ours as if submitted here
+	 * (stored, flooded, decided on); 1 new, 0 known, < 0 refused */
+	int (*submit_request)(void *arg, const uint8_t *bytes, size_t len);
 } jobs_ctx_t;
 
 /* Open HOME/jobs.db and load the suite catalog; ctx is copied. 0 or
@@ -94,6 +102,19 @@ int jobs_new(const jobs_ctx_t *ctx, jobs_t **ret, char **ret_err);
 void jobs_start(jobs_t *j, zloop_t *loop);
 /* Kill running executors (process groups) and close. */
 void jobs_destroy(jobs_t **p);
+
+/*
+ * The lab file read again (the node's reload): cfg (borrowed, must
+ * outlive the jobs_t or the next reload) replaces ctx.cfg. Boards keep
+ * their running jobs, leases and maintenance by name; a board gone from
+ * cfg must be idle. 0, or -EBUSY (a removed board is held) with a
+ * one-line *ret_err (caller frees) and nothing changed. Nothing is
+ * published until jobs_reload_done, which the node calls once it holds
+ * cfg too: the jobs queued for removed boards end, every board's state
+ * goes to the advert, queues move on.
+ */
+int jobs_reload(jobs_t *j, const lab_config_t *cfg, char **ret_err);
+void jobs_reload_done(jobs_t *j);
 
 /* A new valid request (local or from a peer), once each: the lab decides
  * and accepts or declines it. bytes are the signed request. */
@@ -147,5 +168,7 @@ int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 int cmd_exec_job(int argc, char **argv);
 /* The lease session child: `labmesh lease-session` (lease_child.c). */
 int cmd_lease_session(int argc, char **argv);
+/* A board's health check: `labmesh health-check` (jobs_health.c). */
+int cmd_health_check(int argc, char **argv);
 
 #endif

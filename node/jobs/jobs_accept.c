@@ -23,19 +23,25 @@
 
 /* ---- the answer --------------------------------------------------------- */
 
-static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
-		     const char *text)
+int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
+		 const char *text, const char *what, const char *verb)
 {
 	record_t t = { .head.kind = RECORD_DECLINE };
 	char hex[65];
 
-	memcpy(t.decline.request_id, req_id, 32);
+	memcpy(t.decline.request_id, id, 32);
 	t.decline.reason = reason;
 	t.decline.text = text;
-	wire_hex(req_id, 32, hex);
+	wire_hex(id, 32, hex);
 	if (j->ctx.log_budget(j->ctx.arg))
-		log_info("request %.12s declined: %s", hex, text);
+		log_info("%s %.12s %s: %s", what, hex, verb, text);
 	return j->ctx.append_record(j->ctx.arg, &t);
+}
+
+static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
+		     const char *text)
+{
+	return jobs_decline(j, req_id, reason, text, "request", "declined");
 }
 
 /* ---- the decision ------------------------------------------------------- */
@@ -121,6 +127,11 @@ static const char *s_board_refused(jobs_t *j, const lab_board_t *b,
 	if (jobs_maint_active(j, (size_t)(b - j->ctx.cfg->boards))) {
 		snprintf(why, wsz, "board in maintenance: %s",
 			 j->slots[b - j->ctx.cfg->boards].maint_reason);
+		return why;
+	}
+	if (j->slots[b - j->ctx.cfg->boards].health_down) {
+		snprintf(why, wsz, "board offline: %s",
+			 j->slots[b - j->ctx.cfg->boards].health_down);
 		return why;
 	}
 	if (j->ctx.board_state(j->ctx.arg, (size_t)(b - j->ctx.cfg->boards)) >=

@@ -81,6 +81,13 @@ typedef struct {
 			      * it (board_lock); -1 */
 	bool lock_said;      /* "held by a local run" logged */
 	int64_t sess_kill_ms; /* ended: SIGKILL when still alive then */
+	/* its health check (jobs_health.c) */
+	pid_t health_pid;       /* a check running (its process group), 0 */
+	int health_fd;          /* its stdout; -1 */
+	int64_t health_next_ms, health_kill_ms; /* jobs_now() */
+	bool health_late;       /* killed for its time */
+	int health_fails;       /* in a row */
+	char *health_down;      /* offline: why; NULL: healthy */
 } jobs_slot_t;
 
 typedef struct {
@@ -111,6 +118,7 @@ struct jobs {
 	int timer;
 	char *self_exe;
 	char *home; /* the node's home, absolute (executors chdir) */
+	int64_t confirm_next_ms; /* confirm.c's next look (monotonic) */
 };
 
 /* jobs_maint.c: boards taken out of service by the operator, kept in
@@ -131,6 +139,16 @@ char *jobs_busy_note(jobs_t *j, size_t bi);
 bool jobs_maint_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
 		    const size_t *lens, size_t n_args, buf_t *out,
 		    bool *ret_failed);
+/* jobs_known.c: the `known` command, a signed known-failure mark. */
+bool jobs_known_ctl(jobs_t *j, const char *name, const uint8_t *const *args,
+		    const size_t *lens, size_t n_args, buf_t *out,
+		    bool *ret_failed);
+
+/* jobs_accept.c: a signed decline of id (a request, or a lease take)
+ * with reason and text, logged as "WHAT <id> VERB: text" within the log
+ * budget. */
+int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
+		 const char *text, const char *what, const char *verb);
 
 /* jobs_lease.c: boards held by a submitter's lease (table leases). */
 #define JOBS_LEASE_SKEW_MS (10 * 60 * 1000) /* a take's stamp vs our clock */
@@ -193,6 +211,13 @@ void sess_tick(jobs_t *j);
 
 /* The lease session child: `labmesh lease-session` (lease_child.c). */
 #define SESS_MAX_FRAME (LEASE_MAX_DATA + PROTO_MAX_TEXT + 64)
+
+/* jobs_health.c: boards' health checks, run while they are idle. */
+void jobs_health_tick(jobs_t *j);
+/* Whether board bi waits for its check, or is offline by it. */
+bool jobs_health_holds(jobs_t *j, size_t bi);
+/* Kill a running check and forget the board's health (slot freed). */
+void jobs_health_stop(jobs_slot_t *s);
 
 /* jobs.c */
 int64_t jobs_now(void);     /* monotonic ms */

@@ -199,16 +199,7 @@ char *jobs_lease_note(jobs_t *j, size_t bi)
 static void s_decline(jobs_t *j, const uint8_t id[32], int reason,
 		      const char *text)
 {
-	record_t t = { .head.kind = RECORD_DECLINE };
-	char hex[65];
-
-	memcpy(t.decline.request_id, id, 32);
-	t.decline.reason = reason;
-	t.decline.text = text;
-	wire_hex(id, 32, hex);
-	if (j->ctx.log_budget(j->ctx.arg))
-		log_info("lease %.12s refused: %s", hex, text);
-	j->ctx.append_record(j->ctx.arg, &t);
+	jobs_decline(j, id, reason, text, "lease", "refused");
 }
 
 static int64_t s_count(jobs_t *j, const uint8_t pk[32])
@@ -253,6 +244,11 @@ static int s_refuse(jobs_t *j, const lease_t *l, size_t bi, char *why,
 	if (jobs_maint_active(j, bi)) {
 		snprintf(why, n, "board %s is in maintenance: %s", l->board,
 			 j->slots[bi].maint_reason);
+		return DECLINE_BUSY;
+	}
+	if (j->slots[bi].health_down) {
+		snprintf(why, n, "board %s is offline: %s", l->board,
+			 j->slots[bi].health_down);
 		return DECLINE_BUSY;
 	}
 	if (s_count(j, l->submitter) >= cfg->lease_per_key) {

@@ -9,10 +9,12 @@
  * process group is killed when the lease ends.
  */
 #include "node/jobs/jobs_int.h"
+#include "node/jobs/exec_child.h"
 
 #include "proto/mem.h"
 #include "transports/transport.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +30,10 @@
 #define SESS_CHUNK (32 * 1024)  /* output per reply */
 #define SESS_EXEC_TIMEOUT_S 600 /* exec without a timeout */
 #define SESS_CONSOLE_WAIT_MS 300 /* for the console's answer to keys */
+/* what a console says goes back as it comes, in this many replies at
+ * most per operation (then in SESS_CHUNK pieces): a typed line's answer
+ * need not wait for the console to fall quiet */
+#define SESS_CONSOLE_STREAM 16
 #define SESS_MAX_PUT (1ULL << 30) /* bytes of one file put on the board */
 
 typedef struct {
@@ -35,10 +41,12 @@ typedef struct {
 	const lab_board_t *bcfg;
 	board_t *b;
 	char *dir;          /* host scratch dir of the session */
+	char *pending;      /* the one put not yet ended (its host file) */
 	const uint8_t *op_id;
 	uint32_t index;
 	uint8_t out[SESS_CHUNK];
 	size_t n_out;
+	int stream; /* replies still sent as soon as there is output */
 } s_sess_t;
 
 static void s_send(s_sess_t *x, bool final, int64_t status, const void *d,
@@ -104,6 +112,11 @@ static void s_out(void *arg, enum transport_stream stream, const char *data,
 			x->n_out = 0;
 		}
 	}
+	if (x->stream > 0 && x->n_out) {
+		x->stream--;
+		s_send(x, false, 0, x->out, x->n_out);
+		x->n_out = 0;
+	}
 }
 
 static void s_exec(s_sess_t *x, const char *cmd, uint64_t timeout_s)
@@ -127,6 +140,24 @@ static void s_exec(s_sess_t *x, const char *cmd, uint64_t timeout_s)
 		s_error(x, rc, transport_error(t));
 	else
 		s_send(x, true, status, NULL, 0);
+}
+
+/* Puts a session killed before their end left behind. */
+static void s_drop_puts(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "put-", 4) == 0) {
+			char *p = xasprintf("%s/%s", dir, e->d_name);
+
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
 }
 
 /* The host file a put to path collects into. */
@@ -153,6 +184,14 @@ static void s_put(s_sess_t *x, const char *path, uint64_t off,
 		return;
 	}
 	p = s_put_path(x, path);
+	/* one put at a time: a put to another path abandons the last one,
+	 * so a session holds at most SESS_MAX_PUT on the lab's disk */
+	if (x->pending && strcmp(x->pending, p) != 0)
+		unlink(x->pending);
+	if (!x->pending || strcmp(x->pending, p) != 0) {
+		free(x->pending);
+		x->pending = xstrdup(p);
+	}
 	fd = open(p, O_WRONLY | O_CREAT | (off ? 0 : O_TRUNC) | O_CLOEXEC,
 		  0600);
 	if (fd >= 0) {
@@ -187,6 +226,10 @@ static void s_put_end(s_sess_t *x, const char *path, uint64_t size)
 		s_error(x, -ENODEV, "the board is powered off");
 	}
 	unlink(p);
+	if (x->pending && strcmp(x->pending, p) == 0) {
+		free(x->pending);
+		x->pending = NULL;
+	}
 	free(p);
 }
 
@@ -248,7 +291,10 @@ static void s_power(s_sess_t *x, uint64_t op)
 }
 
 /* Keys typed on the console, and what it says back. */
-static void s_console(s_sess_t *x, const uint8_t *d, size_t n)
+/* Keys typed (d, n), then what the console says for up to wait_ms (0
+ * or more than SESS_CONSOLE_WAIT_MS: that) or until it falls quiet. */
+static void s_console(s_sess_t *x, const uint8_t *d, size_t n,
+		      uint64_t wait_ms)
 {
 	transport_t *t = s_open(x);
 	int rc;
@@ -259,7 +305,11 @@ static void s_console(s_sess_t *x, const uint8_t *d, size_t n)
 		return;
 	}
 	x->n_out = 0;
-	rc = transport_console(t, d, n, SESS_CONSOLE_WAIT_MS, s_out, x);
+	x->stream = SESS_CONSOLE_STREAM;
+	if (!wait_ms || wait_ms > SESS_CONSOLE_WAIT_MS)
+		wait_ms = SESS_CONSOLE_WAIT_MS;
+	rc = transport_console(t, d, n, (int)wait_ms, s_out, x);
+	x->stream = 0;
 	if (x->n_out)
 		s_send(x, false, 0, x->out, x->n_out);
 	x->n_out = 0;
@@ -303,7 +353,7 @@ static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 			s_power(x, value);
 		break;
 	case LEASE_CONSOLE:
-		s_console(x, f + 43 + alen, n - 43 - alen);
+		s_console(x, f + 43 + alen, n - 43 - alen, value);
 		break;
 	default:
 		s_error(x, -ENOTSUP, "this lab does not do that operation");
@@ -315,20 +365,15 @@ static void s_one(s_sess_t *x, const uint8_t *f, size_t n)
 int cmd_lease_session(int argc, char **argv)
 {
 	const char *home = NULL, *config = NULL, *board = NULL;
+	const char **v[] = { &home, &config, &board };
+	static const char *const names[] = { "--home", "--config", "--board" };
 	s_sess_t x = { 0 };
 	lab_config_t *cfg = NULL;
 	uint8_t *f = xmalloc(SESS_MAX_FRAME);
 	char *err = NULL;
 	ssize_t n;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--home") == 0)
-			home = argv[i + 1];
-		else if (strcmp(argv[i], "--config") == 0)
-			config = argv[i + 1];
-		else if (strcmp(argv[i], "--board") == 0)
-			board = argv[i + 1];
-	}
+	jobs_child_opts(argc, argv, names, v, 3);
 	if (!home || !board || fcntl(SESS_FD, F_GETFD) < 0) {
 		fprintf(stderr, "labmesh lease-session: started by the node"
 			" only\n");
@@ -352,8 +397,12 @@ int cmd_lease_session(int argc, char **argv)
 		fprintf(stderr, "labmesh lease-session: no board %s\n", board);
 		return 1;
 	}
+	s_drop_puts(x.dir);
 	while ((n = recv(SESS_FD, f, SESS_MAX_FRAME, 0)) > 0)
 		s_one(&x, f, (size_t)n);
+	if (x.pending)
+		unlink(x.pending);
+	free(x.pending);
 	board_close(&x.b);
 	lab_config_destroy(&cfg);
 	free(x.dir);

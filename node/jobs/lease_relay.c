@@ -325,13 +325,13 @@ static void s_on_back(jobs_t *j, const jobs_peer_t *p, const msg_t *m)
 	s_route_t *rt = s_route(j, m->relay.id);
 	lease_reply_t r;
 
+	if (!rt)
+		return; /* no operation of that id passed here: dropped unread */
 	if (lease_reply_decode(m->relay.body.p, m->relay.body.len, &r) < 0 ||
 	    memcmp(r.op_id, m->relay.id, 32) != 0) {
 		j->ctx.garbage(j->ctx.arg, p->curve, "bad relayed lease reply");
 		return;
 	}
-	if (!rt)
-		return; /* its route is gone: dropped */
 	if (rt->local)
 		s_box_push(j, m->relay.id, m->relay.body.p, m->relay.body.len);
 	else if (m->relay.hops < PROTO_MAX_HOPS)

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <string.h>
@@ -490,10 +491,33 @@ static void s_blob_gc(node_t *node)
 	free(pins);
 }
 
+/* SIGHUP: read the lab file again. The handler only sets the flag; the
+ * loop acts on it (node_run, s_handle_tick). */
+static volatile sig_atomic_t s_hup;
+
+static void s_on_hup(int sig)
+{
+	(void)sig;
+	s_hup = 1;
+}
+
+static void s_reload_if_asked(node_t *node)
+{
+	char *err = NULL;
+
+	if (!s_hup)
+		return;
+	s_hup = 0;
+	log_info("SIGHUP: reading %s again", node->cfg->path);
+	(void)node_reload(node, &err); /* logs what went wrong */
+	free(err);
+}
+
 static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 {
 	node_t *node = arg;
 
+	s_reload_if_asked(node);
 	peer_tick(node);
 	repl_tick(node);
 	s_blob_gc(node);
@@ -512,6 +536,8 @@ void node_set_tamper(node_t *node, bool on)
 }
 int node_run(node_t *node)
 {
+	struct sigaction sa = { .sa_handler = s_on_hup,
+				.sa_flags = SA_RESTART };
 	int rc;
 
 	node->loop = zloop_new();
@@ -529,7 +555,18 @@ int node_run(node_t *node)
 	peer_restore(node);
 	node_beacon_start(node);
 	jobs_start(node->jobs, node->loop);
-	zloop_start(node->loop);
+	/* the signal wakes the loop's poll (never restarted), which ends
+	 * zloop_start: the loop goes on when that was SIGHUP alone */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	while (!zsys_interrupted && !node->stopping) {
+		zloop_start(node->loop);
+		if (!s_hup)
+			break;
+		s_reload_if_asked(node);
+	}
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGHUP, &sa, NULL);
 	log_info("node stopping");
 	return 0;
 }

@@ -164,6 +164,8 @@ static void s_board_notes_json(json_t *j, const wire_board_t *b)
 			json_key_str(j, "submitter_name", b->submitter_name);
 		json_key_str(j, "since", s_utc(b->since_ms, t, sizeof(t)));
 	}
+	if (b->health)
+		json_key_str(j, "health", b->health);
 	if (b->lease) {
 		json_key_str(j, "lease", b->lease);
 		json_key_str(j, "holder", b->holder);
@@ -227,6 +229,8 @@ static void s_board_note_text(buf_t *out, const wire_board_t *b)
 			buf_printf(out, " until %s", s_utc(b->until_ms, t,
 							   sizeof(t)));
 	}
+	if (b->health)
+		buf_printf(out, "  %.240s", b->health);
 	if (b->request)
 		buf_printf(out, "  request %s by %s%s%s%s since %s", b->request,
 			   b->submitter, b->submitter_name ? " (" : "",
@@ -501,6 +505,20 @@ static void s_cmd_set_board(ctl_ctx_t *c)
 	buf_puts(&c->out, "ok\n");
 }
 
+static void s_cmd_reload(ctl_ctx_t *c)
+{
+	char *err = NULL;
+
+	if (node_reload(c->node, &err) < 0) {
+		c->failed = true;
+		buf_puts(&c->out, err ? err : "failed");
+	} else {
+		buf_printf(&c->out, "reloaded %s: %zu board(s)\n",
+			   c->node->cfg->path, c->node->cfg->n_boards);
+	}
+	free(err);
+}
+
 static void s_cmd_stop(ctl_ctx_t *c)
 {
 	node_stop(c->node);
@@ -521,6 +539,7 @@ static const struct {
 	{ "set-board", s_cmd_set_board },
 	{ "requests", s_cmd_requests },
 	{ "stop", s_cmd_stop },
+	{ "reload", s_cmd_reload },
 };
 
 /* Commands of the jobs side (node/jobs/jobs.c): cancel, blob-fetch, jobs. */

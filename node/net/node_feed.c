@@ -96,8 +96,8 @@ static int s_append_synthetic(node_t *node, uint64_t n)
 	return rc;
 }
 
-/* The boards' notes as advert info entries "maint.I", "busy.I" and
- * "lease.I" (I the
+/* The boards' notes as advert info entries "maint.I", "busy.I",
+ * "lease.I" and "health.I" (I the
  * board's index), added after the template's own entries (what the lab
  * builds), as many as the info map holds; wire_advert_tmpl_free frees
  * them with the rest. */
@@ -107,13 +107,16 @@ static void s_advert_notes(node_t *node, record_t *tmpl)
 	proto_kv_t *kv = xreallocarray((void *)tmpl->advert.info,
 				       PROTO_MAX_INFO, sizeof(*kv));
 
-	static const char *const names[] = { "maint", "busy", "lease" };
+	static const char *const names[NODE_NOTES] = { "maint", "busy",
+						       "lease", "health" };
 
-	for (size_t i = 0; i < 3 * node->cfg->n_boards && n < PROTO_MAX_INFO;
-	     i++) {
-		if (!node->board_notes[i] || i / 3 >= PROTO_MAX_BOARDS)
+	for (size_t i = 0;
+	     i < NODE_NOTES * node->cfg->n_boards && n < PROTO_MAX_INFO; i++) {
+		if (!node->board_notes[i] ||
+		    i / NODE_NOTES >= PROTO_MAX_BOARDS)
 			continue;
-		kv[n].key = xasprintf("%s.%zu", names[i % 3], i / 3);
+		kv[n].key = xasprintf("%s.%zu", names[i % NODE_NOTES],
+				      i / NODE_NOTES);
 		kv[n].value = xstrdup(node->board_notes[i]);
 		n++;
 	}

@@ -121,6 +121,7 @@
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 #define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
 #define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
+#define NODE_NOTES 4 /* advert notes per board: maint, busy, lease, health */
 
 enum peer_state {
 	PEER_CONNECTING = 0, /* dealer up, hello sent, theirs not seen */
@@ -263,13 +264,14 @@ struct node {
 	bool peers_changed;
 	int64_t last_peers_ms; /* peers messages sent then */
 	bool stopping;
+	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;
 	uint64_t debug_append_left;
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
 	uint32_t *board_queue;
-	char **board_notes;   /* per config board: maintenance, busy, lease
-			       * (owned) */
+	char **board_notes;   /* NODE_NOTES per config board: maintenance,
+			       * busy, lease, health (owned) */
 	zactor_t *beacon;
 	struct jobs *jobs; /* the jobs side (node/jobs/jobs.h) */
 };
@@ -296,6 +298,11 @@ int node_publish_advert(node_t *node);
 
 /* node.c */
 void node_stop(node_t *node);
+
+/* node_reload.c: read the lab file again (SIGHUP, the control command
+ * reload): boards, policy, seeds, trust without a restart. 0, or -errno
+ * with *ret_err (caller frees), logged, and the node unchanged. */
+int node_reload(node_t *node, char **ret_err);
 
 /* node_ids.c: the hex node id known here for a CURVE key (a peer's, one
  * on the trust list, a feed's author), borrowed until the next call, or

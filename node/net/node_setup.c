@@ -164,10 +164,12 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 				      " tcp://HOST:PORT");
 		free(node->cfg->listen);
 		node->cfg->listen = xstrdup(opts->listen);
+		node->listen_fixed = true;
 	}
 	node->board_state = xcalloc(node->cfg->n_boards + 1, sizeof(int));
 	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
-	node->board_notes = xcalloc(3 * node->cfg->n_boards + 1, sizeof(char *));
+	node->board_notes = xcalloc(NODE_NOTES * node->cfg->n_boards + 1,
+				    sizeof(char *));
 	node->max_peers = node->cfg->max_peers > 0 ? node->cfg->max_peers : 8;
 	if (node->max_peers > NODE_MAX_PEERS_HARD)
 		node->max_peers = NODE_MAX_PEERS_HARD;
@@ -264,10 +266,10 @@ static void s_jobs_board_notes(void *arg, size_t i, const char *maint,
 
 	if (i >= node->cfg->n_boards)
 		return;
-	free(node->board_notes[3 * i]);
-	free(node->board_notes[3 * i + 1]);
-	node->board_notes[3 * i] = maint ? xstrdup(maint) : NULL;
-	node->board_notes[3 * i + 1] = busy ? xstrdup(busy) : NULL;
+	free(node->board_notes[NODE_NOTES * i]);
+	free(node->board_notes[NODE_NOTES * i + 1]);
+	node->board_notes[NODE_NOTES * i] = maint ? xstrdup(maint) : NULL;
+	node->board_notes[NODE_NOTES * i + 1] = busy ? xstrdup(busy) : NULL;
 }
 
 static void s_jobs_board_lease(void *arg, size_t i, const char *lease)
@@ -276,8 +278,18 @@ static void s_jobs_board_lease(void *arg, size_t i, const char *lease)
 
 	if (i >= node->cfg->n_boards)
 		return;
-	free(node->board_notes[3 * i + 2]);
-	node->board_notes[3 * i + 2] = lease ? xstrdup(lease) : NULL;
+	free(node->board_notes[NODE_NOTES * i + 2]);
+	node->board_notes[NODE_NOTES * i + 2] = lease ? xstrdup(lease) : NULL;
+}
+
+static void s_jobs_board_health(void *arg, size_t i, const char *why)
+{
+	node_t *node = arg;
+
+	if (i >= node->cfg->n_boards)
+		return;
+	free(node->board_notes[NODE_NOTES * i + 3]);
+	node->board_notes[NODE_NOTES * i + 3] = why ? xstrdup(why) : NULL;
 }
 
 static void s_jobs_garbage(void *arg, const char *curve, const char *what)
@@ -288,6 +300,11 @@ static void s_jobs_garbage(void *arg, const char *curve, const char *what)
 static bool s_jobs_log_budget(void *arg)
 {
 	return node_log_budget(arg);
+}
+
+static int s_jobs_submit(void *arg, const uint8_t *bytes, size_t len)
+{
+	return node_submit_request(arg, bytes, len);
 }
 
 static int s_setup_jobs(node_t *node, char **ret_err)
@@ -306,9 +323,11 @@ static int s_setup_jobs(node_t *node, char **ret_err)
 		.board_state = s_jobs_board_state,
 		.set_board_notes = s_jobs_board_notes,
 		.set_board_lease = s_jobs_board_lease,
+		.set_board_health = s_jobs_board_health,
 		.key = &node->key.kp,
 		.garbage = s_jobs_garbage,
 		.log_budget = s_jobs_log_budget,
+		.submit_request = s_jobs_submit,
 	};
 
 	return jobs_new(&ctx, &node->jobs, ret_err);
@@ -380,15 +399,16 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->trust);
 	node_ids_destroy(node);
 	store_destroy(&node->store);
+	/* the notes first: how many there are is the config's */
+	for (size_t i = 0; node->board_notes && node->cfg &&
+			   i < NODE_NOTES * node->cfg->n_boards; i++)
+		free(node->board_notes[i]);
+	free(node->board_notes);
 	lab_config_destroy(&node->cfg);
 	wire_key_wipe(&node->key);
 	free(node->desc);
 	free(node->board_state);
 	free(node->board_queue);
-	for (size_t i = 0; node->board_notes && node->cfg &&
-			   i < 3 * node->cfg->n_boards; i++)
-		free(node->board_notes[i]);
-	free(node->board_notes);
 	free(node->home);
 	free(node);
 	*p = NULL;

@@ -10,6 +10,7 @@
 #include "node/results/export.h"
 #include "node/results/export_int.h"
 #include "node/results/query_int.h"
+#include "node/results/triage.h"
 
 #include "node/store/store.h"
 #include "node/store/wire.h"
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 bool export_origin_ok(const char *origin)
 {
@@ -229,6 +231,14 @@ static char *s_tree_name(const char *url)
 	return xasprintf("%.*s-linux", (int)(start - 1 - owner), owner);
 }
 
+static int64_t s_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void s_id(json_t *j, const char *key, const char *origin,
 		 const char *local)
 {
@@ -338,6 +348,9 @@ typedef struct {
 	qstrs_t strs;
 	export_suites_t ss;
 	const query_filter_t *f;
+	triage_t tri; /* verdicts of re-run regressions, known marks */
+	int64_t now_ms;
+	export_incidents_t inc; /* failed tests known marks cover */
 } s_kc_t;
 
 /* The hex of the log named name in a "name hex\n"... list, or false. */
@@ -580,11 +593,29 @@ static void s_test_head(s_kc_t *k, const qrun_t *r, const char *path,
 	free(full);
 }
 
+/* A re-run regression's verdict (results/rerun.h): misc.verdict, and
+ * the re-runs that passed of all (here and on other boards). */
+static void s_verdict(s_kc_t *k, const qrun_t *r, const char *path)
+{
+	const triage_verdict_t *v = path ?
+		triage_verdict_find(&k->tri, r->rec, path) : NULL;
+	char line[160];
+
+	if (!v)
+		return;
+	triage_verdict_line(v, line, sizeof(line));
+	json_key_str(k->j, "verdict", verdict_kind_name(v->verdict));
+	json_key_uint(k->j, "verdict_reruns", v->runs + v->other_runs);
+	json_key_uint(k->j, "verdict_passes", v->passes + v->other_passes);
+	json_key_str(k->j, "verdict_text", line);
+}
+
 static void s_test_misc(s_kc_t *k, const qrun_t *r, const export_suite_t *s,
-			const char *msg)
+			const char *msg, const char *path)
 {
 	json_key(k->j, "misc");
 	json_obj_open(k->j);
+	s_verdict(k, r, path);
 	s_provenance(k->j, r);
 	json_key_str(k->j, "arch", r->arch);
 	if (msg && *msg)
@@ -656,6 +687,26 @@ static bool s_metrics_selected(const s_kc_t *k)
 	return !k->f->status_mask || (k->f->status_mask & (1u << PROTO_DONE));
 }
 
+/* A failed test a current known mark covers: an incident of its issue. */
+static void s_known(s_kc_t *k, const qrun_t *r, const char *path, int status)
+{
+	const triage_known_t *m;
+	char hex[65], *full, *id;
+
+	if (status != PROTO_FAIL && status != PROTO_ERROR)
+		return;
+	m = triage_known_find(&k->tri, path, r->board, r->arch, k->now_ms);
+	if (!m)
+		return;
+	proto_hex(r->rec, 32, hex);
+	full = xstrdup(path);
+	export_kcidb_path(full);
+	id = xasprintf("%s:%s:c:%s", k->origin, hex, full);
+	export_incident_add(&k->inc, id, m);
+	free(id);
+	free(full);
+}
+
 static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 {
 	for (size_t i = 0; i < k->ss.n; i++) {
@@ -669,7 +720,7 @@ static void s_suite_tests(s_kc_t *k, const qrun_t *r)
 		s_failure(k, s, s->status, NULL, s->reason);
 		json_key_double(k->j, "duration",
 				(double)s->duration_ms / 1000.0);
-		s_test_misc(k, r, s, s->reason);
+		s_test_misc(k, r, s, s->reason, NULL);
 	}
 }
 
@@ -690,13 +741,14 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		char *msg = qstrs_get(&k->strs, w[3]);
 
 		s_test_head(k, r, k->paths.full[w[0]], 'c', s);
+		s_known(k, r, k->paths.full[w[0]], (int)w[1]);
 		json_key_str(k->j, "status", query_status_name((int)w[1]));
 		s_failure(k, s, (int)w[1],
 			  k->paths.full[w[0]] + k->paths.plen[w[0]], msg);
 		/* 0: not measured for the case; unknown to KCIDB */
 		if (w[2] > 0)
 			json_key_double(k->j, "duration", (double)w[2] / 1000.0);
-		s_test_misc(k, r, s, msg);
+		s_test_misc(k, r, s, msg, k->paths.full[w[0]]);
 		free(msg);
 	}
 	free(rows);
@@ -720,7 +772,7 @@ static void s_run_tests(s_kc_t *k, const qrun_t *r)
 		if (unit)
 			json_key_str(k->j, "unit", unit);
 		json_obj_close(k->j);
-		s_test_misc(k, r, s, NULL);
+		s_test_misc(k, r, s, NULL, NULL);
 		free(unit);
 	}
 	free(rows);
@@ -779,6 +831,8 @@ static void s_kc_close(s_kc_t *k)
 	export_suites_clear(&k->ss);
 	free(k->ss.s);
 	qpaths_free(&k->paths);
+	export_incidents_free(&k->inc);
+	triage_free(&k->tri);
 }
 
 static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
@@ -807,6 +861,8 @@ static void s_document(s_kc_t *k, const qruns_t *runs, buf_t *b, FILE *out)
 		query_flush(b, out, false);
 	}
 	json_arr_close(k->j);
+	if (k->inc.n)
+		export_issues_write(k->j, k->origin, &k->inc);
 	json_obj_close(k->j);
 	free(kinds);
 	free(co_ids);
@@ -878,6 +934,8 @@ int export_kcidb_opts(sqlite3 *db, const query_filter_t *f,
 		return rc;
 	}
 	qpaths_load(db, f, &k.paths);
+	k.now_ms = s_wall_ms();
+	triage_load(db, k.now_ms, false, &k.tri);
 	export_compats_load(db, &k.compat);
 	if (runs.n && query_case_filtered(f))
 		s_select_runs(&k, &runs, &sel);

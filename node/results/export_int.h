@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "node/results/triage.h"
 #include "proto/caps.h"
+#include "proto/json.h"
 
 typedef struct {
 	char name[PROTO_MAX_NAME + 1];
@@ -72,5 +74,22 @@ char *export_log_url(const export_logs_t *l, const uint8_t rec[32],
  * nothing to say. The caller frees. */
 char *export_log_excerpt(const export_logs_t *l, const char *hex,
 			 const char *path, const char *msg);
+
+/* Known marks as KCIDB issues and incidents (export_issues.c). */
+#define EXPORT_MAX_INCIDENTS 10000
+typedef struct {
+	char *test_id;		    /* the KCIDB test id; owned */
+	const triage_known_t *mark; /* borrowed from the triage_t */
+} export_incident_t;
+typedef struct {
+	export_incident_t *v;
+	size_t n;
+} export_incidents_t;
+void export_incident_add(export_incidents_t *l, const char *test_id,
+			 const triage_known_t *mark);
+void export_incidents_free(export_incidents_t *l);
+/* "issues" (one per mark) and "incidents" (one per test) keys. */
+void export_issues_write(json_t *j, const char *origin,
+			 const export_incidents_t *l);
 
 #endif

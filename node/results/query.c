@@ -10,8 +10,10 @@
  */
 #include "node/results/export_int.h"
 #include "node/results/query_int.h"
+#include "node/results/triage.h"
 
 #include "proto/mem.h"
+#include "proto/record.h"
 #include "proto/types.h"
 
 #include <ctype.h>
@@ -592,22 +594,27 @@ static void s_list_head(buf_t *b, const s_widths_t *w)
 
 static void s_list_text(buf_t *b, const qrun_t *r, const qpaths_t *p,
 			const s_case_t *c, const char *msg,
-			const s_widths_t *w, int64_t suite_ms)
+			const s_widths_t *w, int64_t suite_ms,
+			const triage_verdict_t *v)
 {
-	char line[256], when[64], run[65], k[32], dur[32];
+	char line[256], when[64], run[65], k[32], dur[32], vl[160] = "";
 
 	query_one_line(line, sizeof(line), msg ? msg : "");
 	query_time_short(r->end_ms, when);
 	proto_hex(r->rec, 32, run);
 	query_duration(c->duration_ms, suite_ms, dur);
-	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %.12s  %-*s  %-6s  %10s%s%s\n",
-		   when, w->lab, r->lab, w->board, r->board, w->kernel,
-		   s_kernel_text(r, k), run, w->path, p->full[c->path],
-		   query_status_name(c->status), dur, *line ? "  " : "", line);
+	if (v)
+		triage_verdict_line(v, vl, sizeof(vl));
+	buf_printf(b, "%-16s  %-*s  %-*s  %-*s  %.12s  %-*s  %-6s  %10s%s%s"
+		   "%s%s%s\n", when, w->lab, r->lab, w->board, r->board,
+		   w->kernel, s_kernel_text(r, k), run, w->path,
+		   p->full[c->path], query_status_name(c->status), dur,
+		   *line ? "  " : "", line, v ? "  [" : "", vl, v ? "]" : "");
 }
 
 static void s_list_json(json_t *j, const qrun_t *r, const qpaths_t *p,
-			const s_case_t *c, const char *msg, int64_t suite_ms)
+			const s_case_t *c, const char *msg, int64_t suite_ms,
+			const triage_verdict_t *v)
 {
 	json_obj_open(j);
 	query_json_hex(j, "run", r->rec);
@@ -623,6 +630,16 @@ static void s_list_json(json_t *j, const qrun_t *r, const qpaths_t *p,
 	/* 0: not measured for the case; the suite's time instead */
 	json_key_int(j, "suite_duration_ms", suite_ms);
 	json_key_str(j, "message", msg ? msg : "");
+	if (v) {
+		json_key(j, "verdict");
+		json_obj_open(j);
+		json_key_str(j, "verdict", verdict_kind_name(v->verdict));
+		json_key_uint(j, "runs", v->runs);
+		json_key_uint(j, "passes", v->passes);
+		json_key_uint(j, "other_runs", v->other_runs);
+		json_key_uint(j, "other_passes", v->other_passes);
+		json_obj_close(j);
+	}
 	json_obj_close(j);
 }
 
@@ -645,6 +662,7 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 	s_widths_t w;
 	s_case_t *cases = NULL;
 	size_t n = 0, alloc = 0;
+	triage_t tri;
 	buf_t b;
 	json_t j;
 	int rc = qruns_load(db, f, &runs);
@@ -654,6 +672,7 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 		return rc;
 	}
 	qpaths_load(db, f, &p);
+	triage_load(db, 0, false, &tri);
 	buf_init(&b, 0);
 	if (runs.n && (qstrs_open(db, &strs) < 0 ||
 		       sqlite3_prepare_v2(db, "SELECT path, status, duration_ms,"
@@ -682,13 +701,15 @@ int query_list(sqlite3 *db, const query_filter_t *f, bool json, FILE *out,
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			char *msg = qstrs_get(&strs, cases[k].msg);
 			int64_t sms = s_suite_ms(&ss, p.suite[cases[k].path]);
+			const triage_verdict_t *v = triage_verdict_find(
+				&tri, runs.r[i].rec, p.full[cases[k].path]);
 
 			if (json)
 				s_list_json(&j, &runs.r[i], &p, &cases[k], msg,
-					    sms);
+					    sms, v);
 			else
 				s_list_text(&b, &runs.r[i], &p, &cases[k], msg,
-					    &w, sms);
+					    &w, sms, v);
 			free(msg);
 			rc = query_flush(&b, out, false);
 		}
@@ -710,6 +731,7 @@ out:
 	free(ss.s);
 	free(cases);
 	buf_free(&b);
+	triage_free(&tri);
 	qpaths_free(&p);
 	qruns_free(&runs);
 	return rc;

@@ -9,6 +9,7 @@
  * order, so output never depends on local row ids.
  */
 #include "node/results/query_int.h"
+#include "node/results/triage.h"
 
 #include "proto/mem.h"
 #include "proto/record.h"
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define COMPARE_MIN_PREFIX 4 /* hex digits to name a commit, run, request */
 
@@ -28,6 +30,7 @@ typedef struct {
 	double value;
 	int64_t unit;
 	int better;
+	int32_t run; /* index of its run in the side's runs */
 } s_ent_t;
 
 typedef struct {
@@ -53,7 +56,10 @@ typedef struct {
 	bool json;
 	buf_t *b;
 	json_t j;
-	int64_t n_reg, n_fix, n_new, n_gone, n_metric;
+	int64_t n_reg, n_fix, n_new, n_gone, n_metric, n_known;
+	triage_t tri;	    /* known marks and verdicts */
+	int64_t now_ms;	    /* marks expired by then no longer apply */
+	const qruns_t *new_runs; /* the new side's runs (entries' run) */
 } s_cmp_t;
 
 static bool s_hex_prefix(const char *s)
@@ -131,8 +137,9 @@ static int s_cmp_rank(const void *pa, const void *pb)
 }
 
 /* Cases and metrics of run r not yet seen in this group. */
-static int s_read_run(s_cmp_t *c, s_side_t *s, const qrun_t *r)
+static int s_read_run(s_cmp_t *c, s_side_t *s, size_t ri)
 {
+	const qrun_t *r = &s->runs.r[ri];
 	const qpaths_t *p = &c->paths;
 	int rc;
 
@@ -145,7 +152,7 @@ static int s_read_run(s_cmp_t *c, s_side_t *s, const qrun_t *r)
 			continue;
 		c->seen_c[id] = c->gen;
 		s_ent_add(&s->cases, &(s_ent_t){
-			.rank = p->rank[id], .path = id,
+			.rank = p->rank[id], .path = id, .run = (int32_t)ri,
 			.status = sqlite3_column_int(c->cases, 1) });
 	}
 	sqlite3_reset(c->cases);
@@ -184,7 +191,7 @@ static int s_group(s_cmp_t *c, s_side_t *s)
 	c->gen++;
 	while (s->pos < s->runs.n && rc == 0 &&
 	       s_same_board(first, &s->runs.r[s->pos]))
-		rc = s_read_run(c, s, &s->runs.r[s->pos++]);
+		rc = s_read_run(c, s, s->pos++);
 	if (s->cases.n)
 		qsort(s->cases.e, s->cases.n, sizeof(s_ent_t), s_cmp_rank);
 	if (s->metrics.n)
@@ -232,7 +239,80 @@ static void s_json_end(s_cmp_t *c)
 		json_arr_close(&c->j);
 }
 
-/* One pass of the case merge, writing the items of one category. */
+static const triage_known_t *s_known(s_cmp_t *c, const s_ent_t *y)
+{
+	const qrun_t *r = &c->new_runs->r[y->run];
+
+	return triage_known_find(&c->tri, c->paths.full[y->path], r->board,
+				 r->arch, c->now_ms);
+}
+
+static void s_known_json(s_cmp_t *c, const triage_known_t *k)
+{
+	char when[64];
+
+	json_key(&c->j, "known");
+	json_obj_open(&c->j);
+	json_key_str(&c->j, "test", k->path);
+	json_key_str(&c->j, "link", k->link);
+	json_key_str(&c->j, "text", k->text);
+	query_time_rfc3339(k->expires_ms, when);
+	json_key_str(&c->j, "expires", when);
+	json_key_str(&c->j, "by", k->author);
+	json_obj_close(&c->j);
+}
+
+static void s_verdict_json(s_cmp_t *c, const triage_verdict_t *v)
+{
+	json_key(&c->j, "verdict");
+	json_obj_open(&c->j);
+	json_key_str(&c->j, "verdict", verdict_kind_name(v->verdict));
+	json_key_uint(&c->j, "runs", v->runs);
+	json_key_uint(&c->j, "passes", v->passes);
+	json_key_uint(&c->j, "other_runs", v->other_runs);
+	json_key_uint(&c->j, "other_passes", v->other_passes);
+	json_key_str(&c->j, "text", v->text);
+	json_key_str(&c->j, "id", v->id);
+	json_obj_close(&c->j);
+}
+
+/* A regression, with the verdict about it and the mark that covers it. */
+static void s_reg_item(s_cmp_t *c, const char *label, const s_ent_t *x,
+		       const s_ent_t *y, const triage_known_t *k)
+{
+	const char *path = c->paths.full[y->path];
+	const triage_verdict_t *v = triage_verdict_find(
+		&c->tri, c->new_runs->r[y->run].rec, path);
+	char vl[160] = "", until[64];
+
+	if (c->json) {
+		json_obj_open(&c->j);
+		json_key_str(&c->j, "path", path);
+		json_key_str(&c->j, "base", query_status_name(x->status));
+		json_key_str(&c->j, "new", query_status_name(y->status));
+		if (v)
+			s_verdict_json(c, v);
+		if (k)
+			s_known_json(c, k);
+		json_obj_close(&c->j);
+		return;
+	}
+	buf_printf(c->b, "  %-10s %s  %s -> %s", label, path,
+		   query_status_name(x->status), query_status_name(y->status));
+	if (v) {
+		triage_verdict_line(v, vl, sizeof(vl));
+		buf_printf(c->b, "  [%s]", vl);
+	}
+	if (k) {
+		query_time_short(k->expires_ms, until);
+		buf_printf(c->b, "  (known until %s%s%s)", until,
+			   k->link[0] ? ": " : "", k->link);
+	}
+	buf_putc(c->b, '\n');
+}
+
+/* One pass of the case merge, writing the items of one category
+ * (0 regressions, 1 fixes, 2 new, 3 vanished, 5 known failures). */
 static int64_t s_merge_cases(s_cmp_t *c, const s_ents_t *a, const s_ents_t *b,
 			     int what)
 {
@@ -259,9 +339,14 @@ static int64_t s_merge_cases(s_cmp_t *c, const s_ents_t *a, const s_ents_t *b,
 			continue;
 		}
 		path = c->paths.full[x->path];
-		if (what == 0 && x->status == PROTO_PASS && s_bad(y->status))
-			s_item(c, NULL, "REGRESSION", path, x->status,
-			       y->status), n++;
+		if ((what == 0 || what == 5) && x->status == PROTO_PASS &&
+		    s_bad(y->status)) {
+			const triage_known_t *mark = s_known(c, y);
+
+			if ((what == 5) == (mark != NULL))
+				s_reg_item(c, mark ? "KNOWN" : "REGRESSION", x,
+					   y, mark), n++;
+		}
 		if (what == 1 && s_bad(x->status) && y->status == PROTO_PASS)
 			s_item(c, NULL, "FIX", path, x->status, y->status), n++;
 		i++, k++;
@@ -348,26 +433,30 @@ static int64_t s_count(s_cmp_t *c, const s_ents_t *a, const s_ents_t *b,
 
 static void s_board(s_cmp_t *c, const qrun_t *r, s_side_t *x, s_side_t *y)
 {
-	static const char *const keys[5] = { "regressions", "fixes", "new",
-					     "vanished", "metrics" };
-	int64_t n[5];
+	static const char *const keys[6] = { "regressions", "fixes", "new",
+					     "vanished", "metrics", "known" };
+	int64_t n[6];
 
-	for (int w = 0; w < 5; w++)
-		n[w] = s_count(c, &x->cases, &y->cases, w);
+	for (int w = 0; w < 6; w++)
+		n[w] = w == 4 ? 0 : s_count(c, &x->cases, &y->cases, w);
 	n[4] = s_count(c, &x->metrics, &y->metrics, 4);
 	c->n_reg += n[0], c->n_fix += n[1], c->n_new += n[2];
-	c->n_gone += n[3], c->n_metric += n[4];
+	c->n_gone += n[3], c->n_metric += n[4], c->n_known += n[5];
 	if (c->json) {
 		json_obj_open(&c->j);
 		json_key_str(&c->j, "lab", r->lab);
 		json_key_str(&c->j, "board", r->board);
 	} else {
 		buf_printf(c->b, "%s/%s: %lld regressions, %lld fixes, %lld"
-			   " new, %lld vanished, %lld metric regressions\n",
+			   " new, %lld vanished, %lld metric regressions",
 			   r->lab, r->board, (long long)n[0], (long long)n[1],
 			   (long long)n[2], (long long)n[3], (long long)n[4]);
+		if (n[5])
+			buf_printf(c->b, ", %lld known failures",
+				   (long long)n[5]);
+		buf_putc(c->b, '\n');
 	}
-	for (int w = 0; w < 5; w++) {
+	for (int w = 0; w < 6; w++) {
 		s_json_list(c, keys[w]);
 		if (w == 4)
 			s_merge_metrics(c, &x->metrics, &y->metrics);
@@ -458,14 +547,19 @@ static void s_summary(s_cmp_t *c)
 		json_key_int(&c->j, "new", c->n_new);
 		json_key_int(&c->j, "vanished", c->n_gone);
 		json_key_int(&c->j, "metric_regressions", c->n_metric);
+		json_key_int(&c->j, "known", c->n_known);
 		json_obj_close(&c->j);
 		return;
 	}
 	buf_printf(c->b, "summary: %lld regressions, %lld fixes, %lld new,"
 		   " %lld vanished, %lld metric regressions (threshold"
-		   " %.4g%%)\n", (long long)c->n_reg, (long long)c->n_fix,
+		   " %.4g%%)", (long long)c->n_reg, (long long)c->n_fix,
 		   (long long)c->n_new, (long long)c->n_gone,
 		   (long long)c->n_metric, c->threshold);
+	if (c->n_known)
+		buf_printf(c->b, ", %lld known failures not counted",
+			   (long long)c->n_known);
+	buf_putc(c->b, '\n');
 }
 
 static int s_report(s_cmp_t *c, s_side_t *x, s_side_t *y)
@@ -519,7 +613,7 @@ static int s_prepare(sqlite3 *db, s_cmp_t *c, const query_filter_t *f)
 	n = (size_t)c->paths.max + 1;
 	c->seen_c = xcalloc(n, sizeof(*c->seen_c));
 	c->seen_m = xcalloc(n, sizeof(*c->seen_m));
-	return 0;
+	return triage_load(db, c->now_ms, false, &c->tri);
 }
 
 int query_compare(sqlite3 *db, const char *base, const char *new_,
@@ -531,6 +625,11 @@ int query_compare(sqlite3 *db, const char *base, const char *new_,
 	buf_t b;
 	int rc;
 
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	c.new_runs = &y.runs;
 	buf_init(&b, 0);
 	c.b = &b;
 	rc = s_side_load(db, f, &x, err, errsz);
@@ -550,6 +649,7 @@ int query_compare(sqlite3 *db, const char *base, const char *new_,
 	if (c.strs.st)
 		qstrs_close(&c.strs);
 	qpaths_free(&c.paths);
+	triage_free(&c.tri);
 	free(c.seen_c), free(c.seen_m);
 	free(x.cases.e), free(x.metrics.e), free(y.cases.e), free(y.metrics.e);
 	qruns_free(&x.runs), qruns_free(&y.runs);

@@ -138,8 +138,10 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		b->status = r->run.status;
 		proto_hex(r->head.id, 32, b->run);
 		return;
-	default: /* the other kinds say nothing about a request */
-		return;
+	case RECORD_VERDICT:
+	case RECORD_KNOWN:
+	case RECORD_BISECT:
+		return; /* not about a request's progress */
 	}
 }
 

@@ -240,26 +240,32 @@ static void s_lease_note(const char *v, wire_board_t *w)
 	w->lease_until_ms = t;
 }
 
-/* The note "maint.I", "busy.I" or "lease.I" of the info map into board I
- * of ret. Notes that do not parse are ignored: they only add to the
- * display. */
+/* The note "maint.I", "busy.I", "lease.I" or "health.I" of the info map
+ * into board I of ret. Notes that do not parse are ignored: they only
+ * add to the display. */
 static void s_board_note(const proto_kv_t *kv, wire_advert_t *ret)
 {
 	bool lease = strncmp(kv->key, "lease.", 6) == 0;
 	bool busy = strncmp(kv->key, "busy.", 5) == 0;
-	const char *p = kv->key + (busy ? 5 : 6);
+	bool health = strncmp(kv->key, "health.", 7) == 0;
+	const char *p = kv->key + (busy ? 5 : health ? 7 : 6);
 	char *end, a[64], b[64], c[64];
 	unsigned long i;
 	long long t;
 	int k;
 	wire_board_t *w;
 
-	if (!busy && !lease && strncmp(kv->key, "maint.", 6) != 0)
+	if (!busy && !lease && !health && strncmp(kv->key, "maint.", 6) != 0)
 		return;
 	i = strtoul(p, &end, 10);
 	if (*end || end == p || i >= ret->n_boards)
 		return;
 	w = &ret->boards[i];
+	if (health) {
+		if (!w->health)
+			w->health = xstrdup(kv->value);
+		return;
+	}
 	if (lease) {
 		s_lease_note(kv->value, w);
 		return;
@@ -344,6 +350,7 @@ void wire_advert_free(wire_advert_t *a)
 		free(w->lease);
 		free(w->holder);
 		free(w->holder_name);
+		free(w->health);
 	}
 	free(a->boards);
 	free(a->lab);

@@ -122,6 +122,8 @@ typedef struct {
 	/* "lease.I": the lease holding it, its holder, until when */
 	char *lease, *holder, *holder_name;
 	int64_t lease_until_ms;
+	/* "health.I": why its health check took it offline, or NULL */
+	char *health;
 } wire_board_t;
 
 typedef struct {

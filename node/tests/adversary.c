@@ -123,6 +123,16 @@ static uint8_t *s_encode(const msg_t *m, size_t *ret_len)
 	return b;
 }
 
+/* The pools are made once: a signing that fails is the adversary's own
+ * bug (it would remake its pool for every message), so it stops. */
+static void s_made(const char *what, int rc)
+{
+	if (rc < 0) {
+		fprintf(stderr, "adversary: %s: %s\n", what, proto_strerror(rc));
+		exit(2);
+	}
+}
+
 static uint64_t s_rand64(void)
 {
 	uint64_t v;
@@ -384,7 +394,8 @@ static void s_make_descs(adv_t *a)
 		d.software = "adversary";
 		d.ts_ms = FAR_TIME;
 		d.epoch = FAR_SEQ;
-		desc_sign(&d, &kp, &a->pool[i], &a->pool_len[i], id);
+		s_made("desc_sign",
+		       desc_sign(&d, &kp, &a->pool[i], &a->pool_len[i], id));
 		key_wipe(&kp);
 	}
 }
@@ -545,8 +556,10 @@ static uint8_t *s_gen_cancel(adv_t *a, unsigned long n, size_t *ret_len)
 
 			key_generate(&kp);
 			randombytes_buf(rid, sizeof(rid));
-			cancel_sign(rid, i % 2 ? FAR_TIME : UINT64_MAX, &kp,
-				    &a->pool[i], &a->pool_len[i], id);
+			s_made("cancel_sign",
+			       cancel_sign(rid, i % 2 ? FAR_TIME : UINT64_MAX,
+					   &kp, &a->pool[i], &a->pool_len[i],
+					   id));
 			key_wipe(&kp);
 		}
 	}
@@ -571,12 +584,13 @@ static void s_lease_pool(adv_t *a, bool exec)
 		l.op = exec ? LEASE_EXEC : LEASE_TAKE;
 		snprintf(l.lab, sizeof(l.lab), i % 2 ? "target" : "lab%d", i);
 		snprintf(l.board, sizeof(l.board), "board%d", i);
-		l.seq = i % 2 ? UINT64_MAX : (uint64_t)i;
+		l.seq = i % 2 ? UINT64_MAX : (uint64_t)i + 1;
 		l.value = i % 2 ? LEASE_MAX_MS : 1;
 		l.arg = exec ? "true" : NULL;
 		l.data = exec ? data : NULL;
 		l.data_len = exec ? sizeof(data) : 0;
-		lease_sign(&l, &kp, &a->pool[i], &a->pool_len[i], id);
+		s_made("lease_sign", lease_sign(&l, &kp, &a->pool[i],
+						&a->pool_len[i], id));
 		key_wipe(&kp);
 	}
 }
@@ -625,8 +639,9 @@ static uint8_t *s_gen_relay_back(adv_t *a, unsigned long n, size_t *ret_len)
 			r.status = i % 2 ? INT64_MIN : 0;
 			r.data = data;
 			r.data_len = sizeof(data);
-			lease_reply_sign(&r, &kp, &a->pool[i],
-					 &a->pool_len[i]);
+			s_made("lease_reply_sign",
+			       lease_reply_sign(&r, &kp, &a->pool[i],
+						&a->pool_len[i]));
 			key_wipe(&kp);
 		}
 	}
@@ -704,7 +719,7 @@ static int s_attack(adv_t *a, const struct mode *md)
 	       !s_stop) {
 		unsigned long due = (unsigned long)((now - t0) * md->rate / 1000) + 1;
 
-		while (n < due) {
+		while (n < due && !s_stop) {
 			size_t len = 0;
 			uint8_t *b = md->gen(a, n, &len);
 

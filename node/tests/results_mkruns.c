@@ -12,16 +12,20 @@
  *   case PATH STATUS                                    (of that suite)
  *   metric NAME VALUE UNIT lower|higher                 (of that suite)
  *   end                                                 (sign and store)
+ *   future SEED KIND TEXT END_MS  (a record of a kind this version does
+ *                                  not know, body [TEXT], next in feed)
  *
  * SEED (1..255) picks the author's feed; "-" stands for an empty BRANCH.
  * Prints the id of each run stored, one a line.
  */
 #include "node/results/results_synth.h"
 
+#include "proto/codec.h"
 #include "proto/mem.h"
 #include "proto/record.h"
 #include "proto/types.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +58,56 @@ static int s_build_status(const char *s)
 	return -1;
 }
 
+/* A record of a kind a newer version would make, signed as the next of
+ * feed f: the envelope as every record's, its body [text]. */
+static int s_future(synth_feed_t *f, store_t *store, uint64_t kind,
+		    const char *text, uint64_t ts_ms, uint8_t id[32])
+{
+	mp_enc_t e;
+	uint8_t *bytes;
+	size_t len;
+	store_rec_t sr;
+	int rc;
+
+	mp_enc_init(&e, 256);
+	mp_put_array(&e, 8);
+	mp_put_uint(&e, RECORD_VERSION);
+	mp_put_uint(&e, kind);
+	mp_put_bin(&e, f->key.pk, 32);
+	mp_put_uint(&e, f->seq + 1);
+	if (f->seq)
+		mp_put_bin(&e, f->head, 32);
+	else
+		mp_put_nil(&e);
+	mp_put_uint(&e, ts_ms);
+	mp_put_array(&e, 1);
+	mp_put_str(&e, text);
+	rc = enc_sign_finish(&e, RECORD_SIG_PREFIX, &f->key, &bytes, &len);
+	if (rc < 0)
+		return rc;
+	proto_id(bytes, len, id);
+	sr = (store_rec_t){ .id = id, .author = f->key.pk, .prev_id = f->head,
+			    .seq = f->seq + 1, .kind = (int)kind,
+			    .ts_ms = (int64_t)ts_ms, .bytes = bytes,
+			    .len = len };
+	rc = store_put_record(store, &sr);
+	free(bytes);
+	if (rc != STORE_ADDED)
+		return rc < 0 ? rc : -EIO;
+	f->seq++;
+	memcpy(f->head, id, 32);
+	return 0;
+}
+
+static synth_feed_t *s_feed(synth_feed_t *feeds, bool *ready, unsigned seed)
+{
+	if (!ready[seed]) {
+		synth_feed_init(&feeds[seed], (uint8_t)seed);
+		ready[seed] = true;
+	}
+	return &feeds[seed];
+}
+
 int main(int argc, char **argv)
 {
 	static synth_feed_t feeds[MKRUNS_FEEDS];
@@ -84,10 +138,7 @@ int main(int argc, char **argv)
 			continue;
 		if (!strcmp(f[0], "run") && n == 9 && !r) {
 			seed = (unsigned)strtoul(f[1], NULL, 10) % MKRUNS_FEEDS;
-			if (!ready[seed]) {
-				synth_feed_init(&feeds[seed], (uint8_t)seed);
-				ready[seed] = true;
-			}
+			s_feed(feeds, ready, seed);
 			r = synth_run_new(f[2], f[3], f[4], f[5], s_dash(f[6]),
 					  f[7]);
 			end = strtoull(f[8], NULL, 10);
@@ -106,6 +157,19 @@ int main(int argc, char **argv)
 			synth_metric(r, f[1], strtod(f[2], NULL), f[3],
 				     !strcmp(f[4], "lower") ? METRIC_LOWER :
 							      METRIC_HIGHER);
+		} else if (!strcmp(f[0], "future") && n == 5 && !r) {
+			uint8_t id[32];
+			char hex[65];
+			unsigned fs = (unsigned)strtoul(f[1], NULL, 10) %
+				      MKRUNS_FEEDS;
+
+			rc = s_future(s_feed(feeds, ready, fs), store,
+				      strtoull(f[2], NULL, 10), f[3],
+				      strtoull(f[4], NULL, 10), id);
+			if (rc == 0) {
+				proto_hex(id, 32, hex);
+				printf("%s\n", hex);
+			}
 		} else if (!strcmp(f[0], "end") && n == 1 && r) {
 			uint8_t id[32];
 			char hex[65];

@@ -139,6 +139,36 @@ def test_follow(pages, d, cases_link):
           'markup in the log is shown as text')
 
 
+def test_known(pages, d, net):
+    """A known mark (written on A, replicated to B) moves a regression to
+    the compare page's known failures; its link is a link only when it is
+    a web link, and its text is text."""
+    st, _, body = d.get('/api/compare?base=%s&new=%s' % (commit(0), commit(1)))
+    check(st == 200, 'compare API')
+    js = json.loads(body)
+    b = [x for x in js['boards'] if x['regressions']][0]
+    path = b['regressions'][0]['path']
+    p = subprocess.run([net.labmesh, '--home', d.a.home, 'known', 'add',
+                        '--test', path, '--board', b['board'], '--expires',
+                        '1d', '--link', 'javascript:alert(1)', '--text',
+                        PWNED], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0, 'known add on A: ' + p.stderr)
+
+    def on_b():
+        q = subprocess.run([net.labmesh, '--home', d.b.home, 'known', 'list',
+                            '--json'], capture_output=True, text=True)
+        return q.returncode == 0 and len(json.loads(q.stdout)) == 1
+    lmtest.wait_for('B holds the mark', on_b, 60)
+    dom = pages.load('compare-known', '/compare.html?base=%s&new=%s' %
+                     (commit(0), commit(1)))
+    check('Known failures</h3>' in dom and 'class="known"' in dom and
+          'known failures not counted' in dom,
+          'compare page shows the known failure apart')
+    check('href="javascript:' not in dom, 'a non-web link is not a link')
+    check(PWNED not in dom and html.escape(PWNED, quote=False) in dom,
+          'the mark\'s text is shown as text')
+
+
 def test(net):
     if not BROWSER:
         print('SKIP: chromium is not installed (apt-get install chromium;'
@@ -161,6 +191,7 @@ def test(net):
                      (commit(0), commit(1)))
     check('regressions</b>' in dom and 'class="regressions"' in dom,
           'compare page lists regressions')
+    test_known(pages, d, net)
     dom = pages.load('history', '/history.html?test=suite0.group00.case_0001')
     check(dom.count('<tr>') >= 12, 'history rows')
     dom = pages.load('trends', '/trends.html?metric=suite0.bench.metric0')

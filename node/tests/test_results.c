@@ -14,6 +14,7 @@
 #include "node/results/index.h"
 #include "node/results/query.h"
 #include "node/results/results.h"
+#include "node/results/rerun.h"
 #include "labs/lab.h"
 #include "node/cli/results_cli.h"
 #include "node/results/results_synth.h"
@@ -747,6 +748,28 @@ static void s_test_index_input(sqlite3 *db)
 	key_wipe(&f.key);
 }
 
+/* The verdict of each kind of re-run tally (the rules of rerun.h). */
+static void s_test_judge(void)
+{
+	static const struct {
+		rerun_tally_t t;
+		int want;
+	} cases[] = {
+		{ { 0, 0, 0, 0 }, 0 },
+		{ { 3, 0, 0, 0 }, VERDICT_CONFIRMED },
+		{ { 3, 0, 2, 0 }, VERDICT_CONFIRMED },
+		{ { 3, 2, 1, 1 }, VERDICT_FLAKY },
+		{ { 3, 3, 0, 0 }, VERDICT_FLAKY },
+		{ { 3, 0, 2, 2 }, VERDICT_BOARD_SPECIFIC },
+		{ { 3, 0, 2, 1 }, VERDICT_CONFIRMED },
+		{ { 0, 0, 2, 0 }, VERDICT_CONFIRMED },
+		{ { 0, 0, 2, 1 }, VERDICT_FLAKY },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(rerun_judge(&cases[i].t) == cases[i].want);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/lm-results-XXXXXX";
@@ -756,6 +779,7 @@ int main(void)
 		return 1;
 	snprintf(s_home, sizeof(s_home), "%s", tmpl);
 	s_test_parsers();
+	s_test_judge();
 	s_build_store();
 	/* two records were stored without the hook: catch-up adds them */
 	CHECK(results_open(s_home, true, &db) == 0);

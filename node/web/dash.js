@@ -72,12 +72,15 @@ function badge(status) {
 	return el('span', { class: 'st st-' + s }, status);
 }
 
-// A maintenance's reason and end, who holds a busy board and since when,
-// or the lease holding it and until when.
+// A maintenance's reason and end, why its health check took it offline,
+// who holds a busy board and since when, or the lease holding it and
+// until when.
 function boardNote(b) {
 	const parts = [];
 	if (b.reason)
 		parts.push('maintenance: ' + b.reason + (b.until ? ' until ' + b.until : ''));
+	if (b.health)
+		parts.push(b.health);
 	if (b.request)
 		parts.push('request ' + b.request + ' by ' + b.submitter +
 			(b.submitter_name ? ' (' + b.submitter_name + ')' : '') +
@@ -379,7 +382,7 @@ async function pageCases() {
 		el('span', {}, badge(s), ' ' + n + '  '))));
 	c.appendChild(table(['Test', 'Status', 'Duration', 'Message'],
 		cs.map(k => [link('history.html', { test: k.path }, k.path),
-			el('td', {}, badge(k.status)),
+			el('td', {}, badge(k.status), ...triage(k)),
 			el('td', { class: 'num' }, duration(k.duration_ms, k.suite_duration_ms)),
 			caseMessage(k)]), 'cases'));
 	setStatus('');
@@ -466,6 +469,34 @@ function changeList(items, cls, fmt) {
 	return ul;
 }
 
+/* A regression's verdict (re-runs) and the known mark covering it. */
+function triage(x) {
+	const out = [];
+	const v = x.verdict;
+	if (v) {
+		const runs = v.runs + v.other_runs, passes = v.passes + v.other_passes;
+		const what = v.verdict === 'flaky' ? 'flaky: ' + passes + ' of ' + runs +
+			' re-runs passed' : v.verdict === 'board-specific' ?
+			'board-specific: passed ' + v.other_passes + ' of ' + v.other_runs +
+			' on other boards' : 'confirmed: failed ' + (runs - passes) + ' of ' +
+			runs + ' re-runs';
+		out.push(' ', el('span', { class: 'verdict ' + v.verdict }, what));
+	}
+	const k = x.known;
+	if (k) {
+		out.push(' ', el('span', { class: 'known' }, 'known until ' +
+			k.expires.slice(0, 10)));
+		/* any node may write a mark: only web links become links */
+		if (/^https?:\/\//.test(k.link))
+			out.push(' ', el('a', { href: k.link, rel: 'noopener' }, 'discussion'));
+		else if (k.link)
+			out.push(' ', el('span', { class: 'muted' }, k.link));
+		if (k.text)
+			out.push(' ', el('span', { class: 'muted' }, k.text));
+	}
+	return out;
+}
+
 async function pageCompare() {
 	const p = filtersFromArgs(['base', 'new', 'threshold']);
 	delete p.commit;
@@ -499,11 +530,12 @@ async function pageCompare() {
 		el('b', { class: s.fixes ? 'fix' : 'none' }, (s.fixes || 0) + ' fixes'), ', ',
 		(s.new || 0) + ' new, ' + (s.vanished || 0) + ' vanished, ' +
 		(s.metric_regressions || 0) + ' metric regressions (threshold ' +
-		d.threshold_pct + '%)'));
+		d.threshold_pct + '%)' + (s.known ? ', ' + s.known +
+		' known failures not counted' : '')));
 	for (const b of d.boards || []) {
 		c.appendChild(el('h2', {}, b.board + ' (' + b.lab + ')'));
 		const tf = x => [link('history.html', { test: x.path, board: b.board }, x.path),
-			' ', badge(x.base), ' → ', badge(x.new)];
+			' ', badge(x.base), ' → ', badge(x.new), ...triage(x)];
 		if (b.regressions.length) {
 			c.appendChild(el('h3', { class: 'regress' }, 'Regressions'));
 			c.appendChild(changeList(b.regressions, 'regressions', tf));
@@ -518,6 +550,10 @@ async function pageCompare() {
 				link('trends.html', { metric: x.path }, x.path),
 				': ' + x.base + ' → ' + x.new + ' ' + x.unit +
 				' (' + x.change_pct + '%, ' + x.better + ' is better)']));
+		}
+		if ((b.known || []).length) {
+			c.appendChild(el('h3', { class: 'known' }, 'Known failures'));
+			c.appendChild(changeList(b.known, 'known', tf));
 		}
 		if (!b.regressions.length && !b.fixes.length && !b.metrics.length)
 			c.appendChild(el('p', { class: 'muted' }, 'No change.'));

@@ -269,6 +269,28 @@ void sample_record(enum record_kind kind, uint64_t seq, size_t n_cases,
 	case RECORD_RUN:
 		s_run(&rec->run, n_cases);
 		break;
+	case RECORD_VERDICT:
+		s_id(rec->verdict.run_id, 0x6e);
+		rec->verdict.lab = "lab-a";
+		rec->verdict.board = "qemu-a";
+		rec->verdict.path = "ltp-syscalls.open01";
+		rec->verdict.verdict = VERDICT_FLAKY;
+		rec->verdict.runs = 3;
+		rec->verdict.passes = 2;
+		rec->verdict.other_runs = 1;
+		rec->verdict.other_passes = 1;
+		rec->verdict.text = "passed 2 of 3 re-runs on qemu-a";
+		break;
+	case RECORD_KNOWN:
+		rec->known = (record_known_t){
+			.path = "ltp-syscalls.open01",
+			.board = "qemu-*",
+			.arch = "x86_64",
+			.link = "https://lore.kernel.org/all/known-open01/",
+			.expires_ms = T0 + 14ULL * 24 * 3600 * 1000,
+			.text = "open01 fails on qemu since the vfs rework",
+		};
+		break;
 	case RECORD_BISECT:
 		s_bisect(&rec->bisect);
 		break;

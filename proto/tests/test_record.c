@@ -218,7 +218,7 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&ok), 0);
 	w = ok, w.version = 2;
 	CHECK_ERR(s_raw(&w), PROTO_E_VERSION);
-	w = ok, w.kind = 9;
+	w = ok, w.kind = RECORD_KIND_MAX + 1;
 	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
 	w = ok, w.kind = 0;
 	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
@@ -241,6 +241,15 @@ static void test_envelope_rules(void)
 	CHECK_ERR(s_raw(&w), PROTO_E_TRAILING);
 	w = ok, w.fast = true, w.seq = 2;
 	CHECK_ERR(s_raw(&w), PROTO_E_PREV);
+	/* a kind a newer version made: passed on unread, up to the limit */
+	w = ok, w.fast = true, w.kind = RECORD_KIND_MAX + 1;
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_KIND_LIMIT;
+	CHECK_ERR(s_raw(&w), 0);
+	w.kind = RECORD_KIND_LIMIT + 1;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
+	w.kind = 0;
+	CHECK_ERR(s_raw(&w), PROTO_E_KIND);
 	w = ok, w.fast = true, w.body = "a0";
 	CHECK_ERR(s_raw(&w), PROTO_E_TYPE); /* body must be an array */
 	w = ok, w.fast = true, w.body = "91 a2c0af";
@@ -773,8 +782,78 @@ static void test_accept_refused(void)
 	free(data);
 }
 
+/* A verdict's counts and a known mark's fields, each field refused in
+ * turn; the good ones round-trip. */
+static void test_verdict_known(void)
+{
+	key_pair_t kp;
+	record_t rec, *back = NULL;
+	uint8_t *data = NULL, id[32];
+	size_t len;
+
+	sample_key(0, &kp);
+	sample_record(RECORD_VERDICT, 1, 0, &rec);
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	CHECK_ERR(record_decode(data, len, &back), 0);
+	if (back) {
+		CHECK(back->verdict.verdict == VERDICT_FLAKY);
+		CHECK(back->verdict.runs == 3 && back->verdict.passes == 2);
+		CHECK(!strcmp(back->verdict.path, "ltp-syscalls.open01"));
+	}
+	record_destroy(&back);
+	free(data);
+	data = NULL;
+	rec.verdict.passes = 4;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_RANGE);
+	sample_record(RECORD_VERDICT, 1, 0, &rec);
+	rec.verdict.runs = rec.verdict.other_runs = 0;
+	rec.verdict.passes = rec.verdict.other_passes = 0;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_RANGE);
+	sample_record(RECORD_VERDICT, 1, 0, &rec);
+	rec.verdict.runs = PROTO_MAX_RERUNS + 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_RANGE);
+	sample_record(RECORD_VERDICT, 1, 0, &rec);
+	rec.verdict.verdict = VERDICT_KIND_MAX + 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_RANGE);
+	sample_record(RECORD_VERDICT, 1, 0, &rec);
+	rec.verdict.path = "ltp syscalls";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_SYNTAX);
+
+	sample_record(RECORD_KNOWN, 1, 0, &rec);
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	CHECK_ERR(record_decode(data, len, &back), 0);
+	if (back) {
+		CHECK(!strcmp(back->known.board, "qemu-*"));
+		CHECK(!strcmp(back->known.arch, "x86_64"));
+	}
+	record_destroy(&back);
+	free(data);
+	data = NULL;
+	rec.known.board = "qemu a";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_SYNTAX);
+	sample_record(RECORD_KNOWN, 1, 0, &rec);
+	rec.known.board = "";
+	rec.known.arch = "";
+	rec.known.link = "";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), 0);
+	free(data);
+	data = NULL;
+	rec.known.expires_ms = 0;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_RANGE);
+	rec.known.expires_ms = PROTO_MAX_TIME_MS + 1;
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_TIME);
+	sample_record(RECORD_KNOWN, 1, 0, &rec);
+	rec.known.arch = "x86 64";
+	CHECK_ERR(record_sign(&rec, &kp, &data, &len, id), PROTO_E_SYNTAX);
+	CHECK(data == NULL);
+	CHECK(!strcmp(record_kind_name(RECORD_KNOWN), "known"));
+	CHECK(!strcmp(verdict_kind_name(VERDICT_BOARD_SPECIFIC),
+		      "board-specific"));
+}
+
 int main(void)
 {
+	test_verdict_known();
 	test_suite_reason();
 	test_accept_refused();
 	test_body_rules();
