@@ -46,6 +46,7 @@
 #define PROTO_MAX_WANT 1024		  /* records asked for by one want */
 #define PROTO_MAX_CREDIT 1024		  /* credit granted by one message */
 #define PROTO_MAX_BLOB_CHUNK (256 * 1024) /* bytes per blob-data */
+#define PROTO_MAX_BISECT_STEPS 256	  /* steps in one bisect record */
 
 /* Ranges. */
 #define PROTO_MAX_RERUNS 64 /* re-runs one verdict counts, per side */

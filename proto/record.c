@@ -19,11 +19,18 @@ static const char *const s_kinds[] = {
 	[RECORD_DECLINE] = "decline", [RECORD_EVENT] = "event",
 	[RECORD_RUN] = "run",	      [RECORD_VERDICT] = "verdict",
 	[RECORD_KNOWN] = "known",
+	[RECORD_BISECT] = "bisect",
 };
+
+bool record_kind_known(int kind)
+{
+	return kind >= RECORD_ADVERT && kind <= RECORD_KIND_MAX &&
+	       s_kinds[kind] != NULL;
+}
 
 const char *record_kind_name(int kind)
 {
-	if (kind < RECORD_ADVERT || kind > RECORD_KIND_MAX)
+	if (!record_kind_known(kind))
 		return "?";
 	return s_kinds[kind];
 }
@@ -36,6 +43,31 @@ const char *verdict_kind_name(int verdict)
 		[VERDICT_BOARD_SPECIFIC] = "board-specific",
 	};
 	if (verdict < VERDICT_CONFIRMED || verdict > VERDICT_KIND_MAX)
+		return "?";
+	return names[verdict];
+}
+
+const char *bisect_state_name(int state)
+{
+	static const char *const names[] = {
+		[BISECT_RUNNING] = "running",
+		[BISECT_DONE] = "done",
+		[BISECT_FAILED] = "failed",
+	};
+	if (state < BISECT_RUNNING || state > BISECT_STATE_MAX)
+		return "?";
+	return names[state];
+}
+
+const char *bisect_verdict_name(int verdict)
+{
+	static const char *const names[] = {
+		[BISECT_PENDING] = "pending",
+		[BISECT_GOOD] = "good",
+		[BISECT_BAD] = "bad",
+		[BISECT_LOST] = "lost",
+	};
+	if (verdict < BISECT_PENDING || verdict > BISECT_VERDICT_MAX)
 		return "?";
 	return names[verdict];
 }

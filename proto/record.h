@@ -48,8 +48,9 @@ enum record_kind {
 	RECORD_RUN,
 	RECORD_VERDICT = 6,
 	RECORD_KNOWN = 7,
+	RECORD_BISECT = 8,
 };
-#define RECORD_KIND_MAX RECORD_KNOWN
+#define RECORD_KIND_MAX RECORD_BISECT
 /* record_verify passes kinds up to this one: records of kinds a newer
  * version made are stored and passed on unread (record_decode refuses
  * them: nothing here reads their bodies), so one author's feed never
@@ -58,6 +59,9 @@ enum record_kind {
 
 /* "advert", "accept"...; "?" out of range. Borrowed. */
 const char *record_kind_name(int kind);
+/* Whether kind is one this version encodes and decodes (the numbers up
+ * to RECORD_KIND_MAX have gaps). */
+bool record_kind_known(int kind);
 
 /* ---- advert: the lab and its boards (latest seq wins) ---- */
 
@@ -287,6 +291,55 @@ typedef struct {
 	uint64_t expires_ms; /* 1..PROTO_MAX_TIME_MS */
 	const char *text;  /* text, PROTO_MAX_MESSAGE, may be "" */
 } record_known_t;
+/* ---- bisect: a bisection of a regression, as it stands ---- */
+
+enum bisect_state {
+	BISECT_RUNNING = 1,
+	BISECT_DONE,   /* first_bad names the first bad commit */
+	BISECT_FAILED, /* text says why it stopped */
+};
+#define BISECT_STATE_MAX BISECT_FAILED
+const char *bisect_state_name(int state);
+
+enum bisect_verdict {
+	BISECT_PENDING = 1, /* submitted, no answer yet */
+	BISECT_GOOD,	    /* the test passed */
+	BISECT_BAD,	    /* the test failed */
+	BISECT_LOST,	    /* no answer (the lab went away, a build or boot
+			     * error): the commit was tried again */
+};
+#define BISECT_VERDICT_MAX BISECT_LOST
+const char *bisect_verdict_name(int verdict);
+
+typedef struct {
+	const char *commit;  /* 40 lowercase hex */
+	enum bisect_verdict verdict;
+	bool has_request;
+	uint8_t request_id[32];
+	const char *lab;   /* name syntax, or "" (not known yet) */
+	const char *board; /* name syntax, or "" */
+	bool has_run;
+	uint8_t run_id[32]; /* the run record the verdict was read from */
+} bisect_step_t;
+
+typedef struct {
+	uint8_t bisection[32]; /* the bisection's id: the hash of what was
+				* asked (bisect.h), the same in every record
+				* of one bisection */
+	uint8_t submitter[32]; /* the key that asked */
+	const char *tree_url;  /* text, PROTO_MAX_URL */
+	const char *good;      /* 40 lowercase hex */
+	const char *bad;       /* 40 lowercase hex */
+	const char *test;      /* path syntax: SUITE or SUITE/CASE path */
+	const char *config;    /* text, PROTO_MAX_SHORT, may be "" */
+	const char *arch;      /* name syntax or "" */
+	uint32_t n_commits;    /* commits in good..bad */
+	enum bisect_state state;
+	const char *first_bad; /* DONE: 40 lowercase hex; else "" */
+	const char *text;      /* text, PROTO_MAX_TEXT, may be "" */
+	const bisect_step_t *steps; /* in order, PROTO_MAX_BISECT_STEPS */
+	size_t n_steps;
+} record_bisect_t;
 
 /* ---- the record ---- */
 
@@ -312,6 +365,7 @@ typedef struct record {
 		record_run_t run;
 		record_verdict_t verdict;
 		record_known_t known;
+		record_bisect_t bisect;
 	};
 	arena_t *arena; /* private: owns what the body points to */
 } record_t;

@@ -30,6 +30,11 @@
  *   known    [path, board_glob, arch, link, expires_ms, text]
  *            (board_glob: "" or name characters and * ? [ ] !; arch: ""
  *            or a name; expires_ms 1..PROTO_MAX_TIME_MS)
+ *   bisect   [bisection, submitter, tree_url, good, bad, test, config,
+ *             arch, n_commits, state, first_bad, text, steps]
+ *            step: [commit, verdict, request_id|nil, lab, board,
+ *                   run_id|nil]
+ *            (first_bad: a commit when state is done, else "")
  */
 #include "proto/codec.h"
 #include "proto/record.h"
@@ -45,6 +50,7 @@
 #define MIN_SUITE 10
 #define MIN_INFO 2
 #define MIN_REFUSAL 5
+#define MIN_STEP 48
 
 /* ---- advert ---- */
 
@@ -610,6 +616,105 @@ static void s_enc_known(mp_enc_t *e, const record_known_t *k)
 	mp_put_str(e, k->text);
 }
 
+/* ---- bisect ---- */
+
+static int s_dec_step(mp_reader_t *r, arena_t *a, bisect_step_t *st)
+{
+	uint32_t v;
+	int e;
+
+	if ((e = mp_get_array_exact(r, 6)) < 0 ||
+	    (e = dec_commit(r, a, false, &st->commit)) < 0 ||
+	    (e = dec_u32(r, 1, BISECT_VERDICT_MAX, &v)) < 0)
+		return e;
+	st->verdict = v;
+	if ((e = dec_id_opt(r, &st->has_request, st->request_id)) < 0 ||
+	    (e = dec_name_opt(r, a, &st->lab)) < 0 ||
+	    (e = dec_name_opt(r, a, &st->board)) < 0)
+		return e;
+	return dec_id_opt(r, &st->has_run, st->run_id);
+}
+
+static int s_dec_steps(mp_reader_t *r, arena_t *a, record_bisect_t *b)
+{
+	uint32_t n;
+	int e = mp_get_array(r, MIN_STEP, PROTO_MAX_BISECT_STEPS, &n);
+
+	if (e < 0)
+		return e;
+	bisect_step_t *st = arena_array(a, n ? n : 1, sizeof(*st));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = s_dec_step(r, a, &st[i])) < 0)
+			return e;
+	}
+	b->steps = st;
+	b->n_steps = n;
+	return 0;
+}
+
+/* The first bad commit is named exactly when the bisection is done. */
+static int s_bisect_check(const record_bisect_t *b)
+{
+	if ((b->state == BISECT_DONE) != (b->first_bad[0] != '\0'))
+		return b->first_bad[0] ? PROTO_E_RANGE : PROTO_E_EMPTY;
+	return 0;
+}
+
+static int s_dec_bisect(mp_reader_t *r, arena_t *a, record_bisect_t *b)
+{
+	uint32_t v;
+	int e;
+
+	if ((e = mp_get_array_exact(r, 13)) < 0 ||
+	    (e = mp_get_bin_exact(r, 32, b->bisection)) < 0 ||
+	    (e = mp_get_bin_exact(r, 32, b->submitter)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_URL, &b->tree_url)) < 0 ||
+	    (e = dec_commit(r, a, false, &b->good)) < 0 ||
+	    (e = dec_commit(r, a, false, &b->bad)) < 0 ||
+	    (e = dec_path(r, a, &b->test)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_SHORT, &b->config)) < 0 ||
+	    (e = dec_name_opt(r, a, &b->arch)) < 0 ||
+	    (e = dec_u32(r, 0, UINT32_MAX, &b->n_commits)) < 0 ||
+	    (e = dec_u32(r, 1, BISECT_STATE_MAX, &v)) < 0)
+		return e;
+	b->state = v;
+	if ((e = dec_commit(r, a, true, &b->first_bad)) < 0 ||
+	    (e = dec_text(r, a, PROTO_MAX_TEXT, &b->text)) < 0 ||
+	    (e = s_dec_steps(r, a, b)) < 0)
+		return e;
+	return s_bisect_check(b);
+}
+
+static void s_enc_bisect(mp_enc_t *e, const record_bisect_t *b)
+{
+	mp_put_array(e, 13);
+	mp_put_bin(e, b->bisection, 32);
+	mp_put_bin(e, b->submitter, 32);
+	mp_put_str(e, b->tree_url);
+	mp_put_str(e, b->good);
+	mp_put_str(e, b->bad);
+	mp_put_str(e, b->test);
+	mp_put_str(e, b->config);
+	mp_put_str(e, b->arch);
+	mp_put_uint(e, b->n_commits);
+	mp_put_uint(e, b->state);
+	mp_put_str(e, b->first_bad);
+	mp_put_str(e, b->text);
+	enc_array(e, b->n_steps);
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const bisect_step_t *st = &b->steps[i];
+
+		mp_put_array(e, 6);
+		mp_put_str(e, st->commit);
+		mp_put_uint(e, st->verdict);
+		mp_put_bin_or_nil(e, st->has_request ? st->request_id : NULL,
+				  32);
+		mp_put_str(e, st->lab);
+		mp_put_str(e, st->board);
+		mp_put_bin_or_nil(e, st->has_run ? st->run_id : NULL, 32);
+	}
+}
+
 /* ---- dispatch ---- */
 
 int record_body_decode(mp_reader_t *r, arena_t *a, record_t *rec)
@@ -629,6 +734,8 @@ int record_body_decode(mp_reader_t *r, arena_t *a, record_t *rec)
 		return s_dec_verdict(r, a, &rec->verdict);
 	case RECORD_KNOWN:
 		return s_dec_known(r, a, &rec->known);
+	case RECORD_BISECT:
+		return s_dec_bisect(r, a, &rec->bisect);
 	}
 	return PROTO_E_KIND;
 }
@@ -656,6 +763,9 @@ void record_body_encode(mp_enc_t *e, const record_t *rec)
 		return;
 	case RECORD_KNOWN:
 		s_enc_known(e, &rec->known);
+		return;
+	case RECORD_BISECT:
+		s_enc_bisect(e, &rec->bisect);
 		return;
 	}
 	mp_enc_fail(e, PROTO_E_KIND);

@@ -68,6 +68,7 @@ int cmd_boards(cli_t *cli, int argc, char **argv);
 int cmd_debug(cli_t *cli, int argc, char **argv);
 /* node/cmd_submit*.c */
 int cmd_submit(cli_t *cli, int argc, char **argv);
+int cmd_bisect(cli_t *cli, int argc, char **argv);
 int cmd_status(cli_t *cli, int argc, char **argv);
 int cmd_cancel(cli_t *cli, int argc, char **argv);
 int cmd_board(cli_t *cli, int argc, char **argv);

@@ -109,6 +109,11 @@ static int s_load_key(const char *cmd, const char *opt, key_pair_t *kp)
 	return rc;
 }
 
+int submit_load_key(const char *cmd, const char *opt, key_pair_t *kp)
+{
+	return s_load_key(cmd, opt, kp);
+}
+
 typedef struct {
 	const char *git, *branch, *commit, *config, *kernel, *initrd;
 	const char *describe, *arch, *key;

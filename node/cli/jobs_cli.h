@@ -41,4 +41,9 @@ int submit_list_requests(const cli_t *cli, const uint8_t *mine);
 int submit_request_done(const char *home, const uint8_t id[32],
 			bool *ret_done, size_t *ret_boards);
 
+/* The submitter's key from opt (a file), or the default key file: 0, or
+ * -errno with the reason printed as "labmesh CMD: ...". */
+struct key_pair;
+int submit_load_key(const char *cmd, const char *opt, struct key_pair *kp);
+
 #endif

@@ -70,6 +70,8 @@ static const cli_cmd_t s_cmds[] = {
 	{ "submit", "sign and send a test request to the whole network",
 	  cmd_submit },
 	{ "status", "where a request stands, per lab and board", cmd_status },
+	{ "bisect", "find the commit that broke a test, through the network",
+	  cmd_bisect },
 	{ "cancel", "cancel a request (the submitter's key only)",
 	  cmd_cancel },
 	{ "log", "a run's logs, fetched from whichever node holds them",

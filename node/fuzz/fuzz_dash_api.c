@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const s_paths[] = {
 	"/api/query",	"/api/compare", "/api/history", "/api/commits",
 	"/api/metrics", "/api/request", "/api/log",	"/api/none",
-	"/api/progress", "/api/requests",
+	"/api/progress", "/api/requests", "/api/bisect", "/api/bisections",
 };
 
 static api_t *s_api;

@@ -453,6 +453,36 @@ static void s_cmd_submit_raw(ctl_ctx_t *c)
 	buf_puts(&c->out, rc == 1 ? "new\n" : "known\n");
 }
 
+/*
+ * bisect-publish: a bisect record the submitter signed as the first of a
+ * feed of its own (a template: its body is what counts); the node
+ * publishes that body in its own feed, where every node replicates it.
+ */
+static void s_cmd_bisect_publish(ctl_ctx_t *c)
+{
+	record_t *rec = NULL;
+	int rc = -EINVAL;
+
+	if (c->n_args == 1)
+		rc = record_decode(zframe_data(c->args[0]),
+				   zframe_size(c->args[0]), &rec);
+	if (rc == 0 && (rec->head.kind != RECORD_BISECT ||
+			memcmp(rec->head.author, rec->bisect.submitter, 32)))
+		rc = -EPERM;
+	if (rc == 0)
+		rc = node_append_record(c->node, rec);
+	record_destroy(&rec);
+	if (rc < 0) {
+		c->failed = true;
+		buf_printf(&c->out, "bisect-publish: %s", rc == -EINVAL ?
+			   "need one bisect record, signed by its submitter" :
+			   rc == -EPERM ? "not a bisect record of its signer" :
+			   rc < -1000 ? wire_strerror(rc) : strerror(-rc));
+		return;
+	}
+	buf_puts(&c->out, "published\n");
+}
+
 static void s_cmd_set_board(ctl_ctx_t *c)
 {
 	static const char *const names[] = { "", "idle", "busy", "offline",
@@ -515,6 +545,7 @@ static const struct {
 	{ "status", s_cmd_status },
 	{ "append-records", s_cmd_append },
 	{ "submit-raw", s_cmd_submit_raw },
+	{ "bisect-publish", s_cmd_bisect_publish },
 	{ "set-board", s_cmd_set_board },
 	{ "requests", s_cmd_requests },
 	{ "stop", s_cmd_stop },

@@ -140,6 +140,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		return;
 	case RECORD_VERDICT:
 	case RECORD_KNOWN:
+	case RECORD_BISECT:
 		return; /* not about a request's progress */
 	}
 }

@@ -490,6 +490,10 @@ int api_handle(api_t *a, const char *path, const api_param_t *params,
 		s_progress(a, params, n_params, ret);
 	else if (!strcmp(path, "/api/log"))
 		api_log(a, params, n_params, ret);
+	else if (!strcmp(path, "/api/bisections"))
+		api_bisections(a, params, n_params, ret);
+	else if (!strcmp(path, "/api/bisect"))
+		api_bisect(a, params, n_params, ret);
 	else
 		return -ENOENT;
 	return 0;

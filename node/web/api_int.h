@@ -38,5 +38,8 @@ void api_metrics(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_requests(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_request(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
+void api_bisections(api_t *a, const api_param_t *p, size_t n,
+		    api_reply_t *ret);
+void api_bisect(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret);
 
 #endif

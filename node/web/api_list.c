@@ -7,6 +7,7 @@
 #include "node/web/api_int.h"
 #include "node/jobs/jobs.h"
 #include "node/net/ctl.h"
+#include "node/results/bisectview.h"
 #include "node/results/results.h"
 #include "node/store/blob.h"
 #include "node/store/store.h"
@@ -477,4 +478,66 @@ void api_log(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
 	ret->type = "text/plain; charset=utf-8";
 	ret->body = data;
 	ret->len = len;
+}
+
+/* ---- bisections: what bisect --list / --show ID --json print ---- */
+
+static void s_bisect_reply(record_t *const *v, size_t k, bool array,
+			   api_reply_t *ret)
+{
+	buf_t b;
+
+	buf_init(&b, API_MAX_REPLY);
+	if (bisectview_json_of(v, k, array, &b) < 0) {
+		buf_free(&b);
+		api_error(ret, 413, "answer too large");
+		return;
+	}
+	ret->status = 200;
+	ret->type = API_JSON;
+	ret->len = b.len;
+	ret->body = buf_steal(&b);
+}
+
+void api_bisections(api_t *a, const api_param_t *p, size_t n,
+		    api_reply_t *ret)
+{
+	record_t **v = NULL;
+	size_t k = 0;
+	sqlite3 *db;
+
+	if (!s_open(a, p, n, 0, &db, ret))
+		return;
+	if (bisectview_all(db, &v, &k) < 0) {
+		api_error(ret, 500, "reading the store failed");
+		return;
+	}
+	s_bisect_reply(v, k, true, ret);
+	bisectview_free(v, k);
+}
+
+void api_bisect(api_t *a, const api_param_t *p, size_t n, api_reply_t *ret)
+{
+	const char *id = api_param(p, n, "id");
+	record_t *rec = NULL;
+	sqlite3 *db;
+	int rc;
+
+	if (n != 1 || !id || !bisectview_prefix_ok(id)) {
+		api_error(ret, 400, "give id, 6 to 64 hex digits of a"
+			  " bisection");
+		return;
+	}
+	if (!s_open(a, p, n, 1, &db, ret))
+		return;
+	rc = bisectview_find(db, NULL, id, &rec);
+	if (rc < 0) {
+		api_error(ret, rc == -ENOENT ? 404 : rc == -EINVAL ? 400 : 500,
+			  rc == -ENOENT ? "no such bisection in this node's"
+			  " store" : rc == -EINVAL ? "several bisections match:"
+			  " give more of the id" : "reading the store failed");
+		return;
+	}
+	s_bisect_reply(&rec, 1, false, ret);
+	record_destroy(&rec);
 }

@@ -797,10 +797,73 @@ async function pageRequest() {
 	setTimeout(() => location.reload(), 5000);
 }
 
+/* bisect.html: every bisection this node holds, or one (?id=): what was
+ * asked, each step with its verdict, request and run, the first bad
+ * commit. */
+function bisectFacts(b) {
+	return el('dl', { class: 'facts', id: 'facts' },
+		el('dt', {}, 'Tree'), el('dd', { class: 'mono' }, b.tree),
+		el('dt', {}, 'Good'), el('dd', { class: 'mono' }, b.good),
+		el('dt', {}, 'Bad'), el('dd', { class: 'mono' }, b.bad),
+		el('dt', {}, 'Test'), el('dd', {}, b.test),
+		el('dt', {}, 'Config'), el('dd', {}, b.config || '-'),
+		el('dt', {}, 'Commits'), el('dd', {}, String(b.commits)),
+		el('dt', {}, 'State'), el('dd', { id: 'bisect-state' }, b.state +
+			(b.text ? ': ' + b.text : '')),
+		el('dt', {}, 'First bad commit'),
+		el('dd', { class: 'mono', id: 'first-bad' }, b.first_bad || '-'));
+}
+
+function bisectSteps(b) {
+	return table(['Step', 'Commit', 'Verdict', 'Board', 'Request', 'Run'],
+		b.steps.map((s, i) => [String(i + 1),
+			el('td', { class: 'mono' }, short(s.commit)),
+			el('td', { class: 'verdict-' + s.verdict }, s.verdict),
+			s.lab ? s.lab + '/' + s.board : '-',
+			s.request ? link('request.html', { id: s.request }, short(s.request)) : '-',
+			s.run ? link('cases.html', { run: s.run, suite: b.test.split('.')[0] },
+				short(s.run)) : '-']), 'steps');
+}
+
+async function pageBisect() {
+	const id = args.get('id');
+	content().appendChild(filterForm([['id', 'Bisection id (hex)', id]]));
+	const c = content();
+	if (!id) {
+		const all = await api('bisections');
+		if (!all.ok) {
+			setStatus(all.data.error, true);
+			return;
+		}
+		c.appendChild(table(['Bisection', 'State', 'Steps', 'First bad', 'Test', 'Tree'],
+			all.data.map(b => [link('bisect.html', { id: b.bisection }, short(b.bisection)),
+				b.state, String(b.steps.length),
+				el('td', { class: 'mono' }, short(b.first_bad) || '-'),
+				b.test, b.tree]), 'bisections'));
+		setStatus(all.data.length ? '' : 'No bisection in this node\'s store.');
+		return;
+	}
+	setTitle('Bisection ' + short(id));
+	const one = await api('bisect', { id: id });
+	if (!one.ok) {
+		setStatus(one.data.error, true);
+		return;
+	}
+	c.appendChild(bisectFacts(one.data));
+	c.appendChild(el('h2', {}, 'Steps'));
+	c.appendChild(bisectSteps(one.data));
+	if (one.data.state !== 'running') {
+		setStatus('');
+		return;
+	}
+	setStatus('Refreshes every 5 s.');
+	setTimeout(() => location.reload(), 5000);
+}
+
 const PAGES = {
 	network: pageNetwork, matrix: pageMatrix, cases: pageCases, log: pageLog,
 	compare: pageCompare, history: pageHistory, trends: pageTrends,
-	request: pageRequest,
+	request: pageRequest, bisect: pageBisect,
 };
 
 (PAGES[document.body.dataset.page] || pageNetwork)().catch(e =>

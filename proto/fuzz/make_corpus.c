@@ -37,6 +37,8 @@ static void s_records(void)
 	char seed[32];
 
 	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++) {
+		if (!record_kind_known(k))
+			continue;
 		for (uint64_t seq = 1; seq <= 2; seq++) {
 			sample_record_bytes(k, seq, 4, &p, &n);
 			snprintf(seed, sizeof(seed), "%s-%llu",

@@ -191,6 +191,42 @@ static void s_run(record_run_t *run, size_t n_cases)
 
 static const char *const s_acc_boards[] = {"qemu-a", "rpi4"};
 
+static bisect_step_t s_steps[] = {
+	{ .commit = "1111111111111111111111111111111111111111",
+	  .verdict = BISECT_BAD, .has_request = true, .lab = "lab-a",
+	  .board = "qemu-a", .has_run = true },
+	{ .commit = "0000000000000000000000000000000000000000",
+	  .verdict = BISECT_GOOD, .has_request = true, .lab = "lab-a",
+	  .board = "qemu-a", .has_run = true },
+	{ .commit = "8888888888888888888888888888888888888888",
+	  .verdict = BISECT_PENDING, .has_request = true, .lab = "",
+	  .board = "" },
+};
+
+static void s_bisect(record_bisect_t *b)
+{
+	for (size_t i = 0; i < sizeof(s_steps) / sizeof(s_steps[0]); i++) {
+		s_id(s_steps[i].request_id, (uint8_t)(0x70 + i));
+		if (s_steps[i].has_run)
+			s_id(s_steps[i].run_id, (uint8_t)(0x60 + i));
+	}
+	s_id(b->bisection, 0xb1);
+	s_id(b->submitter, 0x5b);
+	b->tree_url = "https://git.kernel.org/pub/scm/linux/kernel/git/"
+		      "stable/linux.git";
+	b->good = "0000000000000000000000000000000000000000";
+	b->bad = "1111111111111111111111111111111111111111";
+	b->test = "ltp-syscalls.fork01";
+	b->config = "tinyconfig";
+	b->arch = "x86_64";
+	b->n_commits = 16;
+	b->state = BISECT_RUNNING;
+	b->first_bad = "";
+	b->text = "";
+	b->steps = s_steps;
+	b->n_steps = 3;
+}
+
 void sample_record(enum record_kind kind, uint64_t seq, size_t n_cases,
 		   record_t *rec)
 {
@@ -254,6 +290,9 @@ void sample_record(enum record_kind kind, uint64_t seq, size_t n_cases,
 			.expires_ms = T0 + 14ULL * 24 * 3600 * 1000,
 			.text = "open01 fails on qemu since the vfs rework",
 		};
+		break;
+	case RECORD_BISECT:
+		s_bisect(&rec->bisect);
 		break;
 	}
 }

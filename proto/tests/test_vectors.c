@@ -187,6 +187,8 @@ static void s_records(void)
 	size_t n;
 
 	for (int k = RECORD_ADVERT; k <= RECORD_KIND_MAX; k++) {
+		if (!record_kind_known(k))
+			continue;
 		char *name = xasprintf("record-%s", record_kind_name(k));
 		sample_record_bytes(k, k == RECORD_ADVERT ? 1 : 2, 3, &p, &n);
 		s_vector(name, O_RECORD, p, n);
