@@ -57,6 +57,30 @@ def rss_kib(pid):
     return -1
 
 
+BROWSER = shutil.which('chromium')  # Debian's; None when not installed
+
+
+def chromium(url, *mode, size='1400,1000', timeout=120):
+    """Debian's chromium, headless, on url with the extra arguments mode
+    (--dump-dom: the DOM the page's script made; --screenshot=F): its
+    stdout. Fail unless it exits 0. Callers check BROWSER first."""
+    prof = tempfile.mkdtemp(prefix='lm-chromium-')
+    try:
+        p = subprocess.run(
+            [BROWSER, '--headless', '--no-sandbox', '--disable-gpu',
+             '--disable-quic', '--no-first-run',
+             '--disable-background-networking', '--disable-component-update',
+             '--disable-sync', '--disable-extensions', '--hide-scrollbars',
+             '--user-data-dir=' + prof, '--virtual-time-budget=3000',
+             '--window-size=' + size] + list(mode) + [url],
+            capture_output=True, timeout=timeout)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    check(p.returncode == 0, 'chromium %s: exit %d %s' % (
+        url, p.returncode, p.stderr.decode(errors='replace')[-500:]))
+    return p.stdout.decode('utf-8', errors='replace')
+
+
 def wait_for(what, fn, timeout=60, step=0.05):
     """Poll fn() until it returns a true value; return (value, seconds).
     Fail, OSError, ValueError (half-written JSON) and sqlite3.Error from

@@ -21,14 +21,13 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, check, main, wait_for, write_suite  # noqa: E402
+import lmtest  # noqa: E402
 from test_jobs_git import git  # noqa: E402
 
 N_COMMITS = 18
@@ -214,27 +213,17 @@ def api(c, port, bid):
 def page(port, bid):
     """bisect.html in headless chromium (when installed): the list links
     the bisection, its page names the first bad commit."""
-    browser = shutil.which('chromium')
-    if not browser:
+    if not lmtest.BROWSER:
         print('no chromium: bisect.html not drawn')
         return
     base = 'http://127.0.0.1:%d/bisect.html' % port
     for url, want in ((base, 'bisect.html?id=' + bid[:12]),
                       (base + '?id=' + bid[:12], 'id="first-bad"')):
-        prof = tempfile.mkdtemp(prefix='lm-chromium-')
-        try:
-            p = subprocess.run(
-                [browser, '--headless', '--no-sandbox', '--disable-gpu',
-                 '--no-first-run', '--user-data-dir=' + prof,
-                 '--virtual-time-budget=3000', '--dump-dom', url],
-                capture_output=True, text=True, timeout=90)
-        finally:
-            shutil.rmtree(prof, ignore_errors=True)
-        check(p.returncode == 0 and want in p.stdout and
-              'class="error"' not in p.stdout,
-              '%s: %s' % (url, p.stdout[-1500:]))
+        dom = lmtest.chromium(url, '--dump-dom', timeout=90)
+        check(want in dom and 'class="error"' not in dom,
+              '%s: %s' % (url, dom[-1500:]))
         if 'first-bad' in want:
-            check(re.search(r'id="first-bad">[0-9a-f]{40}<', p.stdout),
+            check(re.search(r'id="first-bad">[0-9a-f]{40}<', dom),
                   '%s names no first bad commit' % url)
     print('dashboard: bisect.html lists it and names its first bad commit')
 

@@ -25,14 +25,12 @@ usage: test_confirm.py LABMESH
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, check, main, wait_for, write_suite  # noqa: E402
+import lmtest  # noqa: E402
 import kcidb_check  # noqa: E402
 
 WANT = 17480
@@ -116,23 +114,10 @@ def dashboard(http, base, new):
 
 def page(http, path):
     """The page at path as chromium renders it, or None without one."""
-    url = 'http://127.0.0.1:%d' % http
-    browser = shutil.which('chromium')
-    if not browser:
+    if not lmtest.BROWSER:
         return None
-    prof = tempfile.mkdtemp(prefix='lm-chromium-')
-    try:
-        p = subprocess.run(
-            [browser, '--headless', '--no-sandbox', '--disable-gpu',
-             '--no-first-run', '--disable-background-networking',
-             '--disable-component-update', '--disable-sync',
-             '--disable-extensions', '--user-data-dir=' + prof,
-             '--virtual-time-budget=3000', '--dump-dom',
-             '%s/%s' % (url, path)], capture_output=True, timeout=90)
-    finally:
-        shutil.rmtree(prof, ignore_errors=True)
-    check(p.returncode == 0, 'chromium: exit %d' % p.returncode)
-    return p.stdout.decode('utf-8', errors='replace')
+    return lmtest.chromium('http://127.0.0.1:%d/%s' % (http, path),
+                           '--dump-dom', timeout=90)
 
 
 def test(net):

@@ -20,10 +20,8 @@ import html
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.parse
 
 import lmtest
@@ -32,26 +30,12 @@ from dashlib import DashNet, commit, make_jobs
 
 ZMQ = 25020
 HTTP = 25030
-BROWSER = shutil.which('chromium')
+BROWSER = lmtest.BROWSER
 PWNED = "<script>document.title='pwned'</script>"
 
 
 def chromium(url, *mode):
-    prof = tempfile.mkdtemp(prefix='lm-chromium-')
-    try:
-        p = subprocess.run(
-            [BROWSER, '--headless', '--no-sandbox', '--disable-gpu',
-             '--disable-quic', '--no-first-run',
-             '--disable-background-networking', '--disable-component-update',
-             '--disable-sync', '--disable-extensions', '--hide-scrollbars',
-             '--user-data-dir=' + prof, '--virtual-time-budget=3000',
-             '--window-size=1400,1000'] + list(mode) + [url],
-            capture_output=True, timeout=90)
-    finally:
-        shutil.rmtree(prof, ignore_errors=True)
-    check(p.returncode == 0, 'chromium %s: exit %d %s' %
-          (url, p.returncode, p.stderr.decode(errors='replace')[-500:]))
-    return p.stdout.decode('utf-8', errors='replace')
+    return lmtest.chromium(url, *mode, timeout=90)
 
 
 class Pages:

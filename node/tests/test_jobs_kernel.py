@@ -32,18 +32,17 @@ import http.client
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, Skip, check, main, need_board, qemu_board, \
     wait_for  # noqa: E402
+import lmtest  # noqa: E402
 
-BROWSER = shutil.which('chromium')
+BROWSER = lmtest.BROWSER
 
 CACHE = os.path.join(os.environ.get('LABMESH_CACHE') or os.path.expanduser(
     '~/.cache/labmesh'))
@@ -199,23 +198,7 @@ def broken_build(n, tree, good_req):
 
 
 def chromium(url, *mode):
-    """Debian's chromium, headless, on url: its stdout (--dump-dom: the
-    DOM the page's script made)."""
-    prof = tempfile.mkdtemp(prefix='lm-chromium-')
-    try:
-        p = subprocess.run(
-            [BROWSER, '--headless', '--no-sandbox', '--disable-gpu',
-             '--no-first-run', '--disable-background-networking',
-             '--disable-component-update', '--disable-sync',
-             '--disable-extensions', '--hide-scrollbars',
-             '--user-data-dir=' + prof, '--virtual-time-budget=3000',
-             '--window-size=1400,800'] + list(mode) + [url],
-            capture_output=True, timeout=120)
-    finally:
-        shutil.rmtree(prof, ignore_errors=True)
-    check(p.returncode == 0, 'chromium %s: exit %d %s' % (
-        url, p.returncode, p.stderr.decode(errors='replace')[-500:]))
-    return p.stdout.decode('utf-8', errors='replace')
+    return lmtest.chromium(url, *mode, size='1400,800')
 
 
 def dash_pages(n, req, run):
