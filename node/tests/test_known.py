@@ -20,6 +20,7 @@ import subprocess
 import os
 import sys
 import time
+import urllib.request
 import lmtest
 from lmtest import check, wait_for
 sys.path.insert(0, os.path.dirname(__file__))
@@ -55,6 +56,38 @@ def marks(net, node, *extra):
     return json.loads(ask(net, node, 'known', 'list', '--json', *extra)[0])
 
 
+def dash_known(http, link, known):
+    """The dashboard's compare of commits 0 and 1: its API lists exactly
+    the known failures `known`, and (with chromium) the page draws them
+    under "Known failures", with the mark's link, apart from the new
+    regressions; without any, no such section."""
+    q = 'base=%s&new=%s' % (commit(0), commit(1))
+    with urllib.request.urlopen('http://127.0.0.1:%d/api/compare?%s' %
+                                (http, q), timeout=30) as r:
+        api = json.loads(r.read())
+    got = sorted(x['path'] for b in api['boards'] for x in b['known'])
+    check(got == known and api['summary']['known'] == len(known),
+          'dashboard API: known failures %r, want %r' % (got, known))
+    if not lmtest.BROWSER:
+        print('no chromium: the compare page not drawn')
+        return
+    dom = lmtest.chromium('http://127.0.0.1:%d/compare.html?%s' % (http, q),
+                          '--dump-dom', timeout=90)
+    sec = dom.split('Known failures', 1)
+    if known:
+        check(len(sec) == 2 and all(k in sec[1] for k in known) and
+              'href="%s"' % link in sec[1],
+              'compare page: the known failure under "Known failures",'
+              ' linked')
+        check(all(dom.count('>%s<' % k) == 1 for k in known),
+              'compare page: a known failure is not among the new'
+              ' regressions too')
+    else:
+        check(len(sec) == 1, 'compare page: no known failures after the'
+              ' drop')
+    print('dashboard compare: known failures %r' % known)
+
+
 def test(net):
     tool = net.tools[0]
     base = lmtest.port_block(WANT)
@@ -62,8 +95,9 @@ def test(net):
     b = net.node('knownb', base + 1, seeds=[a], max_peers=2)
     subprocess.run([tool, 'synth', '--home', a.home, '--no-index'],
                    check=True, capture_output=True)
-    for n in (a, b):
-        n.start()
+    http = base + 5
+    a.start()
+    b.start(args=['--http', '127.0.0.1:%d' % http])
     feeds = {k: v['seq'] for k, v in a.feeds().items()
              if k not in (a.id, b.id)}
     wait_for('B has every run record', lambda: all(
@@ -111,6 +145,8 @@ def test(net):
           in out and '1 known failures not counted' in out,
           'text compare shows KNOWN')
 
+    dash_known(http, link, ['suite1.group00.case_0011'])
+
     rep, _ = ask(net, b, 'report', commit(1), rc=1)
     print(rep)
     check('New regressions (5;' in rep and 'Known failures (1;' in rep and
@@ -140,6 +176,7 @@ def test(net):
     out, js = compare(net, b, 1)
     check(js['summary']['regressions'] == 6 and js['summary']['known'] == 0,
           'after the drop the failure is a regression again')
+    dash_known(http, link, [])
     every = marks(net, b, '--all')
     check(len(every) == 2 and [m['expired'] for m in every
                                if m['test'] == 'suite1'] == [True],
