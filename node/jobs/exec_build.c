@@ -11,11 +11,13 @@
  * recipe (the operator's shell text) gets them as environment variables
  * LABMESH_URL, LABMESH_BRANCH, LABMESH_COMMIT, LABMESH_CONFIG,
  * LABMESH_ARCH and LABMESH_OUT (where it leaves vmlinuz and, optionally,
- * initrd.img).
+ * initrd.img and the selftests it built, kselftest/, which are packed
+ * into a cpio archive for the board's initramfs).
  */
 #include "node/jobs/exec_child.h"
 
 #include "node/jobs/builds.h"
+#include "node/jobs/cpio.h"
 #include "node/store/blob.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -51,6 +53,7 @@ void exec_kernel_clear(exec_kernel_t *k)
 		free(k->owned[i]);
 	free(k->kernel_path);
 	free(k->initrd_path);
+	free(k->kselftest_path);
 	free(k->build_text);
 	memset(k, 0, sizeof(*k));
 }
@@ -649,6 +652,36 @@ static void s_load_meta(const char *cache, exec_kernel_t *ret)
 	fclose(f);
 }
 
+/*
+ * The selftests the recipe installed in out/kselftest/, as the archive
+ * out/kselftest.cpio (made once, also for a build cached before) under
+ * /opt/labmesh/kselftest, stored as a blob. None when there are none.
+ */
+static void s_take_kselftest(const char *home, const char *out,
+			     exec_kernel_t *ret)
+{
+	char *list = xasprintf("%s/kselftest/kselftest-list.txt", out);
+	char *dir = xasprintf("%s/kselftest", out);
+	char *cpio = xasprintf("%s/kselftest.cpio", out);
+	int rc = 0;
+
+	if (access(list, R_OK) == 0 && access(cpio, R_OK) != 0)
+		rc = cpio_pack_dir(dir, "opt/labmesh/kselftest", cpio);
+	if (rc < 0)
+		exec_say(JOB_BUILDING, 0, 0, NULL, "cannot pack the selftests"
+			 " of the build: %s", strerror(-rc));
+	if (access(list, R_OK) == 0 && access(cpio, R_OK) == 0) {
+		ret->kselftest_path = cpio;
+		cpio = NULL;
+		if (blob_put_file(home, ret->kselftest_path,
+				  ret->kselftest_blob) == 0)
+			ret->has_kselftest_blob = true;
+	}
+	free(list);
+	free(dir);
+	free(cpio);
+}
+
 static void s_take_image(const char *home, const char *out, exec_kernel_t *ret)
 {
 	char *vm = xasprintf("%s/vmlinuz", out);
@@ -664,6 +697,7 @@ static void s_take_image(const char *home, const char *out, exec_kernel_t *ret)
 	} else {
 		free(initrd);
 	}
+	s_take_kselftest(home, out, ret);
 }
 
 static void s_say_built(const request_kernel_t *k, const char *arch,
