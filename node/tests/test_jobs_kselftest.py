@@ -100,6 +100,7 @@ def check_good(n, req):
 
 
 def check_kcidb(n, want):
+    """The cases in the KCIDB export; the export's tests."""
     kc = os.path.join(n.net.dir, 'kcidb.json')
     n.cmd('export', '--kcidb', '--origin', 'lmtest', '--out', kc)
     tests = json.load(open(kc)).get('tests', [])
@@ -107,13 +108,27 @@ def check_kcidb(n, want):
     missing = [c['path'] for c in want if c['path'] not in paths]
     check(not missing, 'the KCIDB export lacks kselftest tests: %s' %
           missing[:5])
+    return tests
 
 
-def check_blob(n, req):
-    """The run names the selftests' archive as a log of its build suite."""
-    out = n.cmd('--json', 'query', '--request', req)
-    check('"kselftest"' in out, 'no kselftest blob in the run: %s' %
-          out[:800])
+def check_blob(n, tests):
+    """The build suite names the selftests' archive as its blob
+    "kselftest" (the export's misc.logs), the node holds that blob, and
+    it is the newc archive of /opt/labmesh/kselftest."""
+    blobs = {lg['blob'] for t in tests if t['path'].startswith('build')
+             for lg in t.get('misc', {}).get('logs', [])
+             if lg['name'] == 'kselftest'}
+    check(len(blobs) == 1, 'the build suite names no kselftest blob (or '
+          'several): %s' % [t for t in tests if
+                            t['path'].startswith('build')][:2])
+    h = blobs.pop()
+    path = os.path.join(n.home, 'blobs', h[:2], h)
+    check(os.path.exists(path), 'the kselftest blob %s is not stored' % h)
+    with open(path, 'rb') as f:
+        head = f.read(512)
+    check(head.startswith(b'070701') and b'opt/labmesh/kselftest' in head,
+          'the kselftest blob is no cpio archive of /opt/labmesh/'
+          'kselftest: %r' % head[:160])
 
 
 def check_broken(n, good, bad_req, ks):
@@ -153,8 +168,7 @@ def test(net):
     check(p.returncode == 0, 'kselftest build and run: exit %d: %s %s' % (
         p.returncode, p.stderr, n.tail()))
     ks = check_good(n, req)
-    check_kcidb(n, ks)
-    check_blob(n, req)
+    check_blob(n, check_kcidb(n, ks))
     p, bad_req = submit(n, bad, 'kselftest-broken')
     check(p.returncode != 0, 'kselftest-broken passed')
     check_broken(n, req, bad_req, ks)
