@@ -458,11 +458,14 @@ static int s_share_shallow(const char *mirror, const char *src)
  * The kept checkout of the tree at the commit: made once per site sharing
  * the mirror's objects, then moved to each commit, so unchanged files keep
  * their times and make rebuilds only what changed. A checkout that cannot
- * move (its mirror was evicted) is made again.
+ * move (its mirror was evicted, a killed build left git's index.lock) is
+ * made again, with an empty build folder.
  */
-static int s_checkout(const char *tree, const char *mirror, const char *src,
+static int s_checkout(const char *tree, const char *mirror, const s_site_t *st,
 		      const char *commit, int logfd)
 {
+	const char *src = st->src;
+
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (access(src, F_OK) != 0 && s_share(mirror, src, logfd) < 0)
 			return -EIO;
@@ -477,6 +480,7 @@ static int s_checkout(const char *tree, const char *mirror, const char *src,
 			" making it again\n", tree, commit);
 		builds_rmtree(tree);
 		s_mkdirs(tree);
+		s_mkdirs(st->build); /* the recipe's LABMESH_BUILD, made anew */
 	}
 	return -EIO;
 }
@@ -587,7 +591,7 @@ static int s_make(const char *root,
 	st.out = (char *)out;
 	if (rc == 0 && !(st.mirror = realpath(mirror, NULL)))
 		rc = -EIO;
-	if (rc == 0 && s_checkout(tree, mirror, st.src, k->commit, logfd) < 0) {
+	if (rc == 0 && s_checkout(tree, mirror, &st, k->commit, logfd) < 0) {
 		*ret_error = xasprintf("cannot check out %s", k->commit);
 		rc = -EIO;
 	}
