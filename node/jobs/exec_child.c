@@ -239,6 +239,7 @@ static int s_write_record(s_job_t *jb)
 	record_t t = { .head.kind = RECORD_RUN, .head.seq = 1 };
 	size_t nb = jb->kern.built ? 1 : 0; /* the build suite, first */
 	run_suite_t *suites = xcalloc(jb->n_res + 2, sizeof(*suites));
+	/* a log per suite, then the build suite's two (output, kselftest) */
 	run_log_t *slogs = xcalloc(jb->n_res + 3, sizeof(*slogs));
 	run_case_t bcase;
 	run_metric_t bmetric;
