@@ -83,9 +83,11 @@ static int s_copy(s_arch_t *a, const char *path, unsigned long long size)
 	return s_pad(a, a->bytes);
 }
 
-static int s_walk(s_arch_t *a, const char *path, const char *name);
+static int s_walk(s_arch_t *a, const char *path, const char *name,
+		  int depth);
 
-static int s_entry(s_arch_t *a, const char *path, const char *name)
+static int s_entry(s_arch_t *a, const char *path, const char *name,
+		   int depth)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -95,8 +97,10 @@ static int s_entry(s_arch_t *a, const char *path, const char *name)
 	if (lstat(path, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode)) {
+		if (depth >= CPIO_MAX_DEPTH)
+			return -E2BIG;
 		rc = s_header(a, name, (st.st_mode & 07777) | S_IFDIR, 0);
-		return rc < 0 ? rc : s_walk(a, path, name);
+		return rc < 0 ? rc : s_walk(a, path, name, depth + 1);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		n = readlink(path, target, sizeof(target));
@@ -120,7 +124,8 @@ static int s_byname(const struct dirent **x, const struct dirent **y)
 	return strcmp((*x)->d_name, (*y)->d_name);
 }
 
-static int s_walk(s_arch_t *a, const char *path, const char *name)
+static int s_walk(s_arch_t *a, const char *path, const char *name,
+		  int depth)
 {
 	struct dirent **list = NULL;
 	int n = scandir(path, &list, NULL, s_byname), rc = 0;
@@ -134,7 +139,7 @@ static int s_walk(s_arch_t *a, const char *path, const char *name)
 			char *p = xasprintf("%s/%s", path, d);
 			char *e = xasprintf("%s/%s", name, d);
 
-			rc = s_entry(a, p, e);
+			rc = s_entry(a, p, e, depth);
 			free(p);
 			free(e);
 		}
@@ -172,7 +177,7 @@ int cpio_pack_dir(const char *dir, const char *prefix, const char *out)
 	}
 	rc = s_parents(&a, prefix);
 	if (rc == 0)
-		rc = s_entry(&a, dir, prefix);
+		rc = s_entry(&a, dir, prefix, 0);
 	if (rc == 0)
 		rc = s_header(&a, "TRAILER!!!", 0, 0);
 	if (fclose(a.f) != 0 && rc == 0)

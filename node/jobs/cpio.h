@@ -9,14 +9,16 @@
 
 #define CPIO_MAX_ENTRIES 65536           /* files, folders and links */
 #define CPIO_MAX_BYTES (1024LL << 20)   /* 1 GiB in all */
+#define CPIO_MAX_DEPTH 32                /* folders within folders */
 
 /*
  * Write the archive of folder dir to out (replaced whole, or not at all):
  * every file, folder and symbolic link below dir under prefix (a relative
  * path, its folders made too: "opt/labmesh/kselftest"), owned by root,
  * mode bits kept, times zero, in name order so the same folder makes the
- * same bytes. 0, or -errno (-E2BIG past the caps above; -EINVAL for a
- * file of another type, a device or a fifo).
+ * same bytes. The folder is what a build from a submitted tree left: links
+ * are archived as links, never followed. 0, or -errno (-E2BIG past the
+ * caps above; -EINVAL for a file of another type, a device or a fifo).
  */
 int cpio_pack_dir(const char *dir, const char *prefix, const char *out);
 

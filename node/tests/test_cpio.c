@@ -124,6 +124,17 @@ int main(void)
 	b = s_read(s_p(dir, "joined"), &blen);
 	CHECK(blen == alen + 4 && b[3] == '\0' && !memcmp(b + 4, a, alen));
 
+	/* folders nested past CPIO_MAX_DEPTH: refused */
+	snprintf(x, sizeof(x), "%s/deep", dir);
+	mkdir(x, 0755);
+	for (int i = 0; i <= CPIO_MAX_DEPTH; i++) {
+		strcat(x, "/d");
+		mkdir(x, 0755);
+	}
+	snprintf(x, sizeof(x), "%s/deep", dir);
+	CHECK_ERR(cpio_pack_dir(x, "p", out), -E2BIG);
+	snprintf(x, sizeof(x), "%s/x", dir);
+
 	/* a fifo: refused, no archive left */
 	CHECK(mkfifo(s_p(dir, "x/fifo"), 0600) == 0);
 	unlink(out);
