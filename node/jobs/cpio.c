@@ -24,7 +24,7 @@
 
 typedef struct {
 	FILE *f;
-	long long bytes;  /* written so far */
+	long long bytes; /* written so far */
 	unsigned entries;
 	unsigned ino;
 } s_arch_t;
@@ -50,10 +50,11 @@ static int s_header(s_arch_t *a, const char *name, unsigned mode,
 	if (++a->entries > CPIO_MAX_ENTRIES ||
 	    a->bytes + 512 + (long long)nlen + (long long)size > CPIO_MAX_BYTES)
 		return -E2BIG;
-	n = fprintf(a->f, "070701%08X%08X%08X%08X%08X%08X%08llX%08X%08X%08X"
-		    "%08X%08zX%08X", ++a->ino, mode, 0u, 0u,
-		    S_ISDIR(mode) ? 2u : 1u, 0u, size, 0u, 0u, 0u, 0u, nlen,
-		    0u);
+	n = fprintf(a->f,
+		    "070701%08X%08X%08X%08X%08X%08X%08llX%08X%08X%08X"
+		    "%08X%08zX%08X",
+		    ++a->ino, mode, 0u, 0u, S_ISDIR(mode) ? 2u : 1u, 0u, size,
+		    0u, 0u, 0u, 0u, nlen, 0u);
 	if (n != 110 || fwrite(name, 1, nlen, a->f) != nlen)
 		return -EIO;
 	a->bytes += 110 + (long long)nlen;
@@ -83,11 +84,9 @@ static int s_copy(s_arch_t *a, const char *path, unsigned long long size)
 	return s_pad(a, a->bytes);
 }
 
-static int s_walk(s_arch_t *a, const char *path, const char *name,
-		  int depth);
+static int s_walk(s_arch_t *a, const char *path, const char *name, int depth);
 
-static int s_entry(s_arch_t *a, const char *path, const char *name,
-		   int depth)
+static int s_entry(s_arch_t *a, const char *path, const char *name, int depth)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -124,8 +123,7 @@ static int s_byname(const struct dirent **x, const struct dirent **y)
 	return strcmp((*x)->d_name, (*y)->d_name);
 }
 
-static int s_walk(s_arch_t *a, const char *path, const char *name,
-		  int depth)
+static int s_walk(s_arch_t *a, const char *path, const char *name, int depth)
 {
 	struct dirent **list = NULL;
 	int n = scandir(path, &list, NULL, s_byname), rc = 0;
@@ -167,7 +165,7 @@ static int s_parents(s_arch_t *a, const char *prefix)
 int cpio_pack_dir(const char *dir, const char *prefix, const char *out)
 {
 	char *tmp = xasprintf("%s.tmp", out);
-	s_arch_t a = { .f = fopen(tmp, "wbe") };
+	s_arch_t a = {.f = fopen(tmp, "wbe")};
 	int rc;
 
 	if (!a.f) {

@@ -7,9 +7,9 @@
 #ifndef LABMESH_NODE_CPIO_H
 #define LABMESH_NODE_CPIO_H
 
-#define CPIO_MAX_ENTRIES 65536           /* files, folders and links */
-#define CPIO_MAX_BYTES (1024LL << 20)   /* 1 GiB in all */
-#define CPIO_MAX_DEPTH 32                /* folders within folders */
+#define CPIO_MAX_ENTRIES 65536	      /* files, folders and links */
+#define CPIO_MAX_BYTES (1024LL << 20) /* 1 GiB in all */
+#define CPIO_MAX_DEPTH 32	      /* folders within folders */
 
 /*
  * Write the archive of folder dir to out (replaced whole, or not at all):
