@@ -75,7 +75,7 @@ static bool s_plan_line(struct tap *t, int indent, const char *p)
 		return true;
 	if (l->plan >= 0) {
 		if (l == t->lv[0])
-			suite_result_add_note(t->res, "second plan ignored");
+			t->second_plans++; /* one note for them all, at the end */
 		return true;
 	}
 	l->plan = n;
@@ -152,6 +152,7 @@ static void s_ksft_inner(struct tap *t, struct plist *ret, char *ret_note,
 	else if (t->capture.truncated)
 		snprintf(ret_note, notesz, "nested output truncated");
 	t->pending = inner.pending;
+	t->second_plans += inner.second_plans;
 	tap_level_free(&inner.lv[0]);
 	buf_free(&inner.capture);
 }
@@ -604,6 +605,10 @@ static void s_parse(const char *out, size_t len, int exit_status,
 	}
 	if (t->dup_metrics)
 		suite_result_add_note(res, "%ld repeated metrics ignored", t->dup_metrics);
+	if (t->second_plans)
+		suite_result_add_note(res, "%ld second plan%s ignored",
+				      t->second_plans,
+				      t->second_plans == 1 ? "" : "s");
 	if (t->too_deep)
 		suite_result_add_note(res, "%ld lines nested deeper than %d levels ignored",
 				      t->too_deep, SUITE_MAX_TAP_DEPTH);

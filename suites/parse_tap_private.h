@@ -67,6 +67,7 @@ struct tap {
 	size_t pending; /* results held, across levels */
 	long too_deep;
 	long dup_metrics;
+	long second_plans; /* plans after the first of a level 0, ignored */
 	/* kselftest: the current test's nested output */
 	buf_t capture;
 	char ksft_name[SUITE_MAX_PATH + 1];

@@ -11,11 +11,13 @@
  * recipe (the operator's shell text) gets them as environment variables
  * LABMESH_URL, LABMESH_BRANCH, LABMESH_COMMIT, LABMESH_CONFIG,
  * LABMESH_ARCH and LABMESH_OUT (where it leaves vmlinuz and, optionally,
- * initrd.img).
+ * initrd.img and the selftests it built, kselftest/, which are packed
+ * into a cpio archive for the board's initramfs).
  */
 #include "node/jobs/exec_child.h"
 
 #include "node/jobs/builds.h"
+#include "node/jobs/cpio.h"
 #include "node/store/blob.h"
 #include "proto/mem.h"
 #include "proto/types.h"
@@ -51,6 +53,7 @@ void exec_kernel_clear(exec_kernel_t *k)
 		free(k->owned[i]);
 	free(k->kernel_path);
 	free(k->initrd_path);
+	free(k->kselftest_path);
 	free(k->build_text);
 	memset(k, 0, sizeof(*k));
 }
@@ -455,11 +458,14 @@ static int s_share_shallow(const char *mirror, const char *src)
  * The kept checkout of the tree at the commit: made once per site sharing
  * the mirror's objects, then moved to each commit, so unchanged files keep
  * their times and make rebuilds only what changed. A checkout that cannot
- * move (its mirror was evicted) is made again.
+ * move (its mirror was evicted, a killed build left git's index.lock) is
+ * made again, with an empty build folder.
  */
-static int s_checkout(const char *tree, const char *mirror, const char *src,
+static int s_checkout(const char *tree, const char *mirror, const s_site_t *st,
 		      const char *commit, int logfd)
 {
+	const char *src = st->src;
+
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (access(src, F_OK) != 0 && s_share(mirror, src, logfd) < 0)
 			return -EIO;
@@ -474,6 +480,7 @@ static int s_checkout(const char *tree, const char *mirror, const char *src,
 			" making it again\n", tree, commit);
 		builds_rmtree(tree);
 		s_mkdirs(tree);
+		s_mkdirs(st->build); /* the recipe's LABMESH_BUILD, made anew */
 	}
 	return -EIO;
 }
@@ -584,7 +591,7 @@ static int s_make(const char *root,
 	st.out = (char *)out;
 	if (rc == 0 && !(st.mirror = realpath(mirror, NULL)))
 		rc = -EIO;
-	if (rc == 0 && s_checkout(tree, mirror, st.src, k->commit, logfd) < 0) {
+	if (rc == 0 && s_checkout(tree, mirror, &st, k->commit, logfd) < 0) {
 		*ret_error = xasprintf("cannot check out %s", k->commit);
 		rc = -EIO;
 	}
@@ -649,6 +656,36 @@ static void s_load_meta(const char *cache, exec_kernel_t *ret)
 	fclose(f);
 }
 
+/*
+ * The selftests the recipe installed in out/kselftest/, as the archive
+ * out/kselftest.cpio (made once, also for a build cached before) under
+ * /opt/labmesh/kselftest, stored as a blob. None when there are none.
+ */
+static void s_take_kselftest(const char *home, const char *out,
+			     exec_kernel_t *ret)
+{
+	char *list = xasprintf("%s/kselftest/kselftest-list.txt", out);
+	char *dir = xasprintf("%s/kselftest", out);
+	char *cpio = xasprintf("%s/kselftest.cpio", out);
+	int rc = 0;
+
+	if (access(list, R_OK) == 0 && access(cpio, R_OK) != 0)
+		rc = cpio_pack_dir(dir, "opt/labmesh/kselftest", cpio);
+	if (rc < 0)
+		exec_say(JOB_BUILDING, 0, 0, NULL, "cannot pack the selftests"
+			 " of the build: %s", strerror(-rc));
+	if (access(list, R_OK) == 0 && access(cpio, R_OK) == 0) {
+		ret->kselftest_path = cpio;
+		cpio = NULL;
+		if (blob_put_file(home, ret->kselftest_path,
+				  ret->kselftest_blob) == 0)
+			ret->has_kselftest_blob = true;
+	}
+	free(list);
+	free(dir);
+	free(cpio);
+}
+
 static void s_take_image(const char *home, const char *out, exec_kernel_t *ret)
 {
 	char *vm = xasprintf("%s/vmlinuz", out);
@@ -664,6 +701,7 @@ static void s_take_image(const char *home, const char *out, exec_kernel_t *ret)
 	} else {
 		free(initrd);
 	}
+	s_take_kselftest(home, out, ret);
 }
 
 static void s_say_built(const request_kernel_t *k, const char *arch,

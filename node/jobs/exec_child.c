@@ -16,6 +16,7 @@
 
 #include "node/store/blob.h"
 #include "node/store/wire.h"
+#include "node/jobs/cpio.h"
 #include "node/jobs/jobs.h"
 #include "proto/log.h"
 #include "proto/mem.h"
@@ -173,7 +174,7 @@ typedef struct {
  * query, the matrix, compare and the exports show a build like any test.
  */
 static void s_fill_build(const s_job_t *jb, run_suite_t *rs, run_case_t *c,
-			 run_metric_t *m, run_log_t *log)
+			 run_metric_t *m, run_log_t log[2])
 {
 	const exec_kernel_t *k = &jb->kern;
 	enum proto_status st = k->id.build == BUILD_PASS ? PROTO_PASS :
@@ -201,12 +202,17 @@ static void s_fill_build(const s_job_t *jb, run_suite_t *rs, run_case_t *c,
 	m->better = METRIC_LOWER;
 	rs->metrics = m;
 	rs->n_metrics = 1;
+	rs->logs = log;
 	if (k->build_log[0] &&
-	    blob_put_file(jb->home, k->build_log, log->blob_id) == 0) {
-		log->name = "output";
-		rs->logs = log;
-		rs->n_logs = 1;
+	    blob_put_file(jb->home, k->build_log, log[0].blob_id) == 0)
+		log[rs->n_logs++].name = "output";
+	/* the selftests it shipped, for whoever boots this build */
+	if (k->has_kselftest_blob) {
+		memcpy(log[rs->n_logs].blob_id, k->kselftest_blob, 32);
+		log[rs->n_logs++].name = "kselftest";
 	}
+	if (!rs->n_logs)
+		rs->logs = NULL;
 }
 
 /* Write the signed run record to D/run.rec and tell the node its path. */
@@ -233,7 +239,8 @@ static int s_write_record(s_job_t *jb)
 	record_t t = { .head.kind = RECORD_RUN, .head.seq = 1 };
 	size_t nb = jb->kern.built ? 1 : 0; /* the build suite, first */
 	run_suite_t *suites = xcalloc(jb->n_res + 2, sizeof(*suites));
-	run_log_t *slogs = xcalloc(jb->n_res + 2, sizeof(*slogs));
+	/* a log per suite, then the build suite's two (output, kselftest) */
+	run_log_t *slogs = xcalloc(jb->n_res + 3, sizeof(*slogs));
 	run_case_t bcase;
 	run_metric_t bmetric;
 	run_log_t runlogs[2];
@@ -263,7 +270,8 @@ static int s_write_record(s_job_t *jb)
 	t.run.logs = runlogs;
 	t.run.n_logs = n_runlogs;
 	if (nb)
-		s_fill_build(jb, &suites[0], &bcase, &bmetric, &slogs[0]);
+		s_fill_build(jb, &suites[0], &bcase, &bmetric,
+			     &slogs[jb->n_res + 1]);
 	for (;;) {
 		/* a build that failed is a FAIL of the kernel, not an error */
 		overall = !jb->error ? PROTO_PASS :
@@ -364,6 +372,33 @@ static void s_run_console_only(s_job_t *jb)
 		s_run_suites(jb, NULL);
 }
 
+/*
+ * The initramfs to boot with the selftests the build shipped appended
+ * (jb->dir/initrd-kselftest.img), for a board the lab boots with an
+ * initramfs; NULL when there is nothing to append or nowhere to.
+ */
+static char *s_kselftest_initrd(const s_job_t *jb)
+{
+	const char *base = jb->kern.initrd_path ? jb->kern.initrd_path :
+			   jb->board->boot.initrd;
+	char *out;
+	int rc;
+
+	if (!jb->kern.kselftest_path || !base || !*base ||
+	    jb->board->boot.method == LAB_BOOT_NONE)
+		return NULL;
+	out = xasprintf("%s/initrd-kselftest.img", jb->dir);
+	rc = cpio_concat(base, jb->kern.kselftest_path, out);
+	if (rc < 0) {
+		exec_say(JOB_BOOTING, 0, 0, NULL, "the selftests stay off the"
+			 " board: cannot append them to %s: %s", base,
+			 strerror(-rc));
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static void s_run(s_job_t *jb)
 {
 	transport_opts_t to = { .console_fn = s_console,
@@ -372,11 +407,14 @@ static void s_run(s_job_t *jb)
 	suite_kernel_t ki = { 0 };
 	board_t *b = NULL;
 	char *err = NULL, *work = xasprintf("%s/board", jb->dir);
+	char *joined = NULL;
 	int rc;
 
 	to.workdir = work;
 	bk.kernel = jb->kern.kernel_path;
 	bk.initrd = jb->kern.initrd_path;
+	if (jb->kern.kernel_path && (joined = s_kselftest_initrd(jb)))
+		bk.initrd = joined;
 	exec_say(JOB_BOOTING, 0, (unsigned)jb->req->n_suites, NULL,
 		 "booting %s (%s)", jb->board->name,
 		 lab_boot_name(jb->board->boot.method));
@@ -386,6 +424,7 @@ static void s_run(s_job_t *jb)
 				      strerror(-rc));
 		free(err);
 		free(work);
+		free(joined);
 		s_run_console_only(jb);
 		return;
 	}
@@ -397,6 +436,7 @@ static void s_run(s_job_t *jb)
 	s_run_suites(jb, b);
 	board_close(&b);
 	free(work);
+	free(joined);
 }
 
 static int s_load(s_job_t *jb, const char *config, const char *board)

@@ -24,6 +24,11 @@ typedef struct {
 	run_kernel_t id;     /* kernel identity for the run record */
 	char *kernel_path;   /* to boot; NULL: the board's own */
 	char *initrd_path;
+	/* the selftests the build shipped ($LABMESH_OUT/kselftest/) as a cpio
+	 * archive to append to the board's initramfs; NULL: none */
+	char *kselftest_path;
+	bool has_kselftest_blob;
+	uint8_t kselftest_blob[32];
 	char build_log[512]; /* "" when nothing was built */
 	/* git kernels: how the build went, for the run's "build" suite */
 	bool built;          /* a build was tried (or taken from the cache) */
