@@ -2,15 +2,16 @@
  * qemu: the qemu boot method. qemu_boot() starts qemu-system-<arch> (or the
  * board's configured binary) with the kernel, initrd or rootfs, kernel
  * arguments, memory and CPUs from the board config, the console on a
- * socketpair (QEMU's stdio chardev, multiplexed with its monitor escape),
+ * socketpair (QEMU's stdio chardev, the serial port alone: no monitor, as
+ * QEMU's multiplexer stops reading input for good when the guest's UART
+ * fills before its driver opens it, e.g. typed at a long boot),
  * no network unless the board's extra arguments bring one, -no-reboot,
  * TCG unless the extra arguments ask for an accelerator (a /dev/kvm that
  * opens is no proof that KVM can run a guest, e.g. nested without VMX);
  * then opens the serial transport on the console and waits for a shell.
  * The console goes through a relay (relay.h) that reads QEMU's side all
  * the while, so the guest never waits on a console nobody reads.
- * qemu_halt() quits QEMU: the console escape Ctrl-A x, then SIGTERM, then
- * SIGKILL, and reaps it.
+ * qemu_halt() quits QEMU: SIGTERM, then SIGKILL, and reaps it.
  *
  * No QEMU outlives its board, even when the node is SIGKILLed: the child
  * asks for SIGKILL when its parent dies (PR_SET_PDEATHSIG, checked against
@@ -44,7 +45,7 @@
 
 #define QEMU_BOOT_TIMEOUT_S 120 /* to a shell, when the board does not say */
 #define QEMU_MEMORY_MB 512
-#define QEMU_QUIT_MS 3000       /* per step: escape, SIGTERM */
+#define QEMU_QUIT_MS 3000       /* per step: SIGTERM, SIGKILL */
 #define QEMU_MAX_ARGS 128
 #define QEMU_LOG_TAIL 400       /* bytes of qemu.log quoted in errors */
 #define QEMU_SETTLE_MS 1500     /* PL011: console quiet this long before typing */
@@ -170,15 +171,15 @@ static void s_build_argv(const board_t *b, const board_kernel_t *k, s_argv_t *a)
 		s_add(a, xstrdup("-drive"));
 		s_add(a, xasprintf("file=%s,if=virtio,format=raw,snapshot=on", boot->rootfs));
 	}
-	/* the console and the monitor escape on stdio, nothing else */
+	/* the console on stdio, nothing else (no monitor) */
 	s_add(a, xstrdup("-display"));
 	s_add(a, xstrdup("none"));
 	s_add(a, xstrdup("-chardev"));
-	s_add(a, xstrdup("stdio,id=con0,mux=on,signal=off"));
+	s_add(a, xstrdup("stdio,id=con0,signal=off"));
 	s_add(a, xstrdup("-serial"));
 	s_add(a, xstrdup("chardev:con0"));
-	s_add(a, xstrdup("-mon"));
-	s_add(a, xstrdup("chardev=con0,mode=readline"));
+	s_add(a, xstrdup("-monitor"));
+	s_add(a, xstrdup("none"));
 	s_add(a, xstrdup("-no-reboot"));
 	if (!s_has_arg(boot, "-nic") && !s_has_arg(boot, "-net") &&
 	    !s_has_arg(boot, "-netdev")) {
@@ -401,16 +402,12 @@ static int s_open_console(board_t *b, qemu_t *q, int timeout_ms, char **ret_err)
 static void s_reap(qemu_t *q)
 {
 	long long t0;
-	int sig[] = { 0, SIGTERM, SIGKILL };
+	int sig[] = { SIGTERM, SIGKILL };
 
 	if (q->pid <= 0)
 		return;
-	/* Ctrl-A x: QEMU's console escape to quit at once */
-	if (q->console >= 0 && write(q->console, "\001x", 2) < 0)
-		log_debug("qemu console: %s", strerror(errno));
 	for (size_t i = 0; i < sizeof(sig) / sizeof(sig[0]); i++) {
-		if (sig[i])
-			kill(q->pid, sig[i]);
+		kill(q->pid, sig[i]);
 		for (t0 = s_now_ms(); s_now_ms() - t0 < QEMU_QUIT_MS;) {
 			pid_t w = waitpid(q->pid, NULL, WNOHANG);
 

@@ -43,7 +43,6 @@
 #define SERIAL_PUT_MIN_RATE 4          /* bytes/ms a put may not fall under */
 #define SERIAL_CHECK_MAX 4096          /* a checksum command's output kept */
 
-#define S_CTRL_A '\001'
 #define S_CTRL_C '\003'
 #define S_CTRL_D '\004'
 #define S_CTRL_V '\026'
@@ -281,7 +280,6 @@ static int s_put_fd(transport_t *t, int fd, const char *q, s_sum_t *sum)
 
 typedef struct {
 	int fd;
-	bool mux;      /* QEMU's console: ^A is its escape */
 	s_sum_t *sum;
 	int err;       /* reading the file: -errno, or -EFBIG */
 } s_feed_t;
@@ -289,15 +287,13 @@ typedef struct {
 /* Append n file bytes, quoted for a tty in s_stty_binary's modes; *col
  * counts the bytes of the read in progress. */
 static void s_enc_binary(buf_t *out, const unsigned char *p, size_t n,
-			 size_t *col, bool mux)
+			 size_t *col)
 {
 	for (size_t i = 0; i < n; i++) {
 		char c = (char)p[i];
 
 		if (c == '\n' || c == S_CTRL_C || c == S_CTRL_D || c == S_CTRL_V)
 			buf_putc(out, S_CTRL_V);
-		else if (c == S_CTRL_A && mux)
-			buf_putc(out, S_CTRL_A);
 		buf_putc(out, c);
 		if (++*col == SERIAL_PUT_CHUNK) {
 			buf_putc(out, S_CTRL_D);
@@ -328,7 +324,7 @@ static int s_feed_binary(transport_t *t, void *arg, long long deadline_ms)
 		}
 		s_sum_add(f->sum, blk, (size_t)n);
 		buf_reset(&out);
-		s_enc_binary(&out, blk, (size_t)n, &col, f->mux);
+		s_enc_binary(&out, blk, (size_t)n, &col);
 		r = serial_write(t, out.data, out.len, deadline_ms);
 	}
 	/* end the read in progress, then the file (also after a local read
@@ -355,7 +351,6 @@ static int s_put_binary(transport_t *t, int fd, const char *q, mode_t mode,
 	r = s_check_cmd(t, q, &check);
 	if (r < 0)
 		return r;
-	f.mux = t->board->transport.serial_kind == LAB_SERIAL_QEMU;
 	/* no "\n" in it: the framing holds a "\n" back until it knows it
 	 * does not start the end marker */
 	snprintf(ready, sizeof(ready), "lmr%s", serial_nonce(t));
