@@ -20,6 +20,10 @@ kept across runs: a run with a finished build there boots it (a few
 minutes). The first build of the tree takes 10-20 minutes on two cores,
 so it is done only with LM_TEST_LONG=1 (scripts/test --long); without it
 and without the cached build the test is skipped, saying so.
+With LM_TEST_LONG=1 the same KUnit request also goes to the aarch64 QEMU
+board (scripts/mkboard --arch aarch64, cached in
+~/.cache/labmesh/boards/aarch64), cross-built with the README's aarch64
+recipe (gcc-aarch64-linux-gnu), with the same checks.
 LM_KUNIT_CONSOLE=FILE saves the run's console log there (the parser's
 fixture suites/tests/kunit/boot-console.log is one)."""
 import gzip
@@ -27,18 +31,22 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from jobstest import Net, Skip, check, main, need_board, qemu_board  # noqa
 from lmtest import wait_for  # noqa
-from test_jobs_kernel import kernel_tree, readme_recipes, rev, board_of  # noqa
+from test_jobs_kernel import (kernel_tree, readme_recipes, rev, board_of,  # noqa
+                              aarch64_board)
 
 CACHE = os.path.join(os.environ.get('LABMESH_CACHE') or os.path.expanduser(
     '~/.cache/labmesh'))
 BUILD_DIR = os.path.join(CACHE, 'kbuild-kunit')
 SPEC = ('tinyconfig+kernel/configs/labmesh-qemu-x86_64.config'
         '+kernel/configs/labmesh-kunit.config')
+SPEC_ARM = ('tinyconfig+kernel/configs/labmesh-qemu-aarch64.config'
+            '+kernel/configs/labmesh-kunit.config')
 MIN_SUITES = 3
 MIN_CASES = 100
 
@@ -158,6 +166,36 @@ def no_init(n, build):
           % len(kunit))
 
 
+def arm_board():
+    """The aarch64 QEMU board (scripts/mkboard's cache) when the cross
+    compiler and QEMU are here and LM_TEST_LONG=1; else None."""
+    if os.environ.get('LM_TEST_LONG') != '1':
+        return None
+    arm = aarch64_board('qemu-ku-arm')
+    if not arm or not all(shutil.which(p) for p in (
+            'aarch64-linux-gnu-gcc', 'qemu-system-aarch64')):
+        print('aarch64 KUnit not run: no aarch64 board in %s/boards or no '
+              'cross compiler or qemu-system-aarch64' % CACHE)
+        return None
+    return arm
+
+
+def kunit_arm(n, tree, commit):
+    """The same KUnit request for arm64: cross-built with the README's
+    aarch64 recipe, booted on the aarch64 QEMU board."""
+    p = n.cli('submit', '--git', tree, '--branch', 'kunit', '--commit',
+              commit, '--config', SPEC_ARM, '--arch', 'aarch64', '--suite',
+              'kunit', '--wait', '--timeout', '120m', '--lab', 'lab-kunit',
+              check_rc=False, timeout=7500)
+    print(p.stdout[-2000:])
+    check(p.returncode == 0, 'aarch64 KUnit build and boot: exit %d: %s %s'
+          % (p.returncode, p.stderr, n.tail()))
+    req = p.stdout.split()[1]
+    kunit = check_cases(n, req)
+    check_kcidb(n, kunit)
+    print('aarch64 KUnit OK')
+
+
 def test(net):
     env = need_board(net.root)
     tree = kernel_tree(net.root)
@@ -172,8 +210,9 @@ def test(net):
     os.makedirs(BUILD_DIR, exist_ok=True)
     extra = ('store:\n  build_dir: %s\n  build_budget: 40G\n' % BUILD_DIR +
              recipes)
-    n = net.node('lab-kunit', net.base(18470), [qemu_board('qemu-ku', env)],
-                 extra)
+    arm = arm_board()
+    boards = [qemu_board('qemu-ku', env)] + ([arm] if arm else [])
+    n = net.node('lab-kunit', net.base(18470), boards, extra)
     n.start()
     p = n.cli('submit', '--git', tree, '--branch', 'kunit', '--commit',
               commit, '--config', SPEC, '--arch', 'x86_64', '--suite',
@@ -196,6 +235,8 @@ def test(net):
                 b'\n==> ', 1)[0])
     check_console(console)
     no_init(n, cached_build(commit, recipe_command(recipes, 'x86_64')))
+    if arm:
+        kunit_arm(n, tree, commit)
     print('KUnit OK%s' % (' (cached build)' if 'cached build' in p.stdout
                           else ''))
     return 0
