@@ -7,10 +7,13 @@
 #include "proto/mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CLI_MAX_OPTS 64
 
@@ -132,4 +135,49 @@ int cli_ctl_command(const char *cmdname, const char *home, const char *command,
 	fputs(body, stdout);
 	free(body);
 	return CLI_EXIT_OK;
+}
+
+/* ---- git ---------------------------------------------------------------- */
+
+int cli_git(char *const argv[], size_t max, char **ret_out)
+{
+	size_t cap = max < 4096 ? max + 1 : 4096, n = 0;
+	char *out = xmalloc(cap);
+	int fds[2], status = 0;
+	ssize_t k;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		free(out);
+		return -EIO;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		dup2(nul, STDIN_FILENO);
+		execvp("git", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && (k = read(fds[0], out + n, cap - n - 1)) > 0) {
+		n += (size_t)k;
+		if (n + 1 < cap)
+			continue;
+		if (cap > max)
+			break; /* max read: git gets EPIPE and fails */
+		cap = cap > max / 2 ? max + 1 : cap * 2;
+		out = xrealloc(out, cap);
+	}
+	out[n] = '\0';
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		free(out);
+		return -EIO;
+	}
+	*ret_out = out;
+	return 0;
 }

@@ -50,6 +50,10 @@ int cli_make_home(const cli_t *cli);
 int cli_mkdir_p(const char *path, mode_t mode);
 /* A path inside the home; the caller frees it. */
 char *cli_path(const cli_t *cli, const char *name);
+/* Run git with argv (argv[0] "git"; no shell, stdin and stderr
+ * /dev/null): 0 and its output, at most max bytes, NUL ended, in
+ * *ret_out (the caller frees it), or -EIO when it fails or says more. */
+int cli_git(char *const argv[], size_t max, char **ret_out);
 
 /* Print "labmesh CMD: reason" to stderr (one line) and return 1. */
 int cli_fail(const char *cmd, const char *fmt, ...)

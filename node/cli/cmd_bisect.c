@@ -23,14 +23,11 @@
 #include "proto/types.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #define BISECT_MAX_OUT (64u << 20)      /* bytes of git output read */
 #define BISECT_MAX_TRIES 3		/* answers lost for one commit */
@@ -188,49 +185,6 @@ static int s_opts(cli_t *cli, int argc, char **argv, bisect_t *b,
 
 /* ---- the tree's commits ---- */
 
-/* Run git with argv (no shell), its output into *ret_out (NUL ended,
- * the caller's): 0, or -EIO when it fails. */
-static int s_git(char *const argv[], char **ret_out)
-{
-	size_t cap = 4096, n = 0;
-	char *out = xmalloc(cap);
-	int fds[2], status = 0;
-	ssize_t k;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		free(out);
-		return -EIO;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(nul, STDERR_FILENO);
-		dup2(nul, STDIN_FILENO);
-		execvp("git", argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && (k = read(fds[0], out + n, cap - n - 1)) > 0) {
-		n += (size_t)k;
-		if (cap - n - 1 == 0 && cap < BISECT_MAX_OUT)
-			out = xrealloc(out, cap *= 2);
-		else if (cap - n - 1 == 0)
-			break;
-	}
-	out[n] = '\0';
-	close(fds[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		free(out);
-		return -EIO;
-	}
-	*ret_out = out;
-	return 0;
-}
-
 /* A local repository of the tree: --git itself when it is one, else a
  * bare clone of it kept in HOME/bisect/ (fetched again each run). */
 static int s_repo(const cli_t *cli, bisect_t *b)
@@ -255,13 +209,13 @@ static int s_repo(const cli_t *cli, bisect_t *b)
 		cli_mkdir_p(sub, 0700);
 		free(sub);
 		fprintf(stderr, "cloning %s for its history...\n", b->url);
-		if (s_git(argv, &out) < 0)
+		if (cli_git(argv, BISECT_MAX_OUT, &out) < 0)
 			goto fail;
 	} else {
 		char *argv[] = { "git", "-C", dir, "fetch", "-q", "origin",
 				 "+refs/heads/*:refs/heads/*", NULL };
 
-		if (s_git(argv, &out) < 0)
+		if (cli_git(argv, BISECT_MAX_OUT, &out) < 0)
 			goto fail;
 	}
 	free(out);
@@ -279,7 +233,7 @@ static int s_resolve(const bisect_t *b, const char *name, const char *opt,
 	char *spec = xasprintf("%s^{commit}", name), *text = NULL;
 	char *argv[] = { "git", "-C", b->repo, "rev-parse", "--verify", "-q",
 			 "--end-of-options", spec, NULL };
-	int rc = s_git(argv, &text);
+	int rc = cli_git(argv, BISECT_MAX_OUT, &text);
 
 	free(spec);
 	if (rc < 0 || strlen(text) < 40 || (text[40] && text[40] != '\n')) {
@@ -300,7 +254,7 @@ static int s_commits(bisect_t *b)
 	char *range = xasprintf("%s..%s", b->good, b->bad), *out = NULL;
 	char *argv[] = { "git", "-C", b->repo, "rev-list", "--reverse",
 			 "--first-parent", range, NULL };
-	int rc = s_git(argv, &out);
+	int rc = cli_git(argv, BISECT_MAX_OUT, &out);
 	size_t cap = 64;
 
 	free(range);
@@ -333,7 +287,7 @@ static void s_branch(bisect_t *b, char *buf, size_t n)
 	if (b->branch)
 		return;
 	snprintf(buf, n, "main");
-	if (s_git(argv, &out) == 0 && *out)
+	if (cli_git(argv, BISECT_MAX_OUT, &out) == 0 && *out)
 		snprintf(buf, n, "%.*s", (int)strcspn(out, "\n"), out);
 	free(out);
 	b->branch = buf;
@@ -438,7 +392,7 @@ static void s_subject(const bisect_t *b, const char *commit, char *out,
 	char *text = NULL;
 
 	*out = '\0';
-	if (s_git(argv, &text) == 0)
+	if (cli_git(argv, BISECT_MAX_OUT, &text) == 0)
 		snprintf(out, n, "%.*s", (int)strcspn(text, "\n"), text);
 	free(text);
 }

@@ -30,7 +30,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,40 +306,24 @@ static bool s_hex40(const char *s)
  * in out, or -ENOENT. */
 static int s_git_resolve(const char *dir, const char *name, char out[41])
 {
-	char *spec = xasprintf("%s^{commit}", name), buf[64];
-	int fds[2], status = 0;
-	ssize_t n = 0, k;
-	pid_t pid;
+	char *spec = xasprintf("%s^{commit}", name), *res = NULL;
+	char *const argv[] = { "git", "-C", (char *)dir, "rev-parse",
+			       "--verify", "--quiet", "--end-of-options",
+			       spec, NULL };
+	int r = cli_git(argv, 63, &res);
 
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		free(spec);
-		return -EIO;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(nul, STDERR_FILENO);
-		dup2(nul, STDIN_FILENO);
-		execlp("git", "git", "-C", dir, "rev-parse", "--verify", "--quiet",
-		       "--end-of-options", spec, (char *)NULL);
-		_exit(127);
-	}
 	free(spec);
-	close(fds[1]);
-	while (pid > 0 && n < (ssize_t)sizeof(buf) - 1 &&
-	       (k = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
-		n += k;
-	close(fds[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0 || n < 40)
-		return -ENOENT;
-	buf[40] = '\0';
-	if (!s_hex40(buf))
-		return -ENOENT;
-	memcpy(out, buf, 41);
-	return 0;
+	if (r == 0 && strlen(res) >= 40) {
+		res[40] = '\0';
+		if (s_hex40(res))
+			memcpy(out, res, 41);
+		else
+			r = -ENOENT;
+	} else {
+		r = -ENOENT;
+	}
+	free(res);
+	return r;
 }
 
 /*
