@@ -3,6 +3,7 @@
  */
 #include "node/cli/cli.h"
 #include "node/net/ctl.h"
+#include "node/results/query.h"
 
 #include "proto/mem.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CLI_MAX_OPTS 64
@@ -179,5 +181,29 @@ int cli_git(char *const argv[], size_t max, char **ret_out)
 		return -EIO;
 	}
 	*ret_out = out;
+	return 0;
+}
+
+/* ---- times ---------------------------------------------------------------- */
+
+int64_t cli_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int cli_time_ahead(const char *s, int64_t *ret)
+{
+	int64_t now = cli_now_ms(), t;
+
+	if (query_parse_since(s, now, &t) < 0)
+		return -EINVAL;
+	if (!strchr(s, '-'))
+		t = now + (now - t);
+	if (t <= now)
+		return -ERANGE;
+	*ret = t;
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -54,6 +55,12 @@ char *cli_path(const cli_t *cli, const char *name);
  * /dev/null): 0 and its output, at most max bytes, NUL ended, in
  * *ret_out (the caller frees it), or -EIO when it fails or says more. */
 int cli_git(char *const argv[], size_t max, char **ret_out);
+/* The wall clock, ms since the epoch. */
+int64_t cli_now_ms(void);
+/* TIME in the future as ms since the epoch: a duration from now (30m,
+ * 2h, 7d...) or a UTC date (query_parse_since reads both, a duration as
+ * back from now). 0, -EINVAL (unreadable) or -ERANGE (not ahead). */
+int cli_time_ahead(const char *s, int64_t *ret);
 
 /* Print "labmesh CMD: reason" to stderr (one line) and return 1. */
 int cli_fail(const char *cmd, const char *fmt, ...)

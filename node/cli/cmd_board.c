@@ -30,30 +30,6 @@ static const char s_help[] =
 	" now, or a\n"
 	"                  UTC date YYYY-MM-DD[THH:MM[:SS]]\n";
 
-static int64_t s_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* TIME as ms since the epoch, in the future: a duration from now or a
- * date (query_parse_since reads both, a duration as back from now). */
-static int s_until(const char *s, int64_t *ret)
-{
-	int64_t now = s_now_ms(), t;
-
-	if (query_parse_since(s, now, &t) < 0)
-		return -EINVAL;
-	if (!strchr(s, '-'))
-		t = now + (now - t);
-	if (t <= now)
-		return -ERANGE;
-	*ret = t;
-	return 0;
-}
-
 static int s_send(cli_t *cli, const char *target, const char *action,
 		  const char *reason, int64_t until)
 {
@@ -117,7 +93,7 @@ int cmd_board(cli_t *cli, int argc, char **argv)
 		if (!reason || !reason[0])
 			return cli_usage_error("board", "maintenance needs"
 					       " --reason TEXT");
-		if (until && s_until(until, &until_ms) < 0)
+		if (until && cli_time_ahead(until, &until_ms) < 0)
 			return cli_usage_error("board", "bad --until '%s' (a"
 					       " time to come: 30m, 2h, 1d,"
 					       " or YYYY-MM-DD[THH:MM])", until);

@@ -47,29 +47,6 @@ typedef struct {
 	bool all;
 } s_opts_t;
 
-static int64_t s_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* TIME in the future as ms since the epoch: a duration or a date. */
-static int s_expires(const char *s, int64_t *ret)
-{
-	int64_t now = s_now_ms(), t;
-
-	if (query_parse_since(s, now, &t) < 0)
-		return -EINVAL;
-	if (!strchr(s, '-'))
-		t = now + (now - t);
-	if (t <= now)
-		return -ERANGE;
-	*ret = t;
-	return 0;
-}
-
 static int s_send(cli_t *cli, const s_opts_t *o, int64_t expires_ms)
 {
 	char num[24];
@@ -87,7 +64,7 @@ static int s_send(cli_t *cli, const s_opts_t *o, int64_t expires_ms)
 
 static int s_list(cli_t *cli, const s_opts_t *o)
 {
-	int64_t now = s_now_ms();
+	int64_t now = cli_now_ms();
 	sqlite3 *db = NULL;
 	triage_t t;
 	int rc = results_open(cli->home, false, &db);
@@ -181,10 +158,10 @@ int cmd_known(cli_t *cli, int argc, char **argv)
 		if (o.expires || o.link || o.text)
 			return cli_usage_error("known", "drop takes no"
 					       " --expires, --link or --text");
-		expires = s_now_ms();
+		expires = cli_now_ms();
 	} else if (!o.expires) {
 		return cli_usage_error("known", "add needs --expires TIME");
-	} else if (s_expires(o.expires, &expires) < 0) {
+	} else if (cli_time_ahead(o.expires, &expires) < 0) {
 		return cli_usage_error("known", "bad --expires '%s' (a time to"
 				       " come: 12h, 7d, 2w, or"
 				       " YYYY-MM-DD[THH:MM])", o.expires);
