@@ -1,0 +1,67 @@
+/*
+ * digest: range digests of a vector; see digest.h.
+ */
+#include "node/net/digest.h"
+
+#include <sodium.h>
+#include <string.h>
+
+/* A fixed key: the hash need not be secret (a peer lying in its digest
+ * only costs itself a round), only the same on every node. */
+static const uint8_t s_key[crypto_shorthash_KEYBYTES] = "labmesh digest1";
+
+unsigned digest_bucket(const uint8_t author[DIGEST_KEY_BYTES])
+{
+	return (unsigned)(author[0] >> DIGEST_SHIFT);
+}
+
+uint64_t digest_entry(const uint8_t author[DIGEST_KEY_BYTES], uint64_t seq)
+{
+	uint8_t in[DIGEST_KEY_BYTES + 8], out[crypto_shorthash_BYTES];
+	uint64_t h = 0;
+
+	memcpy(in, author, DIGEST_KEY_BYTES);
+	for (int i = 0; i < 8; i++)
+		in[DIGEST_KEY_BYTES + i] = (uint8_t)(seq >> (8 * i));
+	crypto_shorthash(out, in, sizeof(in), s_key);
+	for (int i = 0; i < 8; i++)
+		h |= (uint64_t)out[i] << (8 * i);
+	return h;
+}
+
+void digest_clear(digest_t *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void digest_update(digest_t *d, const uint8_t author[DIGEST_KEY_BYTES],
+		   uint64_t old_seq, uint64_t new_seq)
+{
+	unsigned b = digest_bucket(author);
+
+	if (old_seq == new_seq)
+		return;
+	if (old_seq) {
+		d->hash[b] ^= digest_entry(author, old_seq);
+		d->count[b]--;
+	}
+	if (new_seq) {
+		d->hash[b] ^= digest_entry(author, new_seq);
+		d->count[b]++;
+	}
+}
+
+uint64_t digest_diff(const digest_t *a, const digest_t *b)
+{
+	uint64_t mask = 0;
+
+	for (unsigned i = 0; i < DIGEST_BUCKETS; i++)
+		if (a->hash[i] != b->hash[i] || a->count[i] != b->count[i])
+			mask |= (uint64_t)1 << i;
+	return mask;
+}
+
+bool digest_in(uint64_t mask, const uint8_t author[DIGEST_KEY_BYTES])
+{
+	return (mask >> digest_bucket(author)) & 1;
+}
