@@ -267,12 +267,14 @@ struct node {
 	int log_count;
 	uint64_t log_suppressed;
 	/* traffic counters (status): peer messages and their payload bytes,
-	 * request messages sent, records taken from peers, and the wall
+	 * request messages sent, records taken from peers (and received,
+	 * duplicates too), and the wall
 	 * time of the last new request and the last record from a peer */
 	uint64_t msgs_tx, bytes_tx, msgs_rx, bytes_rx, req_msgs_tx;
 	/* the same sent, per message type (index 0: none we know) */
 	uint64_t kind_msgs_tx[MSG_TYPE_MAX + 1], kind_bytes_tx[MSG_TYPE_MAX + 1];
 	uint64_t records_in;
+	uint64_t records_rx_items; /* every record of records messages */
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
 	int64_t last_peers_ms; /* peers messages sent then */

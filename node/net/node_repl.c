@@ -990,6 +990,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	bool any = false;
 	uint64_t top = 0; /* the highest seq that verified */
 
+	node->records_rx_items += m->n_items;
 	if (s_take_pair(node, p, m))
 		goto credit;
 	if (store_begin(node->store) < 0)
