@@ -35,9 +35,10 @@
  *   hostile peer-request ENDPOINT NODE_ID LAB valid|forged
  *       say hello as a peer and send one signed request for LAB (suite
  *       smoke, no kernel); forged: one byte of its signature flipped.
- *   hostile make-request FILE TTL_MS
+ *   hostile make-request FILE TTL_MS [LAB]
  *       write a validly signed test request (a fresh submitter key)
- *       expiring in TTL_MS; print its id. For the flooding test.
+ *       expiring in TTL_MS, for any lab or for LAB only (one of no lab
+ *       is declined by every lab); print its id. For the flooding test.
  *   hostile attack ENDPOINT NODE_ID [GARBAGE_COUNT [ROUNDS]]
  *       as CURVE clients with fresh keys: GARBAGE_COUNT random frames
  *       before hello (default 10000), multi-part messages, oversized
@@ -642,9 +643,10 @@ static int s_peer_request(const char *ep, const char *server, const char *lab,
 }
 
 /* Write a signed request (kernel none, suite "smoke") expiring in ttl. */
-static int s_make_request(const char *path, long ttl_ms)
+static int s_make_request(const char *path, long ttl_ms, const char *lab)
 {
 	static const char *const suites[] = { "smoke" };
+	const char *labs[] = { lab };
 	request_t r = { 0 };
 	key_pair_t kp;
 	uint8_t *b = NULL, id[32];
@@ -662,6 +664,10 @@ static int s_make_request(const char *path, long ttl_ms)
 	r.suites = suites;
 	r.n_suites = 1;
 	r.select.arch = "";
+	if (lab) {
+		r.select.labs = labs;
+		r.select.n_labs = 1;
+	}
 	rc = request_sign(&r, &kp, &b, &len, id);
 	key_wipe(&kp);
 	if (rc < 0) {
@@ -734,8 +740,9 @@ int main(int argc, char **argv)
 		return s_peer_request(argv[2], server, argv[4],
 				      strcmp(argv[5], "forged") == 0);
 	}
-	if (argc == 4 && strcmp(argv[1], "make-request") == 0)
-		return s_make_request(argv[2], atol(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "make-request") == 0)
+		return s_make_request(argv[2], atol(argv[3]),
+				      argc == 5 ? argv[4] : NULL);
 	if (argc >= 8 && strcmp(argv[1], "flood") == 0)
 		return hostile_flood_main(argc, argv);
 	if (argc < 4 || strcmp(argv[1], "attack") != 0 ||
