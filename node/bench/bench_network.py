@@ -572,7 +572,7 @@ def network_size(n, topologies, requests, burst, idle, n_trickle,
                 # rest is measured all the same, and said so
             else:
                 acc['connect_s'].append(secs)
-            net.wait_quiet('records', 30 + n // 2,
+            net.wait_quiet('records', min(30 + n // 2, 180),
                            settle=1.0 if n < 200 else 3)
             graph = net.graph()  # the links settled meanwhile
             try:
@@ -610,7 +610,8 @@ def s_phases(net, n, t, graph, requests, burst, idle, n_trickle, acc):
 
 
 def s_idle(net, n, t, idle, acc):
-    net.wait_quiet('records', 60 + n // 2, settle=2.0 if n < 200 else 5)
+    net.wait_quiet('records', min(60 + n // 2, 180),
+                   settle=2.0 if n < 200 else 5)
     steady(net, idle, acc)
     log('N=%d topology %d: idle window done' % (n, t))
 
