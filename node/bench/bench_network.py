@@ -558,10 +558,11 @@ def network_size(n, topologies, requests, burst, idle, n_trickle,
                 (n, t, 'connected' if ok else
                  'NOT CONNECTED (%d nodes hold every advert, fewest %d'
                  ' feeds)' % (full, low), secs, time.time() - t_start))
+            if not ok:
+                acc['overlay_short'].append((full, low, secs))
             graph = net.graph()
             reach = len(hops_from(graph, 0))
             if not ok:
-                acc['overlay_short'].append((full, low, secs))
                 if reach < n:
                     log('N=%d topology %d: peer graph split (%d of %d'
                         ' reachable)' % (n, t, reach, n))
