@@ -64,7 +64,29 @@ static void s_refused(reqview_lab_t *l, const record_accept_t *ac)
 	l->n_refused = n;
 }
 
-static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
+/* Whether req names the lab of advert a: in its labs or, when it lists
+ * no lab, one of a's boards in its boards (the rule the lab answers by:
+ * node/jobs/jobs_accept.c's s_named). */
+static bool s_names(const request_t *req, const record_advert_t *a)
+{
+	const request_selector_t *s = req ? &req->select : NULL;
+
+	if (!s)
+		return false;
+	for (size_t i = 0; i < s->n_labs; i++)
+		if (strcmp(s->labs[i], a->lab) == 0)
+			return true;
+	if (s->n_labs)
+		return false;
+	for (size_t i = 0; i < s->n_boards; i++)
+		for (size_t b = 0; b < a->n_boards; b++)
+			if (strcmp(s->boards[i], a->boards[b].name) == 0)
+				return true;
+	return false;
+}
+
+static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id,
+		    const request_t *req)
 {
 	reqview_lab_t *l = reqview_lab(v, r->head.author);
 	reqview_board_t *b;
@@ -74,6 +96,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 	switch (r->head.kind) {
 	case RECORD_ADVERT:
 		snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
+		l->named = s_names(req, &r->advert);
 		return;
 	case RECORD_ACCEPT:
 		if (memcmp(r->accept.request_id, req_id, 32) != 0)
@@ -154,26 +177,25 @@ void reqview_free(reqview_t *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* When the request was made (ms), or 0 when the store lacks it. */
-static int64_t s_created(sqlite3 *db, const uint8_t *req_id)
+/* The request itself, or NULL when the store lacks it (caller destroys). */
+static request_t *s_request(sqlite3 *db, const uint8_t *req_id)
 {
 	request_t *r = NULL;
 	uint8_t *bytes;
 	size_t len;
-	int64_t ms = 0;
 
 	if (store_db_get_request(db, req_id, &bytes, &len) < 0)
-		return 0;
-	if (wire_request_decode(bytes, len, &r) == 0)
-		ms = (int64_t)r->created_ms;
-	request_destroy(&r);
+		return NULL;
+	if (wire_request_decode(bytes, len, &r) < 0)
+		r = NULL;
 	free(bytes);
-	return ms;
+	return r;
 }
 
 typedef struct {
 	reqview_t *v;
 	const uint8_t *req_id;
+	const request_t *req;
 } s_pass_t;
 
 static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
@@ -182,42 +204,63 @@ static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
 	record_t *r = NULL;
 
 	if (wire_record_decode(bytes, len, &r) == 0)
-		s_apply(p->v, r, p->req_id);
+		s_apply(p->v, r, p->req_id, p->req);
 	record_destroy(&r);
 	return 0;
+}
+
+/* Drop the labs that neither answered nor are named: silent by design. */
+static void s_drop_silent(reqview_t *v)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		if (!v->labs[i].answer && !v->labs[i].named) {
+			free(v->labs[i].boards);
+			free(v->labs[i].refused);
+			continue;
+		}
+		v->labs[k++] = v->labs[i];
+	}
+	v->n = k;
 }
 
 /* One reading of the store into v: adverts (they name the labs), then
  * the answers, events and runs stamped at or after since, and, whatever
  * their stamps, those of the authors named in also (concatenated
  * upper-case hex ids). */
-static int s_collect_pass(sqlite3 *db, const uint8_t *req_id, reqview_t *v,
-			  int64_t since, const char *also)
+static int s_collect_pass(sqlite3 *db, const request_t *req,
+			  const uint8_t *req_id, reqview_t *v, int64_t since,
+			  const char *also)
 {
 	store_view_q_t q = { .latest_kind = RECORD_ADVERT,
 			     .kind_lo = RECORD_ACCEPT, .kind_hi = RECORD_RUN,
 			     .since_ms = since, .also = also };
-	s_pass_t p = { .v = v, .req_id = req_id };
+	s_pass_t p = { .v = v, .req_id = req_id, .req = req };
+	int rc = store_db_view_records(db, &q, s_take, &p);
 
-	return store_db_view_records(db, &q, s_take, &p);
+	s_drop_silent(v);
+	v->names = req && (req->select.n_labs || req->select.n_boards);
+	return rc;
 }
 
 /* Records stamped since the request was made (less an hour) are read
- * first: the common case, and cheap. A lab with no answer among them may
- * only have a clock hours behind the submitter's (timestamps are the
- * signer's word, never an order), so the view is read again with every
- * record of those labs. */
+ * first: the common case, and cheap. A named lab with no answer among
+ * them may only have a clock hours behind the submitter's (timestamps
+ * are the signer's word, never an order), so the view is read again with
+ * every record of those labs. */
 int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 {
-	int64_t since = s_created(db, id);
+	request_t *req = s_request(db, id);
+	int64_t since = req ? (int64_t)req->created_ms : 0;
 	char *also;
 	size_t n = 0;
 	int rc;
 
 	since = since > 3600000 ? since - 3600000 : 0;
-	rc = s_collect_pass(db, id, v, since, "");
+	rc = s_collect_pass(db, req, id, v, since, "");
 	if (rc < 0 || since == 0)
-		return rc;
+		goto out_req;
 	also = xcalloc(v->n ? v->n : 1, 64 + 1);
 	for (size_t i = 0; i < v->n; i++) {
 		if (v->labs[i].answer)
@@ -229,9 +272,11 @@ int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 	}
 	if (n) {
 		reqview_free(v);
-		rc = s_collect_pass(db, id, v, since, also);
+		rc = s_collect_pass(db, req, id, v, since, also);
 	}
 	free(also);
+out_req:
+	request_destroy(&req);
 	return rc;
 }
 
@@ -369,6 +414,7 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 		json_key_str(&j, "answer", l->answer == 1 ? "accepted" :
 			     l->answer == 2 ? "declined" : "waiting");
 		json_key_str(&j, "reason", l->decline);
+		json_key_bool(&j, "named", l->named);
 		json_key(&j, "boards");
 		json_arr_open(&j);
 		for (size_t k = 0; k < l->n_boards; k++) {
@@ -399,15 +445,3 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 	fputs(buf_str(&out), f);
 	buf_free(&out);
 }
-
-int reqview_status_json(sqlite3 *db, const uint8_t id[32], FILE *out)
-{
-	reqview_t v = { 0 };
-	int rc = reqview_collect(db, id, &v);
-
-	if (rc == 0)
-		reqview_json(&v, id, out);
-	reqview_free(&v);
-	return rc;
-}
-
