@@ -85,8 +85,26 @@ static bool s_names(const request_t *req, const record_advert_t *a)
 	return false;
 }
 
-static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id,
-		    const request_t *req)
+/* An answer, event or run of the request. */
+static bool s_about(const record_t *r, const uint8_t *req_id)
+{
+	switch (r->head.kind) {
+	case RECORD_ACCEPT:
+		return memcmp(r->accept.request_id, req_id, 32) == 0;
+	case RECORD_DECLINE:
+		return memcmp(r->decline.request_id, req_id, 32) == 0;
+	case RECORD_EVENT:
+		return r->event.has_request &&
+		       memcmp(r->event.request_id, req_id, 32) == 0;
+	case RECORD_RUN:
+		return r->run.has_request &&
+		       memcmp(r->run.request_id, req_id, 32) == 0;
+	default:
+		return false;
+	}
+}
+
+static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 {
 	reqview_lab_t *l = reqview_lab(v, r->head.author);
 	reqview_board_t *b;
@@ -95,9 +113,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id,
 		return;
 	switch (r->head.kind) {
 	case RECORD_ADVERT:
-		snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
-		l->named = s_names(req, &r->advert);
-		return;
+		return; /* s_label's */
 	case RECORD_ACCEPT:
 		if (memcmp(r->accept.request_id, req_id, 32) != 0)
 			return;
@@ -192,30 +208,91 @@ static request_t *s_request(sqlite3 *db, const uint8_t *req_id)
 	return r;
 }
 
+/* The name of a lab the request does not name, from its advert: most
+ * such labs never answer (they keep silent), so they take no place in
+ * the view until they do. */
+typedef struct {
+	uint8_t author[32];
+	char name[PROTO_MAX_NAME + 1];
+} s_label_t;
+
 typedef struct {
 	reqview_t *v;
 	const uint8_t *req_id;
 	const request_t *req;
+	s_label_t *labels;
+	size_t n_labels;
 } s_pass_t;
+
+/* An advert: a lab the request names joins the view, awaited; any other
+ * lab's name is put aside for when it answers. */
+static void s_label(s_pass_t *p, const record_t *r)
+{
+	reqview_lab_t *l;
+
+	if (s_names(p->req, &r->advert)) {
+		l = reqview_lab(p->v, r->head.author);
+		if (l) {
+			snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
+			l->named = true;
+		}
+		return;
+	}
+	if (p->n_labels >= REQVIEW_MAX_LABELS)
+		return;
+	if (p->n_labels % 256 == 0)
+		p->labels = xreallocarray(p->labels, p->n_labels + 256,
+					  sizeof(*p->labels));
+	memcpy(p->labels[p->n_labels].author, r->head.author, 32);
+	snprintf(p->labels[p->n_labels++].name, PROTO_MAX_NAME + 1, "%s",
+		 r->advert.lab);
+}
+
+/* A lab the request did not name says something about it: it joins the
+ * view, named from its advert (before its events' lines are made). */
+static void s_join(s_pass_t *p, const uint8_t *author)
+{
+	reqview_lab_t *l;
+	size_t n = p->v->n;
+
+	l = reqview_lab(p->v, author);
+	if (!l || p->v->n == n)
+		return; /* full, or already there */
+	for (size_t k = 0; k < p->n_labels; k++) {
+		if (memcmp(p->labels[k].author, author, 32) == 0) {
+			snprintf(l->name, sizeof(l->name), "%s",
+				 p->labels[k].name);
+			return;
+		}
+	}
+}
 
 static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
 {
 	s_pass_t *p = arg;
 	record_t *r = NULL;
 
-	if (wire_record_decode(bytes, len, &r) == 0)
-		s_apply(p->v, r, p->req_id, p->req);
+	if (wire_record_decode(bytes, len, &r) == 0) {
+		if (r->head.kind == RECORD_ADVERT) {
+			s_label(p, r);
+		} else if (s_about(r, p->req_id)) {
+			s_join(p, r->head.author);
+			s_apply(p->v, r, p->req_id);
+		}
+	}
 	record_destroy(&r);
 	return 0;
 }
 
-/* Drop the labs that neither answered nor are named: silent by design. */
+/* Drop the labs that neither answered nor are named nor have a job of
+ * the request (only its answer, stamped long before, not read yet). */
 static void s_drop_silent(reqview_t *v)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < v->n; i++) {
-		if (!v->labs[i].answer && !v->labs[i].named) {
+		if (!v->labs[i].answer && !v->labs[i].named &&
+		    !v->labs[i].n_boards) {
 			free(v->labs[i].boards);
 			free(v->labs[i].refused);
 			continue;
@@ -239,6 +316,7 @@ static int s_collect_pass(sqlite3 *db, const request_t *req,
 	s_pass_t p = { .v = v, .req_id = req_id, .req = req };
 	int rc = store_db_view_records(db, &q, s_take, &p);
 
+	free(p.labels);
 	s_drop_silent(v);
 	v->names = req && (req->select.n_labs || req->select.n_boards);
 	return rc;

@@ -21,7 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define REQVIEW_MAX_LABS 1024
+#define REQVIEW_MAX_LABS 1024 /* labs that answered or are named */
+/* names of the other labs, from their adverts, kept while reading */
+#define REQVIEW_MAX_LABELS 65536
 #define REQVIEW_MAX_BOARDS 256
 #define REQVIEW_MAX_EVENTS 100000
 /* A running job says it is alive every minute (the jobs side's

@@ -69,6 +69,7 @@ def test(net):
           'submit --wait: one lab accepted and passed: exit %d'
           % p.returncode)
     check('lab-a: accepted on 1 board(s)' in p.stdout and
+          'lab-a/a-board: done: PASS' in p.stdout and
           'lab-b' not in p.stdout and 'lab-c' not in p.stdout,
           'only lab-a answered, and lab-d its own reason: %r' % p.stdout)
     check(lab(d.req_status(req), 'lab-d')[0]['answer'] == 'declined',
