@@ -138,6 +138,9 @@ static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
 	return NULL;
 }
 
+/* Why a board is unselected when the request names other boards. */
+static const char s_unnamed[] = "not a selected board";
+
 /* Why board b is not one the request's selector names (boards, arch,
  * tags), or NULL when it is. */
 static const char *s_board_unselected(const lab_board_t *b,
@@ -148,7 +151,7 @@ static const char *s_board_unselected(const lab_board_t *b,
 	const request_kernel_t *k = &req->kernel;
 
 	if (s->n_boards && !s_in(b->name, s->boards, s->n_boards))
-		return "not a selected board";
+		return s_unnamed;
 	if (*s->arch && strcmp(s->arch, b->arch) != 0) {
 		snprintf(why, wsz, "arch %s, not %s", b->arch, s->arch);
 		return why;
@@ -322,7 +325,10 @@ static size_t s_select(jobs_t *j, const request_t *req, s_pick_t *p,
 		if (!no)
 			no = s_board_refused(j, bd, req, w, JOBS_MAX_REFUSAL);
 		if (no) {
-			buf_printf(&b, " %s (%s);", bd->name, no);
+			/* the boards the request did not name are no news
+			 * to its submitter, and a lab may have many */
+			if (no != s_unnamed)
+				buf_printf(&b, " %s (%s);", bd->name, no);
 			if (refused) {
 				if (no != w)
 					snprintf(w, JOBS_MAX_REFUSAL, "%s", no);
@@ -336,6 +342,8 @@ static size_t s_select(jobs_t *j, const request_t *req, s_pick_t *p,
 			break;
 		p->chosen[p->n++] = bd->name;
 	}
+	if (!p->n && b.len == strlen("no board matches:"))
+		buf_puts(&b, " the request names none of this lab's boards");
 	if (!p->n)
 		snprintf(why, wsz, "%s", buf_str(&b));
 	buf_free(&b);
