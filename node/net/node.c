@@ -527,7 +527,9 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	repl_tick(node);
 	s_blob_gc(node);
 	if (node_now() - node->last_trim_ms > NODE_TRIM_MS) {
-		/* give freed buffers (bursts, attacks) back to the system */
+		/* give freed buffers (bursts, attacks) and, once no record
+		 * came for a trim period, the store's page cache back */
+		store_shrink_idle(node->store);
 		malloc_trim(0);
 		node->last_trim_ms = node_now();
 	}

@@ -62,6 +62,7 @@
 #define NODE_TRIM_MS 5000
 #define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
 #define NODE_MALLOC_ARENAS 2
+#define NODE_MALLOC_MMAP (128 * 1024) /* larger blocks mapped apart */
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */

@@ -346,10 +346,15 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	int rc;
 
 	/* a node should stay small: SQLite's page caches (store, jobs,
-	 * results index) share one budget, and the few threads (ours,
-	 * libzmq's) share malloc arenas rather than each keep its own */
+	 * results index) share one budget and take pages as they need them
+	 * (not 20 each up front, ~87 KB per connection), the few threads
+	 * (ours, libzmq's) share malloc arenas rather than each keep its
+	 * own, and big buffers are mapped apart and unmapped when freed
+	 * (a fixed threshold: glibc would raise it after the first) */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	sqlite3_soft_heap_limit64(NODE_SQLITE_HEAP);
 	mallopt(M_ARENA_MAX, NODE_MALLOC_ARENAS);
+	mallopt(M_MMAP_THRESHOLD, NODE_MALLOC_MMAP);
 	zsys_init();
 	node->home = xstrdup(opts->home);
 	node->debug_timer = -1;
