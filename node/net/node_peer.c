@@ -144,8 +144,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p->state = PEER_DOWN;
 	p->their_vec = zhashx_new();
 	zhashx_set_destructor(p->their_vec, s_free_box);
-	p->sent_vec = zhashx_new();
-	zhashx_set_destructor(p->sent_vec, s_free_box);
+	p->skip = zhashx_new(); /* items: a static mark */
 	repl_forget_requests(p); /* makes req_known */
 	p->distrust = zhashx_new();
 	zhashx_set_destructor(p->distrust, s_free_box);
@@ -170,7 +169,7 @@ void peer_free(peer_t **pp)
 		return;
 	zsock_destroy(&p->dealer);
 	zhashx_destroy(&p->their_vec);
-	zhashx_destroy(&p->sent_vec);
+	zhashx_destroy(&p->skip);
 	zhashx_destroy(&p->req_known);
 	zhashx_destroy(&p->distrust);
 	free(p->req_todo);
