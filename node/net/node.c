@@ -545,6 +545,11 @@ void node_set_tamper(node_t *node, bool on)
 {
 	node->tamper = on;
 }
+
+void node_set_no_digest(node_t *node, bool on)
+{
+	node->no_digest = on;
+}
 int node_run(node_t *node)
 {
 	struct sigaction sa = { .sa_handler = s_on_hup,

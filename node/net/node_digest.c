@@ -227,15 +227,16 @@ void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m)
 		theirs.hash[i] = m->ranges[i].hash;
 	}
 	mask = digest_diff(&node->digest, &theirs);
-	if (!mask) {
-		/* it holds what we hold, our own feed too: our next
-		 * record goes straight to it */
+	if (!digest_in(mask, node->key.pk)) {
+		/* it holds our own feed as we do (that range is equal):
+		 * our next record goes straight to it */
 		vec_mine_t *own = zhashx_lookup(node->vec_mine, node->hex);
 
 		if (own && p->own_sent < own->seq)
 			p->own_sent = own->seq;
-		return;
 	}
+	if (!mask)
+		return;
 	/* those ranges it hears in full: the ranges it answers our own
 	 * digest with need not come back as a vector too */
 	if (s_answer(node, p, mask) == 0)

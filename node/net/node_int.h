@@ -315,6 +315,7 @@ struct node {
 	bool stopping;
 	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;
+	bool no_digest; /* testing: as a node before digests */
 	uint64_t debug_append_left;
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */

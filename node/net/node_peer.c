@@ -184,7 +184,8 @@ static void s_send_hello(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (wire_hello(node->desc, node->desc_len, &b, &len) == 0)
+	if (wire_hello(node->desc, node->desc_len, !node->no_digest, &b,
+		       &len) == 0)
 		node_send(node, p, b, len);
 	p->last_hello_ms = node_now();
 }

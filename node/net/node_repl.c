@@ -8,9 +8,10 @@
  * peer (changes are numbered: node_digest.c keeps our vector in order of
  * change, and a peer's state is the number told, plus what of its vector
  * differs from ours). A new session, and one peer per safety-net round,
- * reconcile by range digests (node_digest.c). A node behind on an author pulls with want(author, from, max)
- * from ONE upstream per author at a time — the peer claiming the highest
- * seq — and switches when that upstream stalls. The server answers a want
+ * reconcile by range digests (node_digest.c). A node behind on an author
+ * pulls with want(author, from, max) from ONE upstream per author at a
+ * time — the peer claiming the highest seq — and switches when that
+ * upstream stalls. The server answers a want
  * with records batches (<= WIRE_MAX_BATCH_RECORDS, <= WIRE_MAX_BATCH_BYTES)
  * while it has credit from the puller; the puller returns credit for
  * every batch it has stored. Every record is verified over its received
@@ -179,7 +180,7 @@ static void s_skipped(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 static bool s_resync(node_t *node, peer_t *p)
 {
 	p->resync = false;
-	if (!(p->features & MSG_FEATURE_DIGEST)) {
+	if (node->no_digest || !(p->features & MSG_FEATURE_DIGEST)) {
 		p->told = 0;
 		zhashx_purge(p->skip);
 		return true;

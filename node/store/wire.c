@@ -530,8 +530,8 @@ static int s_encode(const msg_t *m, uint8_t **ret, size_t *ret_len)
 	return msg_encode(m, ret, ret_len);
 }
 
-int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
-	       size_t *ret_len)
+int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
+	       uint8_t **ret, size_t *ret_len)
 {
 	msg_t m = { .type = MSG_HELLO };
 
@@ -539,7 +539,7 @@ int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
 	/* older nodes refuse lease messages, blob-gets with hops, digests
 	 * and ranges as garbage: sent only to peers that say they take them */
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
-			   MSG_FEATURE_DIGEST;
+			   (digest ? MSG_FEATURE_DIGEST : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }

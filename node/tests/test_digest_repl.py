@@ -11,10 +11,13 @@ A's store is filled beforehand with 240 feeds of synthetic signed runs
   feed (`peer_vector_entries` of `debug status`);
 - B stopped, runs of ten new feeds written into its store meanwhile and
   five records appended to A's own feed, B started again: each gets what
-  it missed, through the digests of the new session.
+  it missed, through the digests of the new session;
+- C, a node of the version before digests (NODIGEST_NODE: no
+  MSG_FEATURE_DIGEST in its hello), joins: it gets whole vectors, sends
+  whole vectors, and ends with every feed, no message refused anywhere.
 Timing is not asserted.
 
-usage: test_digest_repl.py LABMESH LM_MKRUNS
+usage: test_digest_repl.py LABMESH LM_MKRUNS NODIGEST_NODE
 """
 import subprocess
 import lmtest
@@ -109,7 +112,17 @@ def test(net):
              lambda: b.seq(a.id) == own, 120)
     check(kind(b, 'digest')[0] >= 1 and kind(b, 'ranges')[0] >= 1,
           'B sent a digest and answered one with ranges')
-    for n in (a, b):
+
+    # (d) mixed versions: a peer without digests
+    c = net.node('dgc', base + 2, seeds=[a])
+    c.start(program=net.tools[1])
+    want = others(a, {c.id})
+    wait_for('C (no digests) holds every feed',
+             lambda: others(c, {c.id}) == want, 120)
+    check(kind(c, 'digest')[0] == 0 and kind(c, 'ranges')[0] == 0,
+          'C sent no digest and no ranges')
+    check(kind(c, 'vector')[0] >= 1, 'C sent vectors')
+    for n in (a, b, c):
         check(n.status()['bad_messages'] == 0, '%s: no garbage' % n.name)
 
 
