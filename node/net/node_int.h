@@ -99,9 +99,11 @@
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
 /* digests a peer may send us per minute: each costs us the ranges that
- * differ (up to our whole vector); an honest peer sends one per session
- * and one per safety-net round of its own (every ~34 s, to one peer) */
-#define NODE_MAX_DIGEST_PER_MIN 12
+ * differ (up to our whole vector); we send one peer at most one per
+ * NODE_DIGEST_EVERY_MS but at a session's start (restarts are capped by
+ * NODE_MAX_RESET_PER_MIN) */
+#define NODE_DIGEST_EVERY_MS 5000
+#define NODE_MAX_DIGEST_PER_MIN 30
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
 #define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
 					 * held feeds and others each */
@@ -175,6 +177,7 @@ typedef struct peer {
 	 * digest; its digests lately; a digest again once the unknown
 	 * authors of its last answer are pulled */
 	bool resync;
+	int64_t digest_sent_ms;
 	uint64_t ranges_open, ranges_told;
 	int64_t digest_window_ms;
 	int digest_count;

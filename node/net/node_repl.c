@@ -176,7 +176,8 @@ static void s_skipped(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 
 /* A session's start or a safety-net round (or a vector that could not be
  * queued): a peer that takes digests gets ours, the ranges that differ
- * come back; any other gets our whole vector. False: nothing more. */
+ * come back; any other gets our whole vector. True: the changes not told
+ * it go now (all of them, for the whole vector). */
 static bool s_resync(node_t *node, peer_t *p)
 {
 	p->resync = false;
@@ -185,11 +186,19 @@ static bool s_resync(node_t *node, peer_t *p)
 		zhashx_purge(p->skip);
 		return true;
 	}
+	if (p->digest_sent_ms &&
+	    node_now() - p->digest_sent_ms < NODE_DIGEST_EVERY_MS) {
+		/* not again so soon: at a later round; the changes
+		 * meanwhile as usual */
+		p->resync = true;
+		return true;
+	}
 	if (repl_send_digest(node, p) < 0) {
 		p->resync = true; /* its queue is full: later */
 		node->vec_dirty = true;
 		return false;
 	}
+	p->digest_sent_ms = node_now();
 	p->told = node->vec_chg; /* the rest by the ranges that differ */
 	zhashx_purge(p->skip);
 	return false;
@@ -328,6 +337,7 @@ static void s_send_evidence(node_t *node, peer_t *p);
 void repl_on_active(node_t *node, peer_t *p)
 {
 	p->resync = true; /* our digest, or our whole vector */
+	p->digest_sent_ms = 0;
 	p->ranges_open = p->ranges_told = 0;
 	p->digest_soon = false;
 	p->own_sent = 0;
