@@ -22,6 +22,7 @@
 
 #include "proto/mem.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,53 +161,40 @@ static wire_vec_t *s_entries_in(node_t *node, uint64_t mask, size_t *ret_n)
 	return v;
 }
 
-static int s_send_ranges(node_t *node, peer_t *p, uint64_t mask,
-			 const wire_vec_t *v, size_t n)
+typedef struct {
+	node_t *node;
+	peer_t *p;
+	const wire_vec_t *v;
+} s_piece_t;
+
+static int s_send_piece(void *arg, size_t from, size_t count, uint64_t mask)
 {
+	s_piece_t *t = arg;
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (wire_ranges(mask, v, n, &b, &len) < 0)
+	if (wire_ranges(mask, t->v + from, count, &b, &len) < 0)
 		return -EINVAL;
-	return node_send(node, p, b, len);
+	return node_send(t->node, t->p, b, len);
 }
 
-/*
- * Every entry of ours in the ranges of mask, as ranges messages of at
- * most WIRE_MAX_VECTOR entries, each with the mask of the ranges it
- * holds in full; a range of more entries than that goes in pieces, the
- * last with its bit (the peer then sends back some entries of it that an
- * earlier piece held: harmless).
- */
+/* Every entry of ours in the ranges of mask, as ranges messages of at
+ * most WIRE_MAX_VECTOR entries (digest_pieces: a range of more entries
+ * than that goes in pieces, the last with its bit; the peer then sends
+ * back some entries of it that an earlier piece held: harmless). */
 static int s_answer(node_t *node, peer_t *p, uint64_t mask)
 {
-	size_t n, at = 0, from = 0;
+	size_t n;
 	wire_vec_t *v = s_entries_in(node, mask, &n);
-	uint64_t cur = 0;
-	int rc = 0;
+	uint8_t *bucket = xmalloc(n + 1);
+	s_piece_t t = { node, p, v };
+	int rc;
 
-	for (unsigned r = 0; r < DIGEST_BUCKETS && rc == 0; r++) {
-		size_t end = at;
-
-		if (!((mask >> r) & 1))
-			continue;
-		while (end < n && digest_bucket(v[end].author) == r)
-			end++;
-		if (end - from > WIRE_MAX_VECTOR && at > from) {
-			rc = s_send_ranges(node, p, cur, v + from, at - from);
-			from = at;
-			cur = 0;
-		}
-		while (rc == 0 && end - from > WIRE_MAX_VECTOR) {
-			rc = s_send_ranges(node, p, 0, v + from,
-					   WIRE_MAX_VECTOR);
-			from += WIRE_MAX_VECTOR;
-		}
-		cur |= (uint64_t)1 << r;
-		at = end;
-	}
-	if (rc == 0)
-		rc = s_send_ranges(node, p, cur, v + from, at - from);
+	for (size_t i = 0; i < n; i++)
+		bucket[i] = (uint8_t)digest_bucket(v[i].author);
+	rc = digest_pieces(bucket, n, mask, WIRE_MAX_VECTOR, s_send_piece,
+			   &t);
+	free(bucket);
 	free(v);
 	return rc;
 }
