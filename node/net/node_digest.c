@@ -9,7 +9,7 @@
  * 64 ranges of authors is kept as entries change, never rescanned.
  *
  * Reconciliation. To a new peer, and to one random peer per safety-net
- * round, we send our digest (a fixed ~0.8 KB, whatever the number of
+ * round, we send our digest (a fixed ~0.7 KB, whatever the number of
  * feeds). The peer compares it with its own: when equal, nothing more;
  * else it answers ranges: ALL its entries in the ranges that differ,
  * with their mask. We take those as a vector (pulls), then send back, as
