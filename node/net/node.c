@@ -292,6 +292,12 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	case WIRE_VECTOR:
 		repl_on_vector(node, p, m);
 		break;
+	case WIRE_DIGEST:
+		repl_on_digest(node, p, m);
+		break;
+	case WIRE_RANGES:
+		repl_on_ranges(node, p, m);
+		break;
 	case WIRE_WANT:
 		repl_on_want(node, p, m);
 		break;
@@ -540,6 +546,11 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 void node_set_tamper(node_t *node, bool on)
 {
 	node->tamper = on;
+}
+
+void node_set_no_digest(node_t *node, bool on)
+{
+	node->no_digest = on;
 }
 int node_run(node_t *node)
 {

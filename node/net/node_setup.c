@@ -185,6 +185,7 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	free(path);
 	if (rc < 0)
 		return s_fail(ret_err, rc, "store.db: %s", strerror(-rc));
+	repl_vec_sync_all(node);
 	rc = wire_desc_make(&node->key, node->cfg->name, node->cfg->listen,
 			    &node->desc, &node->desc_len);
 	if (rc < 0)
@@ -400,6 +401,7 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->by_curve);
 	zhashx_destroy(&node->strangers);
 	zhashx_destroy(&node->upstream);
+	repl_vec_destroy(node);
 	zhashx_destroy(&node->pull_known);
 	zhashx_destroy(&node->pull_new);
 	zhashx_destroy(&node->trust);
