@@ -8,7 +8,7 @@
  *
  *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
  *             [--requests R] [--accept K] [--every-lab] [--events E]
- *             [--adverts A] [--loss F] [--churn F] [--offline S]
+ *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
  *             [--seed N] [--table]
  */
 #include "node/sim/sim.h"
@@ -128,6 +128,7 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		{ "every-lab", no_argument, NULL, 'A' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "adverts", required_argument, NULL, 'a' },
+		{ "no-run", no_argument, NULL, 'R' },
 		{ "loss", required_argument, NULL, 'l' },
 		{ "churn", required_argument, NULL, 'c' },
 		{ "offline", required_argument, NULL, 'o' },
@@ -150,6 +151,7 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		case 'A': p->every_lab_answers = true; break;
 		case 'e': p->events_per_run = (uint32_t)v; break;
 		case 'a': p->adverts_per_run = (uint32_t)v; break;
+		case 'R': p->no_run = true; break;
 		case 'l': p->loss = v; break;
 		case 'c': p->churn = v; break;
 		case 'o': p->offline_s = v; break;
@@ -173,7 +175,8 @@ int main(int argc, char **argv)
 	if (s_args(argc, argv, &p, &table) < 0) {
 		fprintf(stderr, "usage: bench-sim [--nodes N] [--window S]"
 			" [--drain S] [--runs R] [--requests R] [--accept K]"
-			" [--every-lab] [--events E] [--adverts A] [--loss F]"
+			" [--every-lab] [--events E] [--adverts A] [--no-run]"
+			" [--loss F]"
 			" [--churn F] [--offline S] [--seed N] [--table]\n");
 		return 2;
 	}

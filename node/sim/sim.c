@@ -185,7 +185,7 @@ static void s_job(sim_t *s, double t0)
 		if (t0 + s->p.job_s * k / e >= 0)
 			sim_at(s, (int64_t)(1000 * (t0 + s->p.job_s * k / e)),
 			       EV_WRITE, lab, WIRE_KIND_EVENT, NULL);
-	if (end >= 0 && end < s->p.window_s)
+	if (!s->p.no_run && end >= 0 && end < s->p.window_s)
 		sim_at(s, (int64_t)(1000 * end), EV_WRITE, lab, WIRE_KIND_RUN,
 		       NULL);
 }

@@ -53,6 +53,7 @@ typedef struct {
 	bool every_lab_answers;   /* the others sign a decline too */
 	uint32_t events_per_run;  /* event records of the run's job */
 	uint32_t adverts_per_run; /* adverts (board busy, idle) */
+	bool no_run;              /* jobs write no run record */
 	double job_s;             /* from the first event to the run */
 	double loss;              /* of replication and request messages */
 	double churn;             /* fraction of nodes offline at a time */

@@ -666,7 +666,7 @@ static void s_on_request_ids(sim_t *s, uint32_t node, uint32_t link,
 	const uint8_t *mine = s->nodes[node].reqs;
 
 	for (uint32_t r = 0; r < s->n_reqs; r++)
-		if (s_bit(mine, r) && !s_bit(m->reqs, r))
+		if (s_bit(mine, r) && (r >= m->count || !s_bit(m->reqs, r)))
 			s_send_request(s, node, link, r, true);
 }
 
@@ -680,7 +680,9 @@ static void s_send_request_ids(sim_t *s, uint32_t node, uint32_t link)
 	for (uint32_t r = 0; r < s->n_reqs; r++)
 		held += s_bit(s->nodes[node].reqs, r);
 	m->reqs = xzalloc(s->req_bytes + 1);
-	memcpy(m->reqs, s->nodes[node].reqs, s->req_bytes);
+	if (s->req_bytes)
+		memcpy(m->reqs, s->nodes[node].reqs, s->req_bytes);
+	m->count = s->n_reqs; /* requests the bitmap speaks of */
 	sim_send(s, link, sim_end_of(&s->links[link], node), m,
 		 sim_wire_request_ids(held));
 }
