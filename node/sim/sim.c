@@ -27,7 +27,7 @@ void sim_params_default(sim_params_t *p)
 {
 	*p = (sim_params_t){
 		.nodes = 10000, .max_peers = 8, .window_s = 3600,
-		.drain_s = 120, .runs_per_day = 2000,
+		.drain_s = 1800, .runs_per_day = 2000,
 		.requests_per_day = 1000, .accept_labs = 5,
 		.events_per_run = 5, .adverts_per_run = 2, .job_s = 600,
 		.loss = 0.01, .churn = 0.01, .offline_s = 600,
