@@ -16,7 +16,16 @@
  * - per-peer vector state is bounded: a peer is taken to hold what we
  *   hold when its session starts, until a digest or vector says more;
  * - credit is counted (its messages) but never runs out: at these rates
- *   a peer never has NODE_CREDIT_INITIAL records in flight.
+ *   a peer never has NODE_CREDIT_INITIAL records in flight;
+ * - s_author_tells reads the author's sessions as they are, where the
+ *   node reads the author's last peers message (sent within
+ *   NODE_PEERS_EVERY_MS of a change);
+ * - an entry is looked at for a vector when it changes (ours rose, or a
+ *   peer said it holds less), not at every round: the node's round
+ *   re-reads all its feeds, which finds nothing new unless a session
+ *   changed; the model looks at all of them again only on the node that
+ *   comes back, so an entry held back for a peer because its author
+ *   told it, whose author then went offline, waits for the digest.
  *
  * Layout: per-node lists; vectors; pulling; serving and receiving
  * records; requests; the digest; timers.
