@@ -14,8 +14,8 @@
 #include <string.h>
 
 static const char *const s_kinds[SIM_KINDS] = {
-	"hello", "peers", "request", "request-ids", "vector", "vector-repair",
-	"want", "records", "credit", "ping", "pong", "digest",
+	"hello", "peers",   "request", "request-ids", "vector", "vector-repair",
+	"want",	 "records", "credit",  "ping",	      "pong",	"digest",
 };
 
 const char *sim_kind_name(int kind)
@@ -26,12 +26,22 @@ const char *sim_kind_name(int kind)
 void sim_params_default(sim_params_t *p)
 {
 	*p = (sim_params_t){
-		.nodes = 10000, .max_peers = 8, .window_s = 3600,
-		.drain_s = 1800, .runs_per_day = 2000,
-		.requests_per_day = 1000, .accept_labs = 5,
-		.events_per_run = 5, .adverts_per_run = 2, .job_s = 600,
-		.loss = 0.01, .churn = 0.01, .offline_s = 600,
-		.lat_min_ms = 20, .lat_max_ms = 150, .seed = 1,
+		.nodes = 10000,
+		.max_peers = 8,
+		.window_s = 3600,
+		.drain_s = 1800,
+		.runs_per_day = 2000,
+		.requests_per_day = 1000,
+		.accept_labs = 5,
+		.events_per_run = 5,
+		.adverts_per_run = 2,
+		.job_s = 600,
+		.loss = 0.01,
+		.churn = 0.01,
+		.offline_s = 600,
+		.lat_min_ms = 20,
+		.lat_max_ms = 150,
+		.seed = 1,
 	};
 }
 
@@ -78,8 +88,8 @@ void sim_at(sim_t *s, int64_t t, uint32_t type, uint32_t id, uint32_t arg,
 		s->heap = xreallocarray(s->heap, s->a_heap, sizeof(*s->heap));
 	}
 	i = s->n_heap++;
-	s->heap[i] = (sim_event_t){ t < s->now ? s->now : t, s->ev_seq++,
-				    type, id, arg, m };
+	s->heap[i] = (sim_event_t){
+		t < s->now ? s->now : t, s->ev_seq++, type, id, arg, m};
 	while (i && s_before(&s->heap[i], &s->heap[(i - 1) / 2])) {
 		sim_event_t x = s->heap[i];
 
@@ -129,8 +139,8 @@ uint32_t sim_active_of(sim_t *s, uint32_t node)
 	if (s->n_active == s->a_active)
 		sim_grow_active(s, s->a_active * 2);
 	n->active = s->n_active++;
-	s->feeds[n->active] = (sim_feed_t){ .node = node,
-					    .base_seq = s->base_seq[node] };
+	s->feeds[n->active] =
+		(sim_feed_t){.node = node, .base_seq = s->base_seq[node]};
 	return n->active;
 }
 
@@ -152,9 +162,9 @@ static void s_feeds(sim_t *s)
 		s->base_seq[i] = 100 + sim_uniform(s, 5000);
 		digest_update(&s->base_dg, n->key, 0, s->base_seq[i]);
 		b = digest_bucket(n->key);
-		s->bucket_nodes[b] = xreallocarray(s->bucket_nodes[b],
-						   s->bucket_n[b] + 1,
-						   sizeof(uint32_t));
+		s->bucket_nodes[b] =
+			xreallocarray(s->bucket_nodes[b], s->bucket_n[b] + 1,
+				      sizeof(uint32_t));
 		s->bucket_nodes[b][s->bucket_n[b]++] = i;
 	}
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
@@ -178,8 +188,10 @@ static void s_job(sim_t *s, double t0)
 
 	for (uint32_t k = 0; k < a; k++)
 		if (t0 + s->p.job_s * k / (a > 1 ? a - 1 : 1) >= 0)
-			sim_at(s, (int64_t)(1000 * (t0 + s->p.job_s * k /
-						    (a > 1 ? a - 1 : 1))),
+			sim_at(s,
+			       (int64_t)(1000 *
+					 (t0 + s->p.job_s * k /
+						       (a > 1 ? a - 1 : 1))),
 			       EV_WRITE, lab, WIRE_KIND_ADVERT, NULL);
 	for (uint32_t k = 0; k < e; k++)
 		if (t0 + s->p.job_s * k / e >= 0)
@@ -204,8 +216,8 @@ static void s_workload(sim_t *s)
 	     t += s_exp(s, 86400 / s->p.requests_per_day))
 		sim_at(s, (int64_t)(1000 * t), EV_SUBMIT, 0, 0, NULL);
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
-		sim_at(s, sim_uniform(s, NODE_ROUND_MIN_MS +
-					 NODE_ROUND_JITTER_MS),
+		sim_at(s,
+		       sim_uniform(s, NODE_ROUND_MIN_MS + NODE_ROUND_JITTER_MS),
 		       EV_ROUND, i, 0, NULL);
 		sim_at(s, sim_uniform(s, NODE_FULL_VECTOR_MS * 5 / 4),
 		       EV_DIGEST, i, 0, NULL);
@@ -241,18 +253,26 @@ static void s_dispatch(sim_t *s, const sim_event_t *ev)
 			sim_repl_on_msg(s, ev->msg);
 		sim_msg_free(ev->msg);
 		break;
-	case EV_ANNOUNCE: sim_repl_announce(s, ev->id); break;
-	case EV_TICK: sim_repl_tick(s, ev->id, false); break;
-	case EV_FIRST_BATCH: sim_repl_tick(s, ev->id, true); break;
+	case EV_ANNOUNCE:
+		sim_repl_announce(s, ev->id);
+		break;
+	case EV_TICK:
+		sim_repl_tick(s, ev->id, false);
+		break;
+	case EV_FIRST_BATCH:
+		sim_repl_tick(s, ev->id, true);
+		break;
 	case EV_ROUND:
 		sim_repl_round(s, ev->id);
-		sim_at(s, s->now + NODE_ROUND_MIN_MS +
+		sim_at(s,
+		       s->now + NODE_ROUND_MIN_MS +
 			       sim_uniform(s, NODE_ROUND_JITTER_MS),
 		       EV_ROUND, ev->id, 0, NULL);
 		break;
 	case EV_DIGEST:
 		sim_repl_digest(s, ev->id);
-		sim_at(s, s->now + NODE_FULL_VECTOR_MS +
+		sim_at(s,
+		       s->now + NODE_FULL_VECTOR_MS +
 			       sim_uniform(s, NODE_FULL_VECTOR_MS / 4),
 		       EV_DIGEST, ev->id, 0, NULL);
 		break;
@@ -260,14 +280,22 @@ static void s_dispatch(sim_t *s, const sim_event_t *ev)
 		if (s->writing && s->nodes[ev->id].online)
 			sim_repl_write(s, ev->id, (int)ev->arg);
 		break;
-	case EV_SUBMIT: sim_repl_submit(s); break;
-	case EV_DOWN: s_down(s, ev->id); break;
+	case EV_SUBMIT:
+		sim_repl_submit(s);
+		break;
+	case EV_DOWN:
+		s_down(s, ev->id);
+		break;
 	case EV_UP:
 		if (!s->nodes[ev->id].online)
 			sim_node_up(s, ev->id);
 		break;
-	case EV_DETECT: sim_detect(s, ev->id, (int)ev->arg); break;
-	case EV_PEERS: sim_send_peers(s, ev->id); break;
+	case EV_DETECT:
+		sim_detect(s, ev->id, (int)ev->arg);
+		break;
+	case EV_PEERS:
+		sim_send_peers(s, ev->id);
+		break;
 	}
 }
 
@@ -319,7 +347,7 @@ static int s_cmp_double(const void *a, const void *b)
 
 static sim_stat_t s_stat(double *v, size_t n)
 {
-	sim_stat_t st = { 0 };
+	sim_stat_t st = {0};
 	double sum = 0;
 
 	if (!n)
@@ -484,8 +512,11 @@ int sim_run(const sim_params_t *p, sim_result_t *ret)
 	s_feeds(s);
 	sim_topology(s);
 	/* active authors: the jobs' labs and the accepting labs, about */
-	sim_grow_active(s, 64 + (uint32_t)(1.5 * (p->runs_per_day +
-		p->requests_per_day * p->accept_labs) * p->window_s / 86400));
+	sim_grow_active(s,
+			64 + (uint32_t)(1.5 *
+					(p->runs_per_day +
+					 p->requests_per_day * p->accept_labs) *
+					p->window_s / 86400));
 	s_workload(s);
 	s_loop(s);
 	s_figures(s, ret);

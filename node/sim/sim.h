@@ -44,20 +44,20 @@ const char *sim_kind_name(int kind);
 
 typedef struct {
 	uint32_t nodes;
-	uint32_t max_peers;       /* dialled; admitted up to twice that */
-	double window_s;          /* simulated time measured */
-	double drain_s;           /* then no new records, no churn */
-	double runs_per_day;      /* run records, network-wide */
+	uint32_t max_peers;  /* dialled; admitted up to twice that */
+	double window_s;     /* simulated time measured */
+	double drain_s;	     /* then no new records, no churn */
+	double runs_per_day; /* run records, network-wide */
 	double requests_per_day;
-	uint32_t accept_labs;     /* labs that accept each request */
-	bool every_lab_answers;   /* the others sign a decline too */
+	uint32_t accept_labs;	  /* labs that accept each request */
+	bool every_lab_answers;	  /* the others sign a decline too */
 	uint32_t events_per_run;  /* event records of the run's job */
 	uint32_t adverts_per_run; /* adverts (board busy, idle) */
-	bool no_run;              /* jobs write no run record */
-	double job_s;             /* from the first event to the run */
-	double loss;              /* of replication and request messages */
-	double churn;             /* fraction of nodes offline at a time */
-	double offline_s;         /* mean time offline */
+	bool no_run;		  /* jobs write no run record */
+	double job_s;		  /* from the first event to the run */
+	double loss;		  /* of replication and request messages */
+	double churn;		  /* fraction of nodes offline at a time */
+	double offline_s;	  /* mean time offline */
 	uint32_t lat_min_ms, lat_max_ms; /* one way, per link */
 	uint64_t seed;
 } sim_params_t;
@@ -83,12 +83,12 @@ typedef struct {
 	uint64_t missing;      /* (node, record) not held after the drain */
 	double delivered;      /* fraction of (node, record) held at the end */
 	uint32_t requests;
-	double flood_p50_ms, flood_p99_ms; /* request to each node */
+	double flood_p50_ms, flood_p99_ms;	   /* request to each node */
 	double flood_all_p50_ms, flood_all_max_ms; /* to every online node */
 	double degree_mean;
 	uint32_t degree_max;
 	uint32_t churned;      /* times a node went offline */
-	uint64_t lost;         /* messages lost on links */
+	uint64_t lost;	       /* messages lost on links */
 	uint64_t events;       /* simulator events processed */
 	size_t record_size[8]; /* by record kind (wire.h's WIRE_KIND_*) */
 } sim_result_t;

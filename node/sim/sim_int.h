@@ -23,16 +23,16 @@
 
 /* One end of a link: what its node knows of the node at the other end. */
 typedef struct {
-	bool active;       /* this end's session is up */
+	bool active;	   /* this end's session is up */
 	uint16_t own_sent; /* our feed's records it holds by what we sent */
 	uint16_t *their;   /* per active author: what it said it holds */
-	uint16_t *sent;    /* what we last told it */
+	uint16_t *sent;	   /* what we last told it */
 	int64_t last_delivered_ms;
 	uint64_t serve_rate;
 	struct sim_distrust {
 		uint32_t a;
 		int64_t until;
-	} *distrust;
+	} * distrust;
 	uint32_t n_distrust;
 	/* pings (node_peer.c: s_tick_one, peer_on_ping) */
 	int64_t seen_ms, ping_ms, ping_at, pong_at;
@@ -44,7 +44,7 @@ typedef struct {
 	uint32_t n[2]; /* its two nodes */
 	uint32_t lat_ms;
 	uint32_t session; /* messages of an older session are dropped */
-	bool up;          /* both nodes online and connected */
+	bool up;	  /* both nodes online and connected */
 	sim_end_t end[2]; /* end[i]: node n[i]'s side */
 } sim_link_t;
 
@@ -64,7 +64,7 @@ typedef struct {
 	uint32_t *links;
 	uint32_t deg, dialled;
 	uint32_t active; /* its index as an active author, or SIM_NO_ACTIVE */
-	uint16_t *have;  /* per active author */
+	uint16_t *have;	 /* per active author */
 	digest_t dg;
 	/* authors whose vector entries may need telling (vec_dirty) */
 	uint32_t *dirty;
@@ -77,9 +77,9 @@ typedef struct {
 	sim_up_t *ups;
 	uint32_t n_ups, a_ups;
 	bool tick_armed;
-	bool vec_dirty;   /* node->vec_dirty */
+	bool vec_dirty;	  /* node->vec_dirty */
 	bool peers_armed; /* a peers message due (peers_changed) */
-	uint8_t *reqs; /* bitmap: requests of the window held */
+	uint8_t *reqs;	  /* bitmap: requests of the window held */
 	uint64_t tx[SIM_KINDS], rx[SIM_KINDS];
 } sim_node_t;
 
@@ -124,14 +124,14 @@ struct sim_msg {
 	uint32_t session;
 	uint32_t a, from, upto, count; /* want, records, credit */
 	uint32_t req;
-	bool pumped;        /* request: sent on request-ids */
-	uint32_t n;         /* vector: entries of active authors */
-	uint32_t *ea;       /* their authors */
-	uint16_t *ed;       /* and haves */
-	uint64_t mask;      /* repair: the ranges it covers */
-	bool back;          /* repair: the answer to an answer */
-	digest_t *dg;       /* digest */
-	uint8_t *reqs;      /* request-ids: the sender's bitmap */
+	bool pumped;   /* request: sent on request-ids */
+	uint32_t n;    /* vector: entries of active authors */
+	uint32_t *ea;  /* their authors */
+	uint16_t *ed;  /* and haves */
+	uint64_t mask; /* repair: the ranges it covers */
+	bool back;     /* repair: the answer to an answer */
+	digest_t *dg;  /* digest */
+	uint8_t *reqs; /* request-ids: the sender's bitmap */
 };
 
 typedef struct sim {
@@ -151,7 +151,7 @@ typedef struct sim {
 	uint64_t ev_seq, events;
 	int64_t now, end_ms;
 	bool measuring; /* the window (counters), not the drain */
-	bool writing;   /* records may be written, nodes may go down */
+	bool writing;	/* records may be written, nodes may go down */
 	/* requests of the window */
 	uint32_t n_reqs, a_reqs;
 	int64_t *req_t0;
@@ -160,7 +160,7 @@ typedef struct sim {
 	uint8_t *req_accepts; /* n_reqs x nodes, only when needed */
 	uint32_t *flood_ms;   /* arrival delays at each node */
 	size_t n_flood, a_flood;
-	uint32_t req_bytes;   /* bitmap bytes */
+	uint32_t req_bytes; /* bitmap bytes */
 	sim_result_t *r;
 } sim_t;
 

@@ -43,8 +43,8 @@ static void s_link(sim_t *s, uint32_t x, uint32_t y)
 
 	if (s->n_links == s->a_links) {
 		s->a_links = s->a_links ? s->a_links * 2 : 1024;
-		s->links = xreallocarray(s->links, s->a_links,
-					 sizeof(*s->links));
+		s->links =
+			xreallocarray(s->links, s->a_links, sizeof(*s->links));
 	}
 	l = &s->links[s->n_links];
 	memset(l, 0, sizeof(*l));
@@ -56,8 +56,8 @@ static void s_link(sim_t *s, uint32_t x, uint32_t y)
 	for (int e = 0; e < 2; e++) {
 		sim_node_t *n = &s->nodes[l->n[e]];
 
-		n->links = xreallocarray(n->links, n->deg + 1,
-					 sizeof(*n->links));
+		n->links =
+			xreallocarray(n->links, n->deg + 1, sizeof(*n->links));
 		n->links[n->deg++] = s->n_links;
 		l->end[e].active = true;
 		l->end[e].ping_at = l->end[e].pong_at = -1;
@@ -96,8 +96,8 @@ void sim_topology(sim_t *s)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t x = order[k];
 
-		for (int tries = 0; s->nodes[x].deg < s->p.max_peers &&
-				    tries < 64; tries++) {
+		for (int tries = 0;
+		     s->nodes[x].deg < s->p.max_peers && tries < 64; tries++) {
 			uint32_t y = sim_uniform(s, n);
 
 			if (y != x && !s_linked(s, x, y) &&
@@ -120,8 +120,8 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 		sim_node_t *n = &s->nodes[i];
 
 		n->have = xreallocarray(n->have, cap, sizeof(*n->have));
-		n->is_dirty = xreallocarray(n->is_dirty, cap,
-					    sizeof(*n->is_dirty));
+		n->is_dirty =
+			xreallocarray(n->is_dirty, cap, sizeof(*n->is_dirty));
 		memset(n->have + old, 0, (cap - old) * sizeof(*n->have));
 		memset(n->is_dirty + old, 0, (cap - old) * sizeof(bool));
 	}
@@ -129,8 +129,8 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 		for (int e = 0; e < 2; e++) {
 			sim_end_t *d = &s->links[i].end[e];
 
-			d->their = xreallocarray(d->their, cap,
-						 sizeof(*d->their));
+			d->their =
+				xreallocarray(d->their, cap, sizeof(*d->their));
 			d->sent = xreallocarray(d->sent, cap, sizeof(*d->sent));
 			memset(d->their + old, 0, (cap - old) * 2);
 			memset(d->sent + old, 0, (cap - old) * 2);
@@ -247,8 +247,8 @@ static int64_t s_ping_next(const sim_t *s, const sim_link_t *l, int *ret_e,
 	int64_t best = INT64_MAX;
 
 	for (int e = 0; e < 2; e++) {
-		int64_t t[3] = { s_ping_due(s, l, e), l->end[e].ping_at,
-				 l->end[e].pong_at };
+		int64_t t[3] = {s_ping_due(s, l, e), l->end[e].ping_at,
+				l->end[e].pong_at};
 
 		for (int w = 0; w < 3; w++)
 			if (t[w] >= 0 && t[w] < best) {
@@ -315,8 +315,9 @@ void sim_send_peers(sim_t *s, uint32_t node)
 	if (!n->online)
 		return;
 	for (uint32_t i = 0; i < n->deg; i++)
-		up += s->links[n->links[i]].end[sim_end_of(
-			&s->links[n->links[i]], node)].active;
+		up += s->links[n->links[i]]
+			      .end[sim_end_of(&s->links[n->links[i]], node)]
+			      .active;
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
 		int e = sim_end_of(l, node);
@@ -354,8 +355,9 @@ void sim_node_down(sim_t *s, uint32_t node)
 		/* the peer finds out when it has heard nothing for
 		 * NODE_LIVENESS_MS, at one of its ticks */
 		if (l->end[1 - e].active)
-			sim_at(s, s_next_tick(s, l->n[1 - e], s->now +
-					      NODE_LIVENESS_MS + 1),
+			sim_at(s,
+			       s_next_tick(s, l->n[1 - e],
+					   s->now + NODE_LIVENESS_MS + 1),
 			       EV_DETECT, n->links[i], (uint32_t)(1 - e), NULL);
 	}
 	n->online = false;

@@ -114,18 +114,18 @@ static void s_distrust(sim_t *s, sim_end_t *d, uint32_t a)
 					    sizeof(*d->distrust));
 		d->n_distrust++;
 	}
-	d->distrust[i] = (struct sim_distrust){ a, s->now + NODE_DISTRUST_MS };
+	d->distrust[i] = (struct sim_distrust){a, s->now + NODE_DISTRUST_MS};
 }
 
-/* ---- vectors --------------------------------------------------------------- */
+/* ---- vectors ------------------------------------------------------------- */
 
 /* node_repl.c: s_author_tells — a's author is our peer and has p (the
  * other end of link) as a peer: it tells p itself */
 static bool s_author_tells(sim_t *s, uint32_t node, uint32_t a, uint32_t link)
 {
 	uint32_t author = s->feeds[a].node;
-	uint32_t p = sim_peer(&s->links[link],
-			      sim_end_of(&s->links[link], node));
+	uint32_t p =
+		sim_peer(&s->links[link], sim_end_of(&s->links[link], node));
 	const sim_node_t *an = &s->nodes[author];
 	bool ours = false, theirs = false;
 
@@ -240,7 +240,7 @@ static void s_on_entries(sim_t *s, uint32_t node, uint32_t link,
 	}
 }
 
-/* ---- pulling ----------------------------------------------------------------- */
+/* ---- pulling ------------------------------------------------------------- */
 
 static sim_up_t *s_up_of(sim_node_t *n, uint32_t a)
 {
@@ -290,8 +290,8 @@ static uint32_t s_best(sim_t *s, uint32_t node, uint32_t a, int *ret_rank)
 		const sim_link_t *l = &s->links[n->links[i]];
 		const sim_end_t *d = &l->end[sim_end_of(l, node)];
 
-		if (d->active && sim_peer(l, sim_end_of(l, node)) ==
-				 s->feeds[a].node) {
+		if (d->active &&
+		    sim_peer(l, sim_end_of(l, node)) == s->feeds[a].node) {
 			*ret_rank = 2;
 			return d->their[a] > have ? n->links[i] : UINT32_MAX;
 		}
@@ -311,8 +311,9 @@ static uint32_t s_best(sim_t *s, uint32_t node, uint32_t a, int *ret_rank)
 		if (rank > best_rank ||
 		    (rank == best_rank && rank == 1 &&
 		     d->serve_rate > s_my(s, best, node)->serve_rate) ||
-		    (rank == best_rank && (rank != 1 || d->serve_rate ==
-				s_my(s, best, node)->serve_rate) &&
+		    (rank == best_rank &&
+		     (rank != 1 ||
+		      d->serve_rate == s_my(s, best, node)->serve_rate) &&
 		     d->their[a] > best_seq)) {
 			best = n->links[i];
 			best_seq = d->their[a];
@@ -336,8 +337,9 @@ static bool s_takes_over(sim_t *s, uint32_t node, const sim_up_t *u,
 
 	if (u->link == link || u->got >= u->need)
 		return false;
-	cur = s_distrusted(cur_d, u->a, s->now) ? -1 :
-						 s_rank(s, u->link, node, u->a);
+	cur = s_distrusted(cur_d, u->a, s->now)
+		      ? -1
+		      : s_rank(s, u->link, node, u->a);
 	if (rank <= cur)
 		return false;
 	*ret_fault = cur < 0 || u->got > 0;
@@ -386,14 +388,16 @@ static void s_pull(sim_t *s, uint32_t node, uint32_t a)
 	}
 	u = &n->ups[n->n_ups++];
 	claim = s_my(s, link, node)->their[a] - n->have[a];
-	*u = (sim_up_t){ .a = a, .link = link, .from = n->have[a] + 1,
-			 .started_ms = s->now,
-			 .deadline_ms = s->now + NODE_FIRST_RECORDS_MS,
-			 .first_batch_ms = s->now + NODE_FIRST_BATCH_MS,
-			 .need = claim < NODE_PULL_MIN_RECORDS ? claim :
-					NODE_PULL_MIN_RECORDS };
-	sim_at(s, s->now + NODE_FIRST_BATCH_MS, EV_FIRST_BATCH, node, 0,
-	       NULL);
+	*u = (sim_up_t){.a = a,
+			.link = link,
+			.from = n->have[a] + 1,
+			.started_ms = s->now,
+			.deadline_ms = s->now + NODE_FIRST_RECORDS_MS,
+			.first_batch_ms = s->now + NODE_FIRST_BATCH_MS,
+			.need = claim < NODE_PULL_MIN_RECORDS
+					? claim
+					: NODE_PULL_MIN_RECORDS};
+	sim_at(s, s->now + NODE_FIRST_BATCH_MS, EV_FIRST_BATCH, node, 0, NULL);
 	s_arm_tick(s, node);
 	m = sim_msg_new(SIM_WANT);
 	m->a = a;
@@ -418,7 +422,7 @@ static void s_after(sim_t *s, uint32_t node)
 	s_pull_all(s, node);
 }
 
-/* ---- serving and receiving records ------------------------------------------- */
+/* ---- serving and receiving records --------------------------------------- */
 
 /* node_repl.c: repl_on_want and s_serve_want, WIRE_MAX_BATCH_RECORDS and
  * WIRE_MAX_BATCH_BYTES a batch */
@@ -452,12 +456,11 @@ static void s_on_want(sim_t *s, uint32_t node, uint32_t link,
 }
 
 /* node_repl.c: s_served */
-static void s_served(sim_t *s, sim_end_t *d, const sim_up_t *u,
-		     uint32_t gained)
+static void s_served(sim_t *s, sim_end_t *d, const sim_up_t *u, uint32_t gained)
 {
 	int64_t ms = s->now - u->started_ms;
-	uint64_t rate = (uint64_t)gained * 1000 /
-			(uint64_t)(ms > 1000 ? ms : 1000);
+	uint64_t rate =
+		(uint64_t)gained * 1000 / (uint64_t)(ms > 1000 ? ms : 1000);
 
 	if (rate * NODE_WANT_TIMEOUT_MS < NODE_PULL_MIN_RECORDS * 1000)
 		return;
@@ -518,8 +521,8 @@ static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 		s_progress(s, node, link, a, added);
 	}
 	if (d->sent[a] < (m->upto < n->have[a] ? m->upto : n->have[a]))
-		d->sent[a] = (uint16_t)(m->upto < n->have[a] ? m->upto :
-							       n->have[a]);
+		d->sent[a] =
+			(uint16_t)(m->upto < n->have[a] ? m->upto : n->have[a]);
 	if (m->upto > n->have[a] &&
 	    sim_peer(&s->links[link], sim_end_of(&s->links[link], node)) ==
 		    s->feeds[a].node) {
@@ -548,8 +551,8 @@ void sim_repl_write(sim_t *s, uint32_t node, int kind)
 	s_dirty(s, node, a, true);
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_end_t *e = s_my(s, n->links[i], node);
-		uint16_t held = e->their[a] > e->own_sent ? e->their[a] :
-							    e->own_sent;
+		uint16_t held =
+			e->their[a] > e->own_sent ? e->their[a] : e->own_sent;
 		sim_msg_t *m;
 
 		if (!e->active || held + 1u != d)
@@ -557,8 +560,8 @@ void sim_repl_write(sim_t *s, uint32_t node, int kind)
 		m = sim_msg_new(SIM_RECORDS);
 		m->a = a;
 		m->from = m->upto = d;
-		sim_send(s, n->links[i], sim_end_of(&s->links[n->links[i]],
-						     node), m,
+		sim_send(s, n->links[i],
+			 sim_end_of(&s->links[n->links[i]], node), m,
 			 sim_wire_records(f, d, d));
 		e->own_sent = d;
 		e->sent[a] = d;
@@ -566,7 +569,7 @@ void sim_repl_write(sim_t *s, uint32_t node, int kind)
 	s_send_vectors_now(s, node);
 }
 
-/* ---- requests (node_flood.c) -------------------------------------------------- */
+/* ---- requests (node_flood.c) --------------------------------------------- */
 
 static bool s_bit(const uint8_t *map, uint32_t i)
 {
@@ -587,8 +590,8 @@ static void s_req_grow(sim_t *s)
 	s->req_t0 = xreallocarray(s->req_t0, cap, sizeof(*s->req_t0));
 	s->req_last = xreallocarray(s->req_last, cap, sizeof(*s->req_last));
 	s->req_reached = xreallocarray(s->req_reached, cap, sizeof(uint32_t));
-	s->req_accepts = xreallocarray(s->req_accepts, cap,
-				       (accept ? accept : 1) * sizeof(uint32_t));
+	s->req_accepts = xreallocarray(
+		s->req_accepts, cap, (accept ? accept : 1) * sizeof(uint32_t));
 	s->req_bytes = bytes;
 	s->a_reqs = cap;
 }
@@ -604,8 +607,8 @@ static bool s_accepts(const sim_t *s, uint32_t req, uint32_t node)
 	return false;
 }
 
-static void s_send_request(sim_t *s, uint32_t node, uint32_t link,
-			   uint32_t req, bool pumped)
+static void s_send_request(sim_t *s, uint32_t node, uint32_t link, uint32_t req,
+			   bool pumped)
 {
 	sim_msg_t *m = sim_msg_new(SIM_REQUEST);
 
@@ -696,7 +699,7 @@ static void s_send_request_ids(sim_t *s, uint32_t node, uint32_t link)
 		 sim_wire_request_ids(held));
 }
 
-/* ---- the digest --------------------------------------------------------------- */
+/* ---- the digest ---------------------------------------------------------- */
 
 static void s_send_digest(sim_t *s, uint32_t node, uint32_t link)
 {
@@ -777,23 +780,36 @@ static void s_on_repair(sim_t *s, uint32_t node, uint32_t link,
 	s_send_entries(s, node, link, SIM_REPAIR, ea, ed, n, 0, true);
 }
 
-/* ---- dispatch and sessions ----------------------------------------------------- */
+/* ---- dispatch and sessions ----------------------------------------------- */
 
 void sim_repl_on_msg(sim_t *s, sim_msg_t *m)
 {
 	uint32_t node = s->links[m->link].n[m->to];
 
 	switch (m->kind) {
-	case SIM_VECTOR: s_on_entries(s, node, m->link, m); break;
-	case SIM_REPAIR: s_on_repair(s, node, m->link, m); break;
-	case SIM_WANT: s_on_want(s, node, m->link, m); break;
-	case SIM_RECORDS: s_on_records(s, node, m->link, m); break;
+	case SIM_VECTOR:
+		s_on_entries(s, node, m->link, m);
+		break;
+	case SIM_REPAIR:
+		s_on_repair(s, node, m->link, m);
+		break;
+	case SIM_WANT:
+		s_on_want(s, node, m->link, m);
+		break;
+	case SIM_RECORDS:
+		s_on_records(s, node, m->link, m);
+		break;
 	case SIM_REQUEST:
 		s_take_request(s, node, m->link, m->req, !m->pumped);
 		break;
-	case SIM_REQUEST_IDS: s_on_request_ids(s, node, m->link, m); break;
-	case SIM_DIGEST: s_on_digest(s, node, m->link, m); break;
-	default: break; /* credit, peers: nothing the model needs */
+	case SIM_REQUEST_IDS:
+		s_on_request_ids(s, node, m->link, m);
+		break;
+	case SIM_DIGEST:
+		s_on_digest(s, node, m->link, m);
+		break;
+	default:
+		break; /* credit, peers: nothing the model needs */
 	}
 	s_after(s, node);
 }
@@ -824,7 +840,7 @@ void sim_repl_forget(sim_t *s, uint32_t link, int e)
 		s_push(&n->notes, &n->n_notes, &n->a_notes, n->claims[i]);
 }
 
-/* ---- timers ---------------------------------------------------------------------- */
+/* ---- timers -------------------------------------------------------------- */
 
 /* node_repl.c: s_alternative */
 static bool s_alternative(sim_t *s, uint32_t node, uint32_t link, uint32_t a)
@@ -860,8 +876,8 @@ static bool s_judge(sim_t *s, uint32_t node, sim_up_t *u)
 	if (u->first_batch_ms && s->now >= u->first_batch_ms) {
 		u->first_batch_ms = 0;
 		if (gained < u->need &&
-		    (u->got || s_distrusted(s_my(s, u->link, node), u->a,
-					    s->now)) &&
+		    (u->got ||
+		     s_distrusted(s_my(s, u->link, node), u->a, s->now)) &&
 		    s_alternative(s, node, u->link, u->a)) {
 			s_stalled(s, node, u);
 			return false;
@@ -900,8 +916,8 @@ void sim_repl_tick(sim_t *s, uint32_t node, bool first_only)
 	for (uint32_t i = 0; i < n->n_ups;) {
 		sim_up_t *u = &n->ups[i];
 
-		if (first_only && (!u->first_batch_ms ||
-				   u->first_batch_ms > s->now)) {
+		if (first_only &&
+		    (!u->first_batch_ms || u->first_batch_ms > s->now)) {
 			i++;
 			continue;
 		}

@@ -52,10 +52,11 @@ static int s_sign(const record_t *t, int kind)
 static int s_run(void)
 {
 	synth_feed_t f;
-	synth_run_t *r = synth_run_new("lab-example", "qemu-x86-64", "x86_64",
+	synth_run_t *r = synth_run_new(
+		"lab-example", "qemu-x86-64", "x86_64",
 		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/"
-		"linux.git", "master",
-		"0123456789abcdef0123456789abcdef01234567");
+		"linux.git",
+		"master", "0123456789abcdef0123456789abcdef01234567");
 	char path[64];
 	uint8_t id[32];
 	int rc;
@@ -81,24 +82,30 @@ static int s_run(void)
 
 static int s_small_records(void)
 {
-	static const char *const boards[] = { "qemu-x86-64" };
-	record_t t = { 0 };
+	static const char *const boards[] = {"qemu-x86-64"};
+	record_t t = {0};
 	int rc;
 
-	t.head = (record_head_t){ .kind = RECORD_EVENT, .seq = 1234,
-				  .has_prev = true, .ts_ms = s_ts };
-	t.event = (record_event_t){ .has_request = true,
-		.board = "qemu-x86-64", .state = JOB_RUNNING,
-		.suite_index = 1, .suite_count = 1, .suite = "kselftest-net",
-		.text = "running kselftest-net (1 of 1)" };
+	t.head = (record_head_t){.kind = RECORD_EVENT,
+				 .seq = 1234,
+				 .has_prev = true,
+				 .ts_ms = s_ts};
+	t.event = (record_event_t){.has_request = true,
+				   .board = "qemu-x86-64",
+				   .state = JOB_RUNNING,
+				   .suite_index = 1,
+				   .suite_count = 1,
+				   .suite = "kselftest-net",
+				   .text = "running kselftest-net (1 of 1)"};
 	rc = s_sign(&t, WIRE_KIND_EVENT);
 	t.head.kind = RECORD_ACCEPT;
-	t.accept = (record_accept_t){ .boards = boards, .n_boards = 1 };
+	t.accept = (record_accept_t){.boards = boards, .n_boards = 1};
 	if (rc == 0)
 		rc = s_sign(&t, WIRE_KIND_ACCEPT);
 	t.head.kind = RECORD_DECLINE;
-	t.decline = (record_decline_t){ .reason = DECLINE_NO_BOARD,
-		.text = "no board matches: arch arm64, tags [rpi4]" };
+	t.decline = (record_decline_t){
+		.reason = DECLINE_NO_BOARD,
+		.text = "no board matches: arch arm64, tags [rpi4]"};
 	if (rc == 0)
 		rc = s_sign(&t, WIRE_KIND_DECLINE);
 	return rc;
@@ -107,32 +114,48 @@ static int s_small_records(void)
 static int s_advert(void)
 {
 	static const record_board_t b[] = {
-		{ .name = "qemu-x86-64", .arch = "x86_64", .machine = "q35",
-		  .transport = "serial", .boot = "qemu", .state = BOARD_BUSY,
-		  .queue_len = 1 },
-		{ .name = "qemu-arm64", .arch = "arm64", .machine = "virt",
-		  .transport = "serial", .boot = "qemu", .state = BOARD_IDLE },
-		{ .name = "rpi4", .arch = "arm64", .machine = "rpi4",
-		  .transport = "ssh", .boot = "command",
-		  .state = BOARD_IDLE },
+		{.name = "qemu-x86-64",
+		 .arch = "x86_64",
+		 .machine = "q35",
+		 .transport = "serial",
+		 .boot = "qemu",
+		 .state = BOARD_BUSY,
+		 .queue_len = 1},
+		{.name = "qemu-arm64",
+		 .arch = "arm64",
+		 .machine = "virt",
+		 .transport = "serial",
+		 .boot = "qemu",
+		 .state = BOARD_IDLE},
+		{.name = "rpi4",
+		 .arch = "arm64",
+		 .machine = "rpi4",
+		 .transport = "ssh",
+		 .boot = "command",
+		 .state = BOARD_IDLE},
 	};
-	static const char *const suites[] = { "kselftest-net", "kunit",
-					      "ltp-syscalls", "boot" };
-	record_t t = { 0 };
+	static const char *const suites[] = {"kselftest-net", "kunit",
+					     "ltp-syscalls", "boot"};
+	record_t t = {0};
 
-	t.head = (record_head_t){ .kind = RECORD_ADVERT, .seq = 1235,
-				  .has_prev = true, .ts_ms = s_ts };
-	t.advert = (record_advert_t){ .lab = "lab-example",
-		.software = "labmesh 0.1.0", .suites = suites, .n_suites = 4,
-		.boards = b, .n_boards = 3 };
+	t.head = (record_head_t){.kind = RECORD_ADVERT,
+				 .seq = 1235,
+				 .has_prev = true,
+				 .ts_ms = s_ts};
+	t.advert = (record_advert_t){.lab = "lab-example",
+				     .software = "labmesh 0.1.0",
+				     .suites = suites,
+				     .n_suites = 4,
+				     .boards = b,
+				     .n_boards = 3};
 	memcpy(t.advert.node_id, w.node_key.pk, 32);
 	return s_sign(&t, WIRE_KIND_ADVERT);
 }
 
 static int s_request(void)
 {
-	static const char *const suites[] = { "kselftest-net" };
-	request_t r = { 0 };
+	static const char *const suites[] = {"kselftest-net"};
+	request_t r = {0};
 	uint8_t id[32];
 
 	r.created_ms = (uint64_t)s_ts;
@@ -218,7 +241,8 @@ size_t sim_wire_want(sim_t *s, uint32_t a, uint64_t from)
 	uint8_t *b = NULL;
 	size_t len = 0;
 	return s_len(wire_want(s->nodes[s->feeds[a].node].key, from,
-			   NODE_WANT_RECORDS, &b, &len), &b, &len);
+			       NODE_WANT_RECORDS, &b, &len),
+		     &b, &len);
 }
 
 size_t sim_wire_records(const sim_feed_t *f, uint32_t from, uint32_t upto)
@@ -230,7 +254,7 @@ size_t sim_wire_records(const sim_feed_t *f, uint32_t from, uint32_t upto)
 	for (uint32_t d = from; d <= upto && n < WIRE_MAX_BATCH_RECORDS; d++) {
 		int k = f->kinds[d - 1];
 
-		recs[n++] = (wire_bytes_t){ w.rec[k], w.rec_len[k] };
+		recs[n++] = (wire_bytes_t){w.rec[k], w.rec_len[k]};
 	}
 	return s_len(wire_records(recs, n, &b, &len), &b, &len);
 }
@@ -266,8 +290,9 @@ size_t sim_wire_request_ids(uint32_t n)
 		n = WIRE_MAX_REQUEST_IDS;
 	for (uint32_t i = 0; i < n; i++)
 		memset(ids[i], (int)(i * 7 + 1), WIRE_ID_BYTES);
-	return s_len(wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids,
-				      n, &b, &len), &b, &len);
+	return s_len(wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n,
+				      &b, &len),
+		     &b, &len);
 }
 
 size_t sim_wire_hello(void)
@@ -287,7 +312,7 @@ size_t sim_wire_peers(uint32_t n)
 	if (n > WIRE_MAX_DESCS)
 		n = WIRE_MAX_DESCS;
 	for (uint32_t i = 0; i < n; i++)
-		d[i] = (wire_bytes_t){ w.desc, w.desc_len };
+		d[i] = (wire_bytes_t){w.desc, w.desc_len};
 	return s_len(wire_peers(d, n, &b, &len), &b, &len);
 }
 
@@ -340,14 +365,14 @@ static size_t s_fill(sim_t *s, wire_vec_t *v, const uint32_t *ea,
 size_t sim_wire_vector(sim_t *s, uint32_t node, const uint32_t *ea,
 		       const uint16_t *ed, uint32_t n, uint64_t mask)
 {
-	wire_vec_t *v = xcalloc((size_t)n + (mask ? s->p.nodes : 0) + 1,
-				sizeof(*v));
+	wire_vec_t *v =
+		xcalloc((size_t)n + (mask ? s->p.nodes : 0) + 1, sizeof(*v));
 	size_t k = s_fill(s, v, ea, ed, n, mask), total = 0;
 
 	(void)node;
 	for (size_t off = 0; off < k; off += WIRE_MAX_VECTOR) {
-		size_t m = k - off < WIRE_MAX_VECTOR ? k - off :
-						       WIRE_MAX_VECTOR;
+		size_t m =
+			k - off < WIRE_MAX_VECTOR ? k - off : WIRE_MAX_VECTOR;
 		uint8_t *b = NULL;
 		size_t len = 0;
 

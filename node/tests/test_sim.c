@@ -28,11 +28,11 @@ static void s_run(double loss, double churn, uint64_t seed)
 	p.offline_s = 60;
 	p.seed = seed;
 	CHECK(sim_run(&p, &r) == 0);
-	fprintf(stderr, "loss %.2f churn %.2f: %llu records, %llu deliveries,"
+	fprintf(stderr,
+		"loss %.2f churn %.2f: %llu records, %llu deliveries,"
 		" %llu missing, %llu duplicates, %llu lost, %u offline\n",
 		loss, churn, (unsigned long long)r.records,
-		(unsigned long long)r.deliveries,
-		(unsigned long long)r.missing,
+		(unsigned long long)r.deliveries, (unsigned long long)r.missing,
 		(unsigned long long)r.duplicates, (unsigned long long)r.lost,
 		r.churned);
 	CHECK(r.records > 500);
