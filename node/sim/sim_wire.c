@@ -5,11 +5,8 @@
  * an accept, a decline, an advert of three boards), and every records
  * message is wire_records over those bytes. Vectors, wants, credits,
  * pings, requests, request-ids, hellos and peers are encoded by wire.c
- * for each message (pings once: their nonce is always a 32-bit number).
- *
- * The digest message is being added to the node; until then its size is
- * that of the same fields encoded the way proto/msg.c encodes messages:
- * [type, [[hash, count] x DIGEST_BUCKETS]].
+ * for each message (pings once: their nonce is always a 32-bit number),
+ * and so are the digest (wire_digest) and its answer (wire_ranges).
  */
 #include "node/sim/sim_int.h"
 #include "node/results/results_synth.h"
@@ -25,7 +22,6 @@
 #include <string.h>
 
 #define SIM_CASES 50
-#define SIM_DIGEST_TYPE (MSG_TYPE_MAX + 1)
 
 static struct {
 	uint8_t *rec[8];
@@ -300,7 +296,7 @@ size_t sim_wire_hello(void)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	return s_len(wire_hello(w.desc, w.desc_len, &b, &len), &b, &len);
+	return s_len(wire_hello(w.desc, w.desc_len, true, &b, &len), &b, &len);
 }
 
 size_t sim_wire_peers(uint32_t n)
@@ -316,22 +312,19 @@ size_t sim_wire_peers(uint32_t n)
 	return s_len(wire_peers(d, n, &b, &len), &b, &len);
 }
 
+_Static_assert(DIGEST_BUCKETS == WIRE_DIGEST_RANGES, "one digest range a wire range");
+
 size_t sim_wire_digest(const digest_t *d)
 {
-	mp_enc_t e;
+	wire_range_t r[DIGEST_BUCKETS];
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	mp_enc_init(&e, 1024);
-	mp_put_array(&e, 2);
-	mp_put_uint(&e, SIM_DIGEST_TYPE);
-	mp_put_array(&e, DIGEST_BUCKETS);
 	for (unsigned i = 0; i < DIGEST_BUCKETS; i++) {
-		mp_put_array(&e, 2);
-		mp_put_uint(&e, d->hash[i]);
-		mp_put_uint(&e, d->count[i]);
+		r[i].hash = d->hash[i];
+		r[i].count = d->count[i];
 	}
-	return s_len(mp_enc_finish(&e, &b, &len), &b, &len);
+	return s_len(wire_digest(r, &b, &len), &b, &len);
 }
 
 /* One vector message's entries: the active authors given, and with mask
@@ -376,7 +369,10 @@ size_t sim_wire_vector(sim_t *s, uint32_t node, const uint32_t *ea,
 		uint8_t *b = NULL;
 		size_t len = 0;
 
-		total += s_len(wire_vector(v + off, m, &b, &len), &b, &len);
+		/* an answer to a digest is the node's `ranges` message */
+		total += s_len(mask ? wire_ranges(mask, v + off, m, &b, &len)
+				    : wire_vector(v + off, m, &b, &len),
+			       &b, &len);
 	}
 	free(v);
 	return total;
