@@ -19,6 +19,7 @@ static const char *const s_names[] = {
 	[MSG_PING] = "ping",	     [MSG_PONG] = "pong",
 	[MSG_CANCEL] = "cancel",     [MSG_LEASE] = "lease",
 	[MSG_RELAY] = "relay",	     [MSG_RELAY_BACK] = "relay-back",
+	[MSG_DIGEST] = "digest",     [MSG_RANGES] = "ranges",
 };
 
 /* Number of fields after the tag, per type. */
@@ -28,7 +29,7 @@ static const uint32_t s_arity[] = {
 	[MSG_RECORDS] = 1,     [MSG_CREDIT] = 1, [MSG_BLOB_GET] = 3,
 	[MSG_BLOB_DATA] = 4,   [MSG_PING] = 1,	 [MSG_PONG] = 1,
 	[MSG_CANCEL] = 1,      [MSG_LEASE] = 1,	 [MSG_RELAY] = 3,
-	[MSG_RELAY_BACK] = 3,
+	[MSG_RELAY_BACK] = 3,  [MSG_DIGEST] = 1, [MSG_RANGES] = 2,
 };
 
 const char *msg_type_name(int type)
@@ -102,7 +103,8 @@ static int s_dec_ids(mp_reader_t *r, arena_t *a, msg_t *m)
 	return 0;
 }
 
-static int s_dec_vector(mp_reader_t *r, arena_t *a, msg_t *m)
+static int s_dec_entries(mp_reader_t *r, arena_t *a,
+			 const msg_vec_entry_t **ret, size_t *ret_n)
 {
 	uint32_t n;
 	int e = mp_get_array(r, 36, PROTO_MAX_VECTOR, &n);
@@ -123,8 +125,41 @@ static int s_dec_vector(mp_reader_t *r, arena_t *a, msg_t *m)
 				      (const char *)v[i].author, 32)) < 0)
 			return e;
 	}
-	m->vector.entries = v;
-	m->vector.n = n;
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int s_dec_vector(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	return s_dec_entries(r, a, &m->vector.entries, &m->vector.n);
+}
+
+static int s_dec_ranges(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	int e = mp_get_uint(r, &m->ranges.mask);
+
+	if (e < 0)
+		return e;
+	return s_dec_entries(r, a, &m->ranges.entries, &m->ranges.n);
+}
+
+/* Exactly PROTO_DIGEST_RANGES pairs: a fixed size, nothing to cap. */
+static int s_dec_digest(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	msg_digest_range_t *d;
+	int e = mp_get_array_exact(r, PROTO_DIGEST_RANGES);
+
+	if (e < 0)
+		return e;
+	d = arena_array(a, PROTO_DIGEST_RANGES, sizeof(*d));
+	for (uint32_t i = 0; i < PROTO_DIGEST_RANGES; i++) {
+		if ((e = mp_get_array_exact(r, 2)) < 0 ||
+		    (e = dec_u32(r, 0, UINT32_MAX, &d[i].count)) < 0 ||
+		    (e = mp_get_uint(r, &d[i].hash)) < 0)
+			return e;
+	}
+	m->digest.ranges = d;
 	return 0;
 }
 
@@ -201,6 +236,10 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 		return s_dec_ids(r, a, m);
 	case MSG_VECTOR:
 		return s_dec_vector(r, a, m);
+	case MSG_RANGES:
+		return s_dec_ranges(r, a, m);
+	case MSG_DIGEST:
+		return s_dec_digest(r, a, m);
 	case MSG_WANT:
 		return s_dec_want(r, m);
 	case MSG_RECORDS:
@@ -217,6 +256,16 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 		return mp_get_uint(r, &m->nonce);
 	}
 	return PROTO_E_KIND;
+}
+
+static void s_enc_entries(mp_enc_t *e, const msg_vec_entry_t *v, size_t n)
+{
+	enc_array(e, n);
+	for (size_t i = 0; i < n; i++) {
+		mp_put_array(e, 2);
+		mp_put_bin(e, v[i].author, 32);
+		mp_put_uint(e, v[i].seq);
+	}
 }
 
 static void s_enc_body(mp_enc_t *e, const msg_t *m)
@@ -251,11 +300,18 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 			mp_put_bin(e, m->request_ids.ids + 32 * i, 32);
 		return;
 	case MSG_VECTOR:
-		enc_array(e, m->vector.n);
-		for (size_t i = 0; i < m->vector.n; i++) {
+		s_enc_entries(e, m->vector.entries, m->vector.n);
+		return;
+	case MSG_RANGES:
+		mp_put_uint(e, m->ranges.mask);
+		s_enc_entries(e, m->ranges.entries, m->ranges.n);
+		return;
+	case MSG_DIGEST:
+		mp_put_array(e, PROTO_DIGEST_RANGES);
+		for (size_t i = 0; i < PROTO_DIGEST_RANGES; i++) {
 			mp_put_array(e, 2);
-			mp_put_bin(e, m->vector.entries[i].author, 32);
-			mp_put_uint(e, m->vector.entries[i].seq);
+			mp_put_uint(e, m->digest.ranges[i].count);
+			mp_put_uint(e, m->digest.ranges[i].hash);
 		}
 		return;
 	case MSG_WANT:

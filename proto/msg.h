@@ -34,6 +34,15 @@
  *                                          reply bin <= PROTO_MAX_LEASE:
  *                                          a signed lease reply going back
  *                                          the way op_id came
+ *   [DIGEST, [[count, hash]...]]           exactly PROTO_DIGEST_RANGES
+ *                                          ranges of the sender's vector:
+ *                                          count <= UINT32_MAX, hash uint;
+ *                                          only to a peer with
+ *                                          MSG_FEATURE_DIGEST
+ *   [RANGES, mask, [[author, seq]...]]     mask uint (bit i: range i), the
+ *                                          entries as in VECTOR: the answer
+ *                                          to a digest, every entry of the
+ *                                          sender's in the ranges of mask
  *
  * Nested signed objects (descriptors, requests, records, cancels) travel
  * as bin and are returned as borrowed slices of the message bytes: the
@@ -60,6 +69,10 @@
 #define MSG_FEATURE_CANCEL (1u << 1) /* understands cancel */
 #define MSG_FEATURE_LEASE (1u << 2)  /* takes lease, relay, relay-back */
 #define MSG_FEATURE_BLOB_RELAY (1u << 3) /* takes blob-get with hops */
+#define MSG_FEATURE_DIGEST (1u << 4) /* takes digest and ranges */
+
+/* Ranges of the author key space in a digest message. */
+#define PROTO_DIGEST_RANGES 64
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -78,8 +91,10 @@ enum msg_type {
 	MSG_LEASE,
 	MSG_RELAY,
 	MSG_RELAY_BACK,
+	MSG_DIGEST,
+	MSG_RANGES,
 };
-#define MSG_TYPE_MAX MSG_RELAY_BACK
+#define MSG_TYPE_MAX MSG_RANGES
 
 /* "hello", "peers"...; "?" out of range. Borrowed. */
 const char *msg_type_name(int type);
@@ -88,6 +103,11 @@ typedef struct {
 	uint8_t author[32];
 	uint64_t seq; /* highest seq held, >= 1 */
 } msg_vec_entry_t;
+
+typedef struct {
+	uint32_t count; /* entries in the range */
+	uint64_t hash;  /* XOR of their hashes */
+} msg_digest_range_t;
 
 typedef struct msg {
 	enum msg_type type;
@@ -117,6 +137,14 @@ typedef struct msg {
 			const msg_vec_entry_t *entries;
 			size_t n;
 		} vector;
+		struct {
+			const msg_digest_range_t *ranges; /* PROTO_DIGEST_RANGES */
+		} digest;
+		struct {
+			uint64_t mask;
+			const msg_vec_entry_t *entries;
+			size_t n;
+		} ranges;
 		struct {
 			uint8_t author[32];
 			uint64_t from_seq;

@@ -1,13 +1,15 @@
 /*
  * cmd_submit_wait: a request as the network answers it (the view of
  * node/results/reqview: which labs accepted or declined it, per accepted
- * board its latest event and its run record). `status` shows it once;
- * `submit --wait` follows it (a redrawn table on a terminal, one line
- * per change otherwise) until every board finished, then prints the
- * result matrix of the results index.
+ * board its latest event and its run record; with why this node's own
+ * lab kept silent, from its jobs.db). `status` shows it once; `submit
+ * --wait` follows it (a redrawn table on a terminal, one line per change
+ * otherwise) until every board finished, then prints the result matrix
+ * of the results index.
  */
 #include "node/cli/jobs_cli.h"
 
+#include "node/jobs/jobs.h"
 #include "node/results/query.h"
 #include "node/results/reqview.h"
 #include "node/results/results.h"
@@ -162,17 +164,35 @@ static void s_listen(s_ears_t *e, const reqview_t *v, int64_t now)
 	}
 }
 
+/* Labs that accepted, and their boards. */
+static size_t s_accepted(const reqview_t *v, size_t *ret_boards)
+{
+	size_t labs = 0, boards = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		labs += v->labs[i].answer == REQVIEW_ACCEPTED;
+		boards += v->labs[i].n_boards;
+	}
+	*ret_boards = boards;
+	return labs;
+}
+
 /*
- * Whether to stop following: every lab answered (or, past the answer
- * grace, is let go) and every lab that accepted finished or said
- * nothing for silence_ms. The labs let go are named in gone.
+ * Whether to stop following: every lab the request names answered (or,
+ * past the answer grace, is let go) and every lab that accepted finished
+ * or said nothing for silence_ms. A request that names no lab is followed
+ * the accept window at least (no answer says that all came), and given
+ * up past the answer grace when no lab accepted. The labs let go are
+ * named in gone.
  */
 static bool s_settled(const reqview_t *v, s_ears_t *e, int64_t now,
 		      int64_t start, int64_t silence_ms, buf_t *gone)
 {
-	size_t answered = 0;
+	size_t answered = 0, boards;
 
 	buf_reset(gone);
+	if (!v->names && now - start < SUBMIT_ACCEPT_WINDOW_MS)
+		return false;
 	for (size_t i = 0; i < v->n; i++) {
 		const reqview_lab_t *l = &v->labs[i];
 		const s_heard_t *h = s_heard(e, l->author);
@@ -197,7 +217,81 @@ static bool s_settled(const reqview_t *v, s_ears_t *e, int64_t now,
 			   gone->len ? ", " : "", l->name,
 			   (long long)(quiet / 1000));
 	}
+	if (!v->names && !s_accepted(v, &boards))
+		return now - start >= SUBMIT_ANSWER_GRACE_MS;
 	return answered > 0;
+}
+
+/* Done: every named lab answered, every accepted board finished, and for
+ * a request that names no lab, the accept window is over. */
+static bool s_done(const reqview_t *v, int64_t now, int64_t start)
+{
+	if (!v->names && now - start < SUBMIT_ACCEPT_WINDOW_MS)
+		return false;
+	return reqview_done(v, false);
+}
+
+/* How it ended: how many labs took it; when none did, why none may have. */
+static void s_summary(const reqview_t *v, FILE *f)
+{
+	size_t boards, labs = s_accepted(v, &boards);
+
+	if (labs)
+		fprintf(f, "accepted by %zu lab%s, on %zu board%s\n", labs,
+			labs == 1 ? "" : "s", boards, boards == 1 ? "" : "s");
+	else if (!v->names)
+		fprintf(f, "no lab accepted it (a lab whose boards cannot"
+			" serve a request says nothing; --lab or --board get"
+			" a named lab's reason)\n");
+	else
+		fprintf(f, "no lab accepted it\n");
+	fflush(f);
+}
+
+static void s_view(const cli_t *cli, const uint8_t id[32], sqlite3 *db,
+		   reqview_t *v)
+{
+	reqview_t fresh = { 0 };
+
+	reqview_collect(db, id, &fresh);
+	jobs_silent_view(cli->home, id, &fresh);
+	s_carry(v, &fresh);
+	reqview_free(v);
+	*v = fresh;
+}
+
+static void s_show(const cli_t *cli, reqview_t *v, s_printed_t *printed,
+		   bool tty)
+{
+	if (tty) {
+		printf("\033[H\033[J");
+		reqview_table(v, stdout);
+		fflush(stdout);
+	} else if (!cli->json) {
+		s_lines(v, printed, stdout);
+	}
+}
+
+static int s_end(const cli_t *cli, const uint8_t id[32], bool follow,
+		 bool let_go, reqview_t *v)
+{
+	int rc;
+
+	if (cli->json)
+		reqview_json(v, id, stdout);
+	else if (!follow)
+		reqview_table(v, stdout);
+	if (follow && !let_go && !reqview_done(v, true))
+		fprintf(stderr, "labmesh submit: gave up waiting; 'labmesh"
+			" status' shows where it stands\n");
+	if (follow && !cli->json)
+		s_summary(v, stdout);
+	if (follow && !cli->json)
+		s_matrix(cli->home, id, false);
+	rc = follow ? s_verdict(v) : CLI_EXIT_OK;
+	if (follow && !reqview_done(v, true))
+		rc = CLI_EXIT_FAIL;
+	return rc;
 }
 
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
@@ -208,7 +302,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 	bool let_go = false;
 	int64_t start = s_now_ms(), until = start + timeout_ms;
 	bool tty = isatty(STDOUT_FILENO) && !cli->json;
-	reqview_t v = { 0 }, fresh;
+	reqview_t v = { 0 };
 	s_printed_t printed = { 0 };
 	sqlite3 *db = NULL;
 	int rc;
@@ -218,22 +312,12 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 				" store in %s", cli->home);
 	buf_init(&gone, 4096);
 	for (;;) {
-		memset(&fresh, 0, sizeof(fresh));
-		reqview_collect(db, id, &fresh);
-		s_carry(&v, &fresh);
-		reqview_free(&v);
-		v = fresh;
+		s_view(cli, id, db, &v);
 		if (!follow)
 			break;
-		if (tty) {
-			printf("\033[H\033[J");
-			reqview_table(&v, stdout);
-			fflush(stdout);
-		} else if (!cli->json) {
-			s_lines(&v, &printed, stdout);
-		}
+		s_show(cli, &v, &printed, tty);
 		s_listen(&ears, &v, s_now_ms());
-		if (reqview_done(&v, false) || s_now_ms() >= until)
+		if (s_done(&v, s_now_ms(), start) || s_now_ms() >= until)
 			break;
 		if (s_settled(&v, &ears, s_now_ms(), start, silence_ms,
 			      &gone)) {
@@ -242,7 +326,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 					" for %s (--silence %lld s)\n",
 					buf_str(&gone),
 					(long long)(silence_ms / 1000));
-			let_go = !reqview_done(&v, true);
+			let_go = true;
 			break;
 		}
 		usleep(SUBMIT_POLL_MS * 1000);
@@ -251,18 +335,7 @@ int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,
 	free(printed.ids);
 	free(ears.h);
 	buf_free(&gone);
-	if (cli->json)
-		reqview_json(&v, id, stdout);
-	else if (!follow)
-		reqview_table(&v, stdout);
-	if (follow && !let_go && !reqview_done(&v, true))
-		fprintf(stderr, "labmesh submit: gave up waiting; 'labmesh"
-			" status' shows where it stands\n");
-	if (follow && !cli->json)
-		s_matrix(cli->home, id, false);
-	rc = follow ? s_verdict(&v) : CLI_EXIT_OK;
-	if (follow && !reqview_done(&v, true))
-		rc = CLI_EXIT_FAIL;
+	rc = s_end(cli, id, follow, let_go, &v);
 	reqview_free(&v);
 	return rc;
 }
@@ -341,10 +414,12 @@ static int s_list_one(void *arg, const uint8_t *id, const uint8_t *bytes,
 	proto_hex(id, 32, hex);
 	s_when((int64_t)r->created_ms, when);
 	s_kernel_text(r, kern, sizeof(kern));
-	if (reqview_collect(l->db, id, &v) == 0)
+	if (reqview_collect(l->db, id, &v) == 0) {
+		jobs_silent_view(l->cli->home, id, &v);
 		s_state_text(&v, state, sizeof(state));
-	else
+	} else {
 		snprintf(state, sizeof(state), "?");
+	}
 	reqview_free(&v);
 	if (l->n++ == 0)
 		printf("%-12s  %-16s  %-16s  %-28s  %s\n", "REQUEST", "SUBMITTED",

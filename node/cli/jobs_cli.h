@@ -14,18 +14,26 @@
 
 #define SUBMIT_POLL_MS 250
 #define SUBMIT_DEFAULT_WAIT_MS (6LL * 3600 * 1000)
-/* a lab silent this long after the submit (an advert of a lab that is
- * gone) is not waited for once everyone else is done */
+/* a lab the request names, silent this long after the submit (an advert
+ * of a lab that is gone), is not waited for once everyone else is done;
+ * a request that names no lab and no lab accepted is given up then */
 #define SUBMIT_ANSWER_GRACE_MS (60 * 1000)
+/* a request that names no lab or board: accepts are awaited this long
+ * after the submit, even once every board that took it finished (a lab
+ * that cannot serve it says nothing, so no answer tells that all came) */
+#define SUBMIT_ACCEPT_WINDOW_MS (10 * 1000)
 /* a lab that accepted and then said nothing this long (a running job
  * says it is alive every minute) is not waited for: --silence */
 #define SUBMIT_DEFAULT_SILENCE_MS (10 * 60 * 1000)
 
 /*
- * Show where request id stands (once, or following it until every lab
- * answered and every accepted board finished, with live progress), then
- * the result matrix. Following ends when every lab that accepted is done
- * or has said nothing new for silence_ms (each such lab is named). Returns
+ * Show where request id stands (once, or following it until every lab it
+ * names answered and every accepted board finished, with live progress),
+ * then the result matrix. Following ends when every lab that accepted is
+ * done or has said nothing new for silence_ms (each such lab is named);
+ * a request that names no lab is followed SUBMIT_ACCEPT_WINDOW_MS at
+ * least, and given up after SUBMIT_ANSWER_GRACE_MS when no lab accepted.
+ * The view adds why this node's own lab kept silent, when it did. Returns
  * the exit status: 0 when every board that took it passed.
  */
 int submit_follow(const cli_t *cli, const uint8_t id[32], bool follow,

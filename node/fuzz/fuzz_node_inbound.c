@@ -4,16 +4,21 @@
  * requests and records it carries, decode adverts, and put records into
  * a store (an in-memory SQLite database), as the receive path does.
  * Built against proto's fuzzing copy (signatures not checked), so records
- * reach the store and its chain, duplicate and equivocation logic.
+ * reach the store and its chain, duplicate and equivocation logic. A
+ * digest is compared with the digest of the feeds stored so far, and the
+ * entries of ranges are looked up by range, as node_digest.c does.
  */
+#include "node/net/digest.h"
 #include "node/store/store.h"
 #include "node/store/wire.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static store_t *s_store;
+static digest_t s_ours;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,12 +38,38 @@ static void s_records(const wire_msg_t *m)
 				    .kind = r.kind, .ts_ms = r.ts_ms,
 				    .bytes = m->items[i].p,
 				    .len = m->items[i].len };
-		store_put_record(s_store, &sr);
+		if (store_put_record(s_store, &sr) == STORE_ADDED)
+			digest_update(&s_ours, r.author, r.seq - 1, r.seq);
 		if (r.kind == RECORD_ADVERT &&
 		    wire_advert_decode(m->items[i].p, m->items[i].len, &a) == 0)
 			wire_advert_free(&a);
 	}
 	store_commit(s_store);
+}
+
+static void s_digest(const wire_msg_t *m)
+{
+	digest_t theirs;
+	uint64_t mask;
+
+	for (unsigned i = 0; i < DIGEST_BUCKETS; i++) {
+		theirs.count[i] = m->ranges[i].count;
+		theirs.hash[i] = m->ranges[i].hash;
+	}
+	mask = digest_diff(&s_ours, &theirs);
+	if (mask == 0 && memcmp(&s_ours, &theirs, sizeof(theirs)) != 0)
+		abort(); /* a difference the mask missed */
+}
+
+static void s_ranges(const wire_msg_t *m)
+{
+	for (size_t i = 0; i < m->n_vec; i++) {
+		const store_feed_t *f = store_feed(s_store, m->vec[i].author);
+
+		if (digest_in(m->mask, m->vec[i].author) && f &&
+		    f->seq > m->vec[i].seq)
+			digest_entry(f->author, f->seq); /* sent back */
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -69,6 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case WIRE_RECORDS:
 		s_records(&m);
+		break;
+	case WIRE_DIGEST:
+		s_digest(&m);
+		break;
+	case WIRE_RANGES:
+		s_ranges(&m);
 		break;
 	default:
 		break;

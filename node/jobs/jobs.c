@@ -65,7 +65,12 @@ static const char s_schema[] =
 	"CREATE TABLE IF NOT EXISTS cancels(request_id BLOB PRIMARY KEY,"
 	" submitter BLOB, bytes BLOB);"
 	"CREATE TABLE IF NOT EXISTS maintenance(board TEXT PRIMARY KEY,"
-	" reason TEXT NOT NULL, since_ms INT, until_ms INT);";
+	" reason TEXT NOT NULL, since_ms INT, until_ms INT);"
+	/* why this lab kept silent on a request (jobs_accept.c), the
+	 * latest JOBS_MAX_SILENT, for the local `status` to show */
+	"CREATE TABLE IF NOT EXISTS silent(request_id BLOB PRIMARY KEY,"
+	" author BLOB NOT NULL, lab TEXT NOT NULL, reason INT NOT NULL,"
+	" text TEXT NOT NULL, at_ms INT);";
 
 int jobs_db_exec(jobs_t *j, const char *sql)
 {

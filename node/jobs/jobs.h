@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "labs/lab.h"
+#include "node/results/reqview.h"
 #include "node/store/store.h"
 #include "proto/buf.h"
 
@@ -164,6 +165,20 @@ typedef struct {
  */
 int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 		      int (*cb)(void *arg, const jobs_row_t *row), void *arg);
+
+/*
+ * Why this lab kept silent on request id (a decline it did not sign: the
+ * request did not name it), as HOME/jobs.db keeps it: its node id into
+ * ret_author, its lab name into lab (lsz bytes), the DECLINE_* reason
+ * into *ret_reason and its text into text (tsz bytes). Read-only, its
+ * own connection. 0, -ENOENT (none kept, or no jobs.db), -EIO.
+ */
+int jobs_silent_reason(const char *home, const uint8_t id[32],
+		       uint8_t ret_author[32], char *lab, size_t lsz,
+		       int *ret_reason, char *text, size_t tsz);
+/* The same as a decline of this lab in request id's view v, when the
+ * view has no answer of it (`status`, `submit --wait`, the dashboard). */
+void jobs_silent_view(const char *home, const uint8_t id[32], reqview_t *v);
 
 /* The executor child: `labmesh exec-job` (node/jobs/exec_child.c). */
 int cmd_exec_job(int argc, char **argv);

@@ -5,10 +5,13 @@
  * the selected labs), the board selector (each board's fitness: arch,
  * tags, per-board submitters, boot method, recipe, offline) and the
  * per-key quota; then the signed `accept` with the jobs queued
- * (jobs_queue, jobs.c) or the `decline` naming the rule.
+ * (jobs_queue, jobs.c), or the `decline` naming the rule when the
+ * request names this lab or its boards fit but a limit stopped them;
+ * else silence network-wide, the reason kept in jobs.db for the local
+ * `status` (s_decline).
  *
  * Tables read or written here (jobs.c holds the schema): nonces (replay),
- * jobs (the quota's count).
+ * jobs (the quota's count), silent (the reasons not sent).
  */
 #include "node/jobs/builds.h"
 #include "node/jobs/jobs_int.h"
@@ -38,10 +41,72 @@ int jobs_decline(jobs_t *j, const uint8_t id[32], int reason,
 	return j->ctx.append_record(j->ctx.arg, &t);
 }
 
-static int s_decline(jobs_t *j, const uint8_t *req_id, int reason,
+/* Whether req names this lab: in its labs or, when it lists no lab, one
+ * of this lab's boards in its boards (the submitter then waits for this
+ * lab's answer; see reqview.c, which reads the same from the advert). */
+static bool s_named(const lab_config_t *cfg, const request_t *req)
+{
+	const request_selector_t *s = &req->select;
+
+	for (size_t i = 0; i < s->n_labs; i++)
+		if (strcmp(s->labs[i], cfg->name) == 0)
+			return true;
+	if (s->n_labs)
+		return false;
+	for (size_t i = 0; i < s->n_boards; i++)
+		for (size_t b = 0; b < cfg->n_boards; b++)
+			if (strcmp(s->boards[i], cfg->boards[b].name) == 0)
+				return true;
+	return false;
+}
+
+/* Keep why the lab said nothing on req, for the local `status` (the
+ * latest JOBS_MAX_SILENT: a flood of requests cannot grow the table). */
+static void s_keep_silent(jobs_t *j, const request_t *req, int reason,
+			  const char *text)
+{
+	sqlite3_stmt *st = jobs_prep(j, "INSERT OR REPLACE INTO silent"
+				     " VALUES (?, ?, ?, ?, ?, ?)");
+	char sql[160];
+
+	if (!st)
+		return;
+	sqlite3_bind_blob(st, 1, req->id, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, j->ctx.node_id, 32, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, j->ctx.cfg->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, reason);
+	sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, jobs_wall_ms());
+	if (sqlite3_step(st) != SQLITE_DONE)
+		log_error("jobs.db: %s", sqlite3_errmsg(j->db));
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "DELETE FROM silent WHERE rowid <="
+		 " (SELECT max(rowid) FROM silent) - %d;", JOBS_MAX_SILENT);
+	jobs_db_exec(j, sql);
+}
+
+/*
+ * A lab that will not take req signs a decline only when req names it
+ * (its submitter waits for that answer) or when its boards fit and a
+ * limit stopped them (quota, queue): then its word costs no more than an
+ * accept would. Any other lab keeps silent: at N labs, a signed answer
+ * from each would bring N records to every node for every request.
+ */
+static int s_decline(jobs_t *j, const request_t *req, int reason,
 		     const char *text)
 {
-	return jobs_decline(j, req_id, reason, text, "request", "declined");
+	char hex[65];
+
+	if (s_named(j->ctx.cfg, req) || reason == DECLINE_QUOTA ||
+	    reason == DECLINE_BUSY)
+		return jobs_decline(j, req->id, reason, text, "request",
+				    "declined");
+	wire_hex(req->id, 32, hex);
+	if (j->ctx.log_budget(j->ctx.arg))
+		log_info("request %.12s not taken (no answer sent): %s", hex,
+			 text);
+	s_keep_silent(j, req, reason, text);
+	return 0;
 }
 
 /* ---- the decision ------------------------------------------------------- */
@@ -73,6 +138,9 @@ static const lab_recipe_t *s_recipe(const lab_config_t *cfg, const char *arch)
 	return NULL;
 }
 
+/* Why a board is unselected when the request names other boards. */
+static const char s_unnamed[] = "not a selected board";
+
 /* Why board b is not one the request's selector names (boards, arch,
  * tags), or NULL when it is. */
 static const char *s_board_unselected(const lab_board_t *b,
@@ -83,7 +151,7 @@ static const char *s_board_unselected(const lab_board_t *b,
 	const request_kernel_t *k = &req->kernel;
 
 	if (s->n_boards && !s_in(b->name, s->boards, s->n_boards))
-		return "not a selected board";
+		return s_unnamed;
 	if (*s->arch && strcmp(s->arch, b->arch) != 0) {
 		snprintf(why, wsz, "arch %s, not %s", b->arch, s->arch);
 		return why;
@@ -257,7 +325,10 @@ static size_t s_select(jobs_t *j, const request_t *req, s_pick_t *p,
 		if (!no)
 			no = s_board_refused(j, bd, req, w, JOBS_MAX_REFUSAL);
 		if (no) {
-			buf_printf(&b, " %s (%s);", bd->name, no);
+			/* the boards the request did not name are no news
+			 * to its submitter, and a lab may have many */
+			if (no != s_unnamed)
+				buf_printf(&b, " %s (%s);", bd->name, no);
 			if (refused) {
 				if (no != w)
 					snprintf(w, JOBS_MAX_REFUSAL, "%s", no);
@@ -271,6 +342,8 @@ static size_t s_select(jobs_t *j, const request_t *req, s_pick_t *p,
 			break;
 		p->chosen[p->n++] = bd->name;
 	}
+	if (!p->n && b.len == strlen("no board matches:"))
+		buf_puts(&b, " the request names none of this lab's boards");
 	if (!p->n)
 		snprintf(why, wsz, "%s", buf_str(&b));
 	buf_free(&b);
@@ -288,38 +361,38 @@ static void s_decide(jobs_t *j, const request_t *req, const uint8_t *bytes,
 	int reason;
 
 	if (jobs_time_ms(req->expires_ms) <= jobs_wall_ms()) {
-		s_decline(j, req->id, DECLINE_EXPIRED, "request expired");
+		s_decline(j, req, DECLINE_EXPIRED, "request expired");
 		return;
 	}
 	if (!s_nonce_fresh(j, req)) {
-		s_decline(j, req->id, DECLINE_OTHER, "replayed request: this"
+		s_decline(j, req, DECLINE_OTHER, "replayed request: this"
 			  " submitter already used its nonce");
 		return;
 	}
 	if (jobs_cancelled(j, req)) {
-		s_decline(j, req->id, DECLINE_OTHER, "cancelled by the"
+		s_decline(j, req, DECLINE_OTHER, "cancelled by the"
 			  " submitter");
 		return;
 	}
 	reason = s_check_policy(j, req, why, sizeof(why));
 	if (reason) {
-		s_decline(j, req->id, reason, why);
+		s_decline(j, req, reason, why);
 		return;
 	}
 	p = xzalloc(sizeof(*p));
 	n = s_select(j, req, p, why, sizeof(why));
 	if (!n) {
-		s_decline(j, req->id, DECLINE_NO_BOARD, why);
+		s_decline(j, req, DECLINE_NO_BOARD, why);
 		goto free_pick;
 	}
 	if (quota > 0 && s_recent_jobs(j, req->submitter) + (int64_t)n > quota) {
 		snprintf(why, sizeof(why), "policy: quota_per_key %" PRId64
 			 " jobs a day reached for this submitter", quota);
-		s_decline(j, req->id, DECLINE_QUOTA, why);
+		s_decline(j, req, DECLINE_QUOTA, why);
 		goto free_pick;
 	}
 	if (jobs_queue(j, req, bytes, len, p->chosen, n) < 0) {
-		s_decline(j, req->id, DECLINE_BUSY, "cannot queue the jobs");
+		s_decline(j, req, DECLINE_BUSY, "cannot queue the jobs");
 		goto free_pick;
 	}
 	memcpy(t.accept.request_id, req->id, 32);

@@ -29,6 +29,7 @@
 #define JOBS_KILL_GRACE_MS 3000      /* SIGTERM, then SIGKILL */
 #define JOBS_MAX_LINE 8192           /* one line from an executor */
 #define JOBS_MAX_REFUSAL 320         /* why a board was refused (bytes) */
+#define JOBS_MAX_SILENT 4096         /* silent answers kept (table silent) */
 #define JOBS_FETCH_TIMEOUT_MS (10 * 60 * 1000) /* a whole blob */
 #define JOBS_CHUNK_TIMEOUT_MS 5000   /* one chunk from one peer */
 #define JOBS_MAX_FETCHES 64          /* blobs fetched at once */

@@ -1,6 +1,7 @@
 /*
  * jobs_read: read-only queries of HOME/jobs.db for the code above the jobs
- * side (the blob gc's pins, the dashboard's jobs of a request), each over
+ * side (the blob gc's pins, the dashboard's jobs of a request, why the
+ * lab kept silent on a request for `status`), each over
  * its own read-only connection, so the readers need no jobs_t and never
  * write. See jobs.h.
  */
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,4 +146,71 @@ out_close:
 	sqlite3_close(db);
 	free(path);
 	return rc;
+}
+
+static int s_silent_row(sqlite3_stmt *st, uint8_t ret_author[32], char *lab,
+			size_t lsz, int *ret_reason, char *text, size_t tsz)
+{
+	if (sqlite3_column_bytes(st, 0) != 32)
+		return -EIO;
+	memcpy(ret_author, sqlite3_column_blob(st, 0), 32);
+	snprintf(lab, lsz, "%s", s_col_text(st, 1));
+	*ret_reason = sqlite3_column_int(st, 2);
+	snprintf(text, tsz, "%s", s_col_text(st, 3));
+	return 0;
+}
+
+int jobs_silent_reason(const char *home, const uint8_t id[32],
+		       uint8_t ret_author[32], char *lab, size_t lsz,
+		       int *ret_reason, char *text, size_t tsz)
+{
+	char *path = xasprintf("%s/jobs.db", home);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = -EIO, s;
+
+	if (access(path, R_OK) < 0) {
+		free(path);
+		return -ENOENT;
+	}
+	/* a jobs.db of an older node has no table silent: nothing kept */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		goto out_close;
+	sqlite3_busy_timeout(db, JOBS_RO_BUSY_MS);
+	if (sqlite3_prepare_v2(db, "SELECT author, lab, reason, text FROM"
+			       " silent WHERE request_id=?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		rc = -ENOENT;
+		goto out_close;
+	}
+	sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		rc = s_silent_row(st, ret_author, lab, lsz, ret_reason, text,
+				  tsz);
+	else if (s == SQLITE_DONE)
+		rc = -ENOENT;
+out_close:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(path);
+	return rc;
+}
+
+void jobs_silent_view(const char *home, const uint8_t id[32], reqview_t *v)
+{
+	char lab[PROTO_MAX_NAME + 1], text[400];
+	uint8_t author[32];
+	reqview_lab_t *l;
+	int reason;
+
+	if (jobs_silent_reason(home, id, author, lab, sizeof(lab), &reason,
+			       text, sizeof(text)) < 0 ||
+	    !(l = reqview_lab(v, author)) || l->answer)
+		return;
+	snprintf(l->name, sizeof(l->name), "%s", lab);
+	l->answer = REQVIEW_DECLINED;
+	l->n_said++;
+	snprintf(l->decline, sizeof(l->decline), "%s: %s",
+		 decline_reason_name(reason), text);
 }

@@ -65,3 +65,35 @@ bool digest_in(uint64_t mask, const uint8_t author[DIGEST_KEY_BYTES])
 {
 	return (mask >> digest_bucket(author)) & 1;
 }
+
+int digest_pieces(const uint8_t *bucket, size_t n, uint64_t mask, size_t max,
+		  digest_piece_fn *fn, void *arg)
+{
+	size_t at = 0, from = 0;
+	uint64_t cur = 0;
+	int rc = 0;
+
+	for (unsigned r = 0; r < DIGEST_BUCKETS && rc >= 0; r++) {
+		size_t end = at;
+
+		if (!((mask >> r) & 1))
+			continue;
+		while (end < n && bucket[end] == r)
+			end++;
+		if (end - from > max && at > from) {
+			/* the ranges so far, whole, before this one */
+			rc = fn(arg, from, at - from, cur);
+			from = at;
+			cur = 0;
+		}
+		while (rc >= 0 && end - from > max) {
+			rc = fn(arg, from, max, 0); /* a range too large */
+			from += max;
+		}
+		cur |= (uint64_t)1 << r;
+		at = end;
+	}
+	if (rc >= 0)
+		rc = fn(arg, from, at - from, cur);
+	return rc < 0 ? rc : 0;
+}

@@ -38,4 +38,20 @@ void digest_update(digest_t *d, const uint8_t author[DIGEST_KEY_BYTES],
 uint64_t digest_diff(const digest_t *a, const digest_t *b);
 bool digest_in(uint64_t mask, const uint8_t author[DIGEST_KEY_BYTES]);
 
+/*
+ * The answer to a digest in pieces: n entries sorted by author (so by
+ * range; bucket[i] the range of entry i, every one in mask) cut into
+ * pieces of at most max entries (max >= 1), in order, each with the mask
+ * of the ranges whose entries end in it; every range of mask is in
+ * exactly one piece's mask (an empty one in the first piece after the
+ * ranges before it), and a range of more than max entries is cut, its
+ * bit with its last piece. fn(arg, from, count, piece_mask) is called
+ * per piece, at least once; a negative return stops and is returned;
+ * else 0.
+ */
+typedef int digest_piece_fn(void *arg, size_t from, size_t count,
+			    uint64_t mask);
+int digest_pieces(const uint8_t *bucket, size_t n, uint64_t mask, size_t max,
+		  digest_piece_fn *fn, void *arg);
+
 #endif

@@ -292,6 +292,12 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	case WIRE_VECTOR:
 		repl_on_vector(node, p, m);
 		break;
+	case WIRE_DIGEST:
+		repl_on_digest(node, p, m);
+		break;
+	case WIRE_RANGES:
+		repl_on_ranges(node, p, m);
+		break;
 	case WIRE_WANT:
 		repl_on_want(node, p, m);
 		break;
@@ -527,7 +533,9 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 	repl_tick(node);
 	s_blob_gc(node);
 	if (node_now() - node->last_trim_ms > NODE_TRIM_MS) {
-		/* give freed buffers (bursts, attacks) back to the system */
+		/* give freed buffers (bursts, attacks) and, once no record
+		 * came for a trim period, the store's page cache back */
+		store_shrink_idle(node->store);
 		malloc_trim(0);
 		node->last_trim_ms = node_now();
 	}
@@ -538,6 +546,11 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 void node_set_tamper(node_t *node, bool on)
 {
 	node->tamper = on;
+}
+
+void node_set_no_digest(node_t *node, bool on)
+{
+	node->no_digest = on;
 }
 int node_run(node_t *node)
 {

@@ -65,5 +65,10 @@ int node_set_board(node_t *node, const char *board, int state,
  * (a relay that tampers in transit). Only the test programs set this.
  */
 void node_set_tamper(node_t *node, bool on);
+/*
+ * Testing aid: behave as a node of the version before digests: no
+ * MSG_FEATURE_DIGEST in its hello, whole vectors to every peer.
+ */
+void node_set_no_digest(node_t *node, bool on);
 
 #endif

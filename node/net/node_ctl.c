@@ -400,6 +400,9 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_obj_close(&j);
 	json_key_uint(&j, "records_from_peers", node->records_in);
 	json_key_uint(&j, "records_received", node->records_rx_items);
+	/* entries of peers' vectors held here: bounded by what differs,
+	 * not by the number of feeds */
+	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));
 	json_key_int(&j, "last_request_ms", node->last_request_ms);
 	json_key_int(&j, "last_record_ms", node->last_record_ms);
 	json_obj_close(&j);

@@ -89,6 +89,7 @@ static int s_append_synthetic(node_t *node, uint64_t n)
 		return rc;
 	}
 	rc = store_commit(node->store);
+	repl_vec_sync(node, node->key.pk);
 	if (rc == 0) {
 		node->vec_dirty = true;
 		repl_send_vectors(node);

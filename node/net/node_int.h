@@ -5,6 +5,7 @@
 #define LABMESH_NODE_NODE_INT_H
 
 #include "labs/lab.h"
+#include "node/net/digest.h"
 #include "node/net/node.h"
 #include "node/store/store.h"
 #include "node/store/wire.h"
@@ -62,6 +63,7 @@
 #define NODE_TRIM_MS 5000
 #define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
 #define NODE_MALLOC_ARENAS 2
+#define NODE_MALLOC_MMAP (128 * 1024) /* larger blocks mapped apart */
 #define NODE_BEACON_PORT 7709            /* UDP, LAN hint */
 #define NODE_BEACON_MS 2000
 #define NODE_LOG_EVERY_MS 10000         /* garbage logging per peer */
@@ -97,6 +99,12 @@
 /* Their vector: entries for authors we hold no feed of (invented, or not
  * pulled yet) per peer; more in one vector message is the peer's garbage */
 #define NODE_MAX_VEC_UNKNOWN 4096
+/* digests a peer may send us per minute: each costs us the ranges that
+ * differ (up to our whole vector); we send one peer at most one per
+ * NODE_DIGEST_EVERY_MS but at a session's start (restarts are capped by
+ * NODE_MAX_RESET_PER_MIN) */
+#define NODE_DIGEST_EVERY_MS 5000
+#define NODE_MAX_DIGEST_PER_MIN 30
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
 #define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
 					 * held feeds and others each */
@@ -155,10 +163,26 @@ typedef struct peer {
 	 * peers it tells of its own records itself (node_repl.c) */
 	uint8_t their_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
 	size_t n_their_ids;
-	/* replication: their vector (hex author -> uint64 in a malloc'd box)
-	 * and what we last told them */
+	/* replication: their vector (hex author -> uint64 in a malloc'd box),
+	 * only the entries that differ from ours: those ahead of us (to
+	 * pull) and those not yet weighed against a change of ours; what we
+	 * told them: every change of our vector up to the number told, but
+	 * those whose author tells them itself (skip: hex author -> "",
+	 * looked at again each time) */
 	zhashx_t *their_vec;
-	zhashx_t *sent_vec;
+	uint64_t told;
+	zhashx_t *skip;
+	/* digests: a digest (or, to a peer without MSG_FEATURE_DIGEST, our
+	 * whole vector) is due; the ranges of our last digest whose answer
+	 * is due; the ranges of ours we sent it in full, answering its
+	 * digest; its digests lately; a digest again once the unknown
+	 * authors of its last answer are pulled */
+	bool resync;
+	int64_t digest_sent_ms;
+	uint64_t ranges_open, ranges_told;
+	int64_t digest_window_ms;
+	int digest_count;
+	bool digest_soon;
 	/* our own feed's seq it holds by what we sent it (pushed or served)
 	 * in this session, so our next record is pushed to it at once */
 	uint64_t own_sent;
@@ -212,6 +236,14 @@ typedef struct {
 	int hello_count;
 } stranger_t;
 
+/* An entry of our vector: its seq, and the number of its last change. */
+typedef struct {
+	uint8_t author[WIRE_KEY_BYTES];
+	uint64_t seq;
+	uint64_t chg;
+	void *handle; /* in vec_log */
+} vec_mine_t;
+
 /* One pull in flight per author. */
 typedef struct {
 	peer_t *peer;
@@ -248,6 +280,14 @@ struct node {
 	 * the hex ids already converted, and the feeds looked at */
 	zhashx_t *ids, *ids_done;
 	size_t ids_feeds;
+	/* our vector as peers are told it (node_repl.c): hex author ->
+	 * vec_mine_t (owned), in order of their last change (vec_log,
+	 * borrowed), the number of the last change, and its digest; an
+	 * equivocator's feed is in none of them */
+	zhashx_t *vec_mine;
+	zlistx_t *vec_log;
+	uint64_t vec_chg;
+	digest_t digest;
 	int64_t next_round_ms, next_full_ms;
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
@@ -281,6 +321,7 @@ struct node {
 	bool stopping;
 	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;
+	bool no_digest; /* testing: as a node before digests */
 	uint64_t debug_append_left;
 	int debug_timer;
 	int *board_state;     /* enum board_state per config board */
@@ -365,6 +406,21 @@ void peer_restore(node_t *node);
 /* node_repl.c */
 void repl_on_active(node_t *node, peer_t *p);
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m);
+/* Our vector (and digest) takes author's feed as the store now holds it,
+ * or every feed (at start, and each round: a path that forgot one). */
+void repl_vec_sync(node_t *node, const uint8_t *author);
+void repl_vec_sync_all(node_t *node);
+void repl_vec_destroy(node_t *node);
+/* Send p our digest (node_digest.c); 0 or -errno of node_send. */
+int repl_send_digest(node_t *node, peer_t *p);
+/* Take n entries of p's vector (node_repl.c): asked, an answer to our
+ * digest (more unknown authors than we hold are not its fault then). */
+void repl_take_entries(node_t *node, peer_t *p, const wire_vec_t *v,
+		       size_t n, bool asked);
+/* Entries of their vectors held for all peers (status). */
+size_t repl_vec_state(node_t *node);
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m);

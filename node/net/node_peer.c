@@ -144,8 +144,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p->state = PEER_DOWN;
 	p->their_vec = zhashx_new();
 	zhashx_set_destructor(p->their_vec, s_free_box);
-	p->sent_vec = zhashx_new();
-	zhashx_set_destructor(p->sent_vec, s_free_box);
+	p->skip = zhashx_new(); /* items: a static mark */
 	repl_forget_requests(p); /* makes req_known */
 	p->distrust = zhashx_new();
 	zhashx_set_destructor(p->distrust, s_free_box);
@@ -170,7 +169,7 @@ void peer_free(peer_t **pp)
 		return;
 	zsock_destroy(&p->dealer);
 	zhashx_destroy(&p->their_vec);
-	zhashx_destroy(&p->sent_vec);
+	zhashx_destroy(&p->skip);
 	zhashx_destroy(&p->req_known);
 	zhashx_destroy(&p->distrust);
 	free(p->req_todo);
@@ -185,7 +184,8 @@ static void s_send_hello(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (wire_hello(node->desc, node->desc_len, &b, &len) == 0)
+	if (wire_hello(node->desc, node->desc_len, !node->no_digest, &b,
+		       &len) == 0)
 		node_send(node, p, b, len);
 	p->last_hello_ms = node_now();
 }

@@ -5,9 +5,13 @@
  *
  * Feeds. Each side tells the other its vector (author -> highest
  * contiguous seq), sending only entries changed since it last told that
- * peer. A node behind on an author pulls with want(author, from, max)
- * from ONE upstream per author at a time — the peer claiming the highest
- * seq — and switches when that upstream stalls. The server answers a want
+ * peer (changes are numbered: node_digest.c keeps our vector in order of
+ * change, and a peer's state is the number told, plus what of its vector
+ * differs from ours). A new session, and one peer per safety-net round,
+ * reconcile by range digests (node_digest.c). A node behind on an author
+ * pulls with want(author, from, max) from ONE upstream per author at a
+ * time — the peer claiming the highest seq — and switches when that
+ * upstream stalls. The server answers a want
  * with records batches (<= WIRE_MAX_BATCH_RECORDS, <= WIRE_MAX_BATCH_BYTES)
  * while it has credit from the puller; the puller returns credit for
  * every batch it has stored. Every record is verified over its received
@@ -97,38 +101,136 @@ static bool s_author_tells(node_t *node, const uint8_t *author, peer_t *p)
 	return false;
 }
 
-/* Send p the entries of our vector that changed since we last told it. */
+/* Whether a change of ours is still to be weighed for p (its vector
+ * entry for author hex then stays: it may hold as much already). */
+static bool s_pending(node_t *node, peer_t *p, const char *hex)
+{
+	vec_mine_t *e = node->vec_mine ? zhashx_lookup(node->vec_mine, hex) :
+					 NULL;
+
+	return (e && e->chg > p->told) || zhashx_lookup(p->skip, hex);
+}
+
+/* Forget p's entries we hold as much of, with nothing pending: only what
+ * differs from ours stays (their_vec is not F entries per peer). */
+static void s_their_prune(node_t *node, peer_t *p)
+{
+	zlistx_t *keys = zhashx_keys(p->their_vec);
+
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		uint64_t *s = zhashx_lookup(p->their_vec, k);
+		uint8_t author[WIRE_KEY_BYTES];
+
+		if (wire_unhex(k, author, sizeof(author)) < 0 ||
+		    *s > s_our_seq(node, author) || s_pending(node, p, k))
+			continue;
+		if (strcmp(k, node->hex) == 0 && p->own_sent < *s)
+			p->own_sent = *s; /* it holds our feed so far */
+		zhashx_delete(p->their_vec, k);
+	}
+	zlistx_destroy(&keys);
+}
+
+static const char s_mark[] = "";
+
+/* Whether p hears of e now: not when it holds as much (said so, or sent
+ * us the records, or we pushed them), nor when e's author tells it
+ * itself (looked at again next time: that link may go). */
+static bool s_tells(node_t *node, peer_t *p, const vec_mine_t *e,
+		    const char *hex)
+{
+	if (repl_their_seq(p, hex) >= e->seq ||
+	    (strcmp(hex, node->hex) == 0 && p->own_sent >= e->seq))
+		return false; /* it holds as much */
+	if (s_author_tells(node, e->author, p)) {
+		zhashx_insert(p->skip, hex, (void *)s_mark);
+		return false; /* it hears it */
+	}
+	return true;
+}
+
+static void s_add_told(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
+		       const vec_mine_t *e, int *rc)
+{
+	memcpy(v[*n].author, e->author, WIRE_KEY_BYTES);
+	v[(*n)++].seq = e->seq;
+	if (*n == WIRE_MAX_VECTOR && s_flush_vector(node, p, v, n) < 0)
+		*rc = -EAGAIN;
+}
+
+/* The changes its author was to tell p of, looked at again. */
+static void s_skipped(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
+		      int *rc)
+{
+	zlistx_t *keys = zhashx_keys(p->skip);
+
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
+
+		zhashx_delete(p->skip, k);
+		if (e && e->chg <= p->told && s_tells(node, p, e, k))
+			s_add_told(node, p, v, n, e, rc);
+	}
+	zlistx_destroy(&keys);
+}
+
+/* A session's start or a safety-net round (or a vector that could not be
+ * queued): a peer that takes digests gets ours, the ranges that differ
+ * come back; any other gets our whole vector. True: the changes not told
+ * it go now (all of them, for the whole vector). */
+static bool s_resync(node_t *node, peer_t *p)
+{
+	p->resync = false;
+	if (node->no_digest || !(p->features & MSG_FEATURE_DIGEST)) {
+		p->told = 0;
+		zhashx_purge(p->skip);
+		return true;
+	}
+	if (p->digest_sent_ms &&
+	    node_now() - p->digest_sent_ms < NODE_DIGEST_EVERY_MS) {
+		/* not again so soon: at a later round; the changes
+		 * meanwhile as usual */
+		p->resync = true;
+		return true;
+	}
+	if (repl_send_digest(node, p) < 0) {
+		p->resync = true; /* its queue is full: later */
+		node->vec_dirty = true;
+		return false;
+	}
+	p->digest_sent_ms = node_now();
+	p->told = node->vec_chg; /* the rest by the ranges that differ */
+	zhashx_purge(p->skip);
+	return false;
+}
+
+/* Send p the changes of our vector since we last told it. */
 static void s_send_vector(node_t *node, peer_t *p)
 {
 	static wire_vec_t v[WIRE_MAX_VECTOR];
-	size_t n = 0, count = store_feed_count(node->store);
+	size_t n = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < count; i++) {
-		const store_feed_t *f = store_feed_at(node->store, i);
+	if (!node->vec_log || (p->resync && !s_resync(node, p)))
+		return;
+	s_skipped(node, p, v, &n, &rc);
+	/* newest first: the log is in order of change */
+	for (vec_mine_t *e = zlistx_last(node->vec_log); e && e->chg > p->told;
+	     e = zlistx_prev(node->vec_log)) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
-		uint64_t *sent;
 
-		if (f->flagged)
-			continue; /* an equivocator's feed stops with us */
-		wire_hex(f->author, WIRE_KEY_BYTES, hex);
-		sent = zhashx_lookup(p->sent_vec, hex);
-		if ((sent && *sent == f->seq) ||
-		    repl_their_seq(p, hex) >= f->seq ||
-		    s_author_tells(node, f->author, p))
-			continue; /* told, or it holds as much, or hears it */
-		s_vec_set(p->sent_vec, hex, f->seq);
-		memcpy(v[n].author, f->author, WIRE_KEY_BYTES);
-		v[n++].seq = f->seq;
-		if (n == WIRE_MAX_VECTOR && s_flush_vector(node, p, v, &n) < 0)
-			rc = -EAGAIN;
+		wire_hex(e->author, WIRE_KEY_BYTES, hex);
+		if (s_tells(node, p, e, hex))
+			s_add_told(node, p, v, &n, e, &rc);
 	}
+	p->told = node->vec_chg;
 	if (s_flush_vector(node, p, v, &n) < 0 || rc < 0) {
-		/* not sent (its queue is full): tell it everything again
-		 * on a later tick rather than leave it with a stale view */
-		zhashx_purge(p->sent_vec);
+		/* not sent (its queue is full): a digest or our whole
+		 * vector on a later tick rather than a stale view */
+		p->resync = true;
 		node->vec_dirty = true;
 	}
+	s_their_prune(node, p);
 }
 
 static void s_send_vectors_now(node_t *node)
@@ -170,8 +272,6 @@ void repl_send_vectors(node_t *node)
 	else
 		s_send_vectors_now(node);
 }
-
-static const char s_mark[] = "";
 
 /* Look at author (hex) for pulling soon: feeds we hold apart from
  * authors we do not (invented ones among them), which are looked at
@@ -215,7 +315,10 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
-	zhashx_purge(p->sent_vec);
+	zhashx_purge(p->skip);
+	p->told = 0;
+	p->resync = p->digest_soon = false;
+	p->ranges_open = p->ranges_told = 0;
 	p->own_sent = 0;
 	p->n_their_ids = 0;
 	zhashx_purge(p->distrust);
@@ -233,7 +336,10 @@ static void s_send_evidence(node_t *node, peer_t *p);
 
 void repl_on_active(node_t *node, peer_t *p)
 {
-	zhashx_purge(p->sent_vec);
+	p->resync = true; /* our digest, or our whole vector */
+	p->digest_sent_ms = 0;
+	p->ranges_open = p->ranges_told = 0;
+	p->digest_soon = false;
 	p->own_sent = 0;
 	p->credit = NODE_CREDIT_INITIAL;
 	p->fl_head = p->fl_count = 0;
@@ -268,37 +374,61 @@ static size_t s_count_unknown(node_t *node, peer_t *p)
 	return n;
 }
 
-void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
+/* Whether p may hold one more entry for an author we hold no feed of;
+ * counted is for s_count_unknown once per message. */
+static bool s_unknown_ok(node_t *node, peer_t *p, bool *counted)
+{
+	if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN && !*counted) {
+		/* some became known since (pulled): the count only drifts
+		 * up; once per message */
+		p->vec_unknown = s_count_unknown(node, p);
+		*counted = true;
+	}
+	if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN)
+		return false;
+	p->vec_unknown++;
+	return true;
+}
+
+void repl_take_entries(node_t *node, peer_t *p, const wire_vec_t *v,
+		       size_t n, bool asked)
 {
 	bool over = false, counted = false;
 
-	for (size_t i = 0; i < m->n_vec; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
-		uint64_t ours = s_our_seq(node, m->vec[i].author);
-		bool known = store_feed(node->store, m->vec[i].author) != NULL;
+		uint64_t ours = s_our_seq(node, v[i].author);
+		bool known = store_feed(node->store, v[i].author) != NULL;
 
-		wire_hex(m->vec[i].author, WIRE_KEY_BYTES, hex);
-		if (!known && !zhashx_lookup(p->their_vec, hex)) {
-			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN &&
-			    !counted) {
-				/* some became known since (pulled): the
-				 * count only drifts up; once per message */
-				p->vec_unknown = s_count_unknown(node, p);
-				counted = true;
-			}
-			if (p->vec_unknown >= NODE_MAX_VEC_UNKNOWN) {
-				over = true;
-				continue;
-			}
-			p->vec_unknown++;
+		wire_hex(v[i].author, WIRE_KEY_BYTES, hex);
+		if (known && v[i].seq <= ours && !s_pending(node, p, hex)) {
+			/* nothing to pull, nothing of ours to weigh it
+			 * against: not kept */
+			if (strcmp(hex, node->hex) == 0 &&
+			    p->own_sent < v[i].seq)
+				p->own_sent = v[i].seq;
+			zhashx_delete(p->their_vec, hex);
+			continue;
 		}
-		s_vec_set(p->their_vec, hex, m->vec[i].seq);
-		if (m->vec[i].seq > ours)
+		if (!known && !zhashx_lookup(p->their_vec, hex) &&
+		    !s_unknown_ok(node, p, &counted)) {
+			over = true;
+			continue;
+		}
+		s_vec_set(p->their_vec, hex, v[i].seq);
+		if (v[i].seq > ours)
 			s_pull_note(node, hex);
 	}
-	if (over)
+	if (over && asked)
+		p->digest_soon = true; /* the rest once these are pulled */
+	else if (over)
 		node_garbage(node, p->curve, "vector names too many unknown"
 			     " authors");
+}
+
+void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	repl_take_entries(node, p, m->vec, m->n_vec, false);
 }
 
 /* Drop p's claim on author hex (it did not deliver): the entry, and p's
@@ -747,6 +877,7 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 {
 	wire_bytes_t one = { bytes, len };
 
+	repl_vec_sync(node, node->key.pk);
 	node->vec_dirty = true;
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
@@ -768,7 +899,6 @@ void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 			 * entry for it, and the next record goes straight
 			 * to it too, without waiting for its vector */
 			p->own_sent = seq;
-			s_vec_set(p->sent_vec, node->hex, seq);
 		}
 	}
 	/* our own record: the peers it was not pushed to hear of it at
@@ -878,7 +1008,7 @@ static bool s_take_pair(node_t *node, peer_t *p, const wire_msg_t *m)
 	log_warn("author %.12s equivocated at seq %" PRIu64 " (evidence from"
 		 " peer %.12s): evidence kept, author flagged", hex, a.seq,
 		 p->hex);
-	node->vec_dirty = true;
+	repl_vec_sync(node, a.author); /* flagged: out of our vector */
 	s_forward_pair(node, p, m->items[0].p, m->items[0].len,
 		       m->items[1].p, m->items[1].len);
 	return true;
@@ -969,7 +1099,8 @@ static void s_sender_holds(node_t *node, peer_t *p, const uint8_t *author,
 	uint64_t ours = s_our_seq(node, author);
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
-	s_vec_raise(p->sent_vec, hex, ours < top ? ours : top);
+	if (ours && s_pending(node, p, hex))
+		s_vec_raise(p->their_vec, hex, ours < top ? ours : top);
 	if (top <= ours || strcmp(hex, p->hex) != 0)
 		return;
 	s_vec_raise(p->their_vec, hex, top);
@@ -1027,6 +1158,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		node->vec_dirty = true;
 		node->last_record_ms = node_wall_ms();
 	}
+	if (top) /* one author a batch: added, or flagged */
+		repl_vec_sync(node, last_author);
 	if (any)
 		s_progress(node, p, last_author, added); /* one author a batch */
 	if (top)
@@ -1154,22 +1287,43 @@ static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg)
 	return 0;
 }
 
+/* Peers whose answer to our digest named more authors than we take:
+ * a digest again once most of those we took are pulled. */
+static void s_digest_soon(node_t *node)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (!p->digest_soon || p->state != PEER_ACTIVE)
+			continue;
+		p->vec_unknown = s_count_unknown(node, p);
+		if (p->vec_unknown < NODE_MAX_VEC_UNKNOWN / 2) {
+			p->digest_soon = false;
+			p->resync = true;
+		}
+	}
+}
+
 void repl_tick(node_t *node)
 {
 	int64_t now = node_now();
 
 	s_judge_all(node, now, false);
+	if (!node->next_full_ms) /* a session's start reconciles itself */
+		node->next_full_ms = now + NODE_FULL_VECTOR_MS;
 	if (now >= node->next_full_ms) {
 		/* the safety net: changes are sent as they happen and a
-		 * vector that could not be queued is resent in full, but a
+		 * vector that could not be queued is reconciled, but a
 		 * message lost with a connection would leave a peer behind
 		 * until that author writes again; so, every round, one peer
-		 * at random hears our whole vector (bytes per node per
-		 * round: the number of feeds x ~40, whatever the peers) */
+		 * at random hears our digest (~0.7 KB, whatever the number
+		 * of feeds), and the ranges that differ are exchanged; a
+		 * peer without digests hears our whole vector (the number
+		 * of feeds x ~40 B) */
 		peer_t *p = s_random_active(node);
 
 		if (p) {
-			zhashx_purge(p->sent_vec);
+			p->resync = true;
 			node->vec_dirty = true;
 		}
 		node->next_full_ms = now + NODE_FULL_VECTOR_MS +
@@ -1178,6 +1332,8 @@ void repl_tick(node_t *node)
 	if (now >= node->next_round_ms) {
 		/* the round: changed vector entries (a path that forgot to
 		 * mark them), pull retries, expired requests */
+		repl_vec_sync_all(node);
+		s_digest_soon(node);
 		node->vec_dirty = true;
 		node->pull_dirty = true;
 		store_expire_requests(node->store, node_wall_ms());

@@ -185,6 +185,7 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	free(path);
 	if (rc < 0)
 		return s_fail(ret_err, rc, "store.db: %s", strerror(-rc));
+	repl_vec_sync_all(node);
 	rc = wire_desc_make(&node->key, node->cfg->name, node->cfg->listen,
 			    &node->desc, &node->desc_len);
 	if (rc < 0)
@@ -346,10 +347,15 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	int rc;
 
 	/* a node should stay small: SQLite's page caches (store, jobs,
-	 * results index) share one budget, and the few threads (ours,
-	 * libzmq's) share malloc arenas rather than each keep its own */
+	 * results index) share one budget and take pages as they need them
+	 * (not 20 each up front, ~87 KB per connection), the few threads
+	 * (ours, libzmq's) share malloc arenas rather than each keep its
+	 * own, and big buffers are mapped apart and unmapped when freed
+	 * (a fixed threshold: glibc would raise it after the first) */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	sqlite3_soft_heap_limit64(NODE_SQLITE_HEAP);
 	mallopt(M_ARENA_MAX, NODE_MALLOC_ARENAS);
+	mallopt(M_MMAP_THRESHOLD, NODE_MALLOC_MMAP);
 	zsys_init();
 	node->home = xstrdup(opts->home);
 	node->debug_timer = -1;
@@ -395,6 +401,7 @@ void node_destroy(node_t **p)
 	zhashx_destroy(&node->by_curve);
 	zhashx_destroy(&node->strangers);
 	zhashx_destroy(&node->upstream);
+	repl_vec_destroy(node);
 	zhashx_destroy(&node->pull_known);
 	zhashx_destroy(&node->pull_new);
 	zhashx_destroy(&node->trust);

@@ -64,6 +64,46 @@ static void s_refused(reqview_lab_t *l, const record_accept_t *ac)
 	l->n_refused = n;
 }
 
+/* Whether req names the lab of advert a: in its labs or, when it lists
+ * no lab, one of a's boards in its boards (the rule the lab answers by:
+ * node/jobs/jobs_accept.c's s_named). */
+static bool s_names(const request_t *req, const record_advert_t *a)
+{
+	const request_selector_t *s = req ? &req->select : NULL;
+
+	if (!s)
+		return false;
+	for (size_t i = 0; i < s->n_labs; i++)
+		if (strcmp(s->labs[i], a->lab) == 0)
+			return true;
+	if (s->n_labs)
+		return false;
+	for (size_t i = 0; i < s->n_boards; i++)
+		for (size_t b = 0; b < a->n_boards; b++)
+			if (strcmp(s->boards[i], a->boards[b].name) == 0)
+				return true;
+	return false;
+}
+
+/* An answer, event or run of the request. */
+static bool s_about(const record_t *r, const uint8_t *req_id)
+{
+	switch (r->head.kind) {
+	case RECORD_ACCEPT:
+		return memcmp(r->accept.request_id, req_id, 32) == 0;
+	case RECORD_DECLINE:
+		return memcmp(r->decline.request_id, req_id, 32) == 0;
+	case RECORD_EVENT:
+		return r->event.has_request &&
+		       memcmp(r->event.request_id, req_id, 32) == 0;
+	case RECORD_RUN:
+		return r->run.has_request &&
+		       memcmp(r->run.request_id, req_id, 32) == 0;
+	default:
+		return false;
+	}
+}
+
 static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 {
 	reqview_lab_t *l = reqview_lab(v, r->head.author);
@@ -73,8 +113,7 @@ static void s_apply(reqview_t *v, const record_t *r, const uint8_t *req_id)
 		return;
 	switch (r->head.kind) {
 	case RECORD_ADVERT:
-		snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
-		return;
+		return; /* s_label's */
 	case RECORD_ACCEPT:
 		if (memcmp(r->accept.request_id, req_id, 32) != 0)
 			return;
@@ -154,70 +193,152 @@ void reqview_free(reqview_t *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* When the request was made (ms), or 0 when the store lacks it. */
-static int64_t s_created(sqlite3 *db, const uint8_t *req_id)
+/* The request itself, or NULL when the store lacks it (caller destroys). */
+static request_t *s_request(sqlite3 *db, const uint8_t *req_id)
 {
 	request_t *r = NULL;
 	uint8_t *bytes;
 	size_t len;
-	int64_t ms = 0;
 
 	if (store_db_get_request(db, req_id, &bytes, &len) < 0)
-		return 0;
-	if (wire_request_decode(bytes, len, &r) == 0)
-		ms = (int64_t)r->created_ms;
-	request_destroy(&r);
+		return NULL;
+	if (wire_request_decode(bytes, len, &r) < 0)
+		r = NULL;
 	free(bytes);
-	return ms;
+	return r;
 }
+
+/* The name of a lab the request does not name, from its advert: most
+ * such labs never answer (they keep silent), so they take no place in
+ * the view until they do. */
+typedef struct {
+	uint8_t author[32];
+	char name[PROTO_MAX_NAME + 1];
+} s_label_t;
 
 typedef struct {
 	reqview_t *v;
 	const uint8_t *req_id;
+	const request_t *req;
+	s_label_t *labels;
+	size_t n_labels;
 } s_pass_t;
+
+/* An advert: a lab the request names joins the view, awaited; any other
+ * lab's name is put aside for when it answers. */
+static void s_label(s_pass_t *p, const record_t *r)
+{
+	reqview_lab_t *l;
+
+	if (s_names(p->req, &r->advert)) {
+		l = reqview_lab(p->v, r->head.author);
+		if (l) {
+			snprintf(l->name, sizeof(l->name), "%s", r->advert.lab);
+			l->named = true;
+		}
+		return;
+	}
+	if (p->n_labels >= REQVIEW_MAX_LABELS)
+		return;
+	if (p->n_labels % 256 == 0)
+		p->labels = xreallocarray(p->labels, p->n_labels + 256,
+					  sizeof(*p->labels));
+	memcpy(p->labels[p->n_labels].author, r->head.author, 32);
+	snprintf(p->labels[p->n_labels++].name, PROTO_MAX_NAME + 1, "%s",
+		 r->advert.lab);
+}
+
+/* A lab the request did not name says something about it: it joins the
+ * view, named from its advert (before its events' lines are made). */
+static void s_join(s_pass_t *p, const uint8_t *author)
+{
+	reqview_lab_t *l;
+	size_t n = p->v->n;
+
+	l = reqview_lab(p->v, author);
+	if (!l || p->v->n == n)
+		return; /* full, or already there */
+	for (size_t k = 0; k < p->n_labels; k++) {
+		if (memcmp(p->labels[k].author, author, 32) == 0) {
+			snprintf(l->name, sizeof(l->name), "%s",
+				 p->labels[k].name);
+			return;
+		}
+	}
+}
 
 static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
 {
 	s_pass_t *p = arg;
 	record_t *r = NULL;
 
-	if (wire_record_decode(bytes, len, &r) == 0)
-		s_apply(p->v, r, p->req_id);
+	if (wire_record_decode(bytes, len, &r) == 0) {
+		if (r->head.kind == RECORD_ADVERT) {
+			s_label(p, r);
+		} else if (s_about(r, p->req_id)) {
+			s_join(p, r->head.author);
+			s_apply(p->v, r, p->req_id);
+		}
+	}
 	record_destroy(&r);
 	return 0;
+}
+
+/* Drop the labs that neither answered nor are named nor have a job of
+ * the request (only its answer, stamped long before, not read yet). */
+static void s_drop_silent(reqview_t *v)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		if (!v->labs[i].answer && !v->labs[i].named &&
+		    !v->labs[i].n_boards) {
+			free(v->labs[i].boards);
+			free(v->labs[i].refused);
+			continue;
+		}
+		v->labs[k++] = v->labs[i];
+	}
+	v->n = k;
 }
 
 /* One reading of the store into v: adverts (they name the labs), then
  * the answers, events and runs stamped at or after since, and, whatever
  * their stamps, those of the authors named in also (concatenated
  * upper-case hex ids). */
-static int s_collect_pass(sqlite3 *db, const uint8_t *req_id, reqview_t *v,
-			  int64_t since, const char *also)
+static int s_collect_pass(sqlite3 *db, const request_t *req,
+			  const uint8_t *req_id, reqview_t *v, int64_t since,
+			  const char *also)
 {
 	store_view_q_t q = { .latest_kind = RECORD_ADVERT,
 			     .kind_lo = RECORD_ACCEPT, .kind_hi = RECORD_RUN,
 			     .since_ms = since, .also = also };
-	s_pass_t p = { .v = v, .req_id = req_id };
+	s_pass_t p = { .v = v, .req_id = req_id, .req = req };
+	int rc = store_db_view_records(db, &q, s_take, &p);
 
-	return store_db_view_records(db, &q, s_take, &p);
+	free(p.labels);
+	s_drop_silent(v);
+	v->names = req && (req->select.n_labs || req->select.n_boards);
+	return rc;
 }
 
 /* Records stamped since the request was made (less an hour) are read
- * first: the common case, and cheap. A lab with no answer among them may
- * only have a clock hours behind the submitter's (timestamps are the
- * signer's word, never an order), so the view is read again with every
- * record of those labs. */
+ * first: the common case, and cheap. A named lab with no answer among
+ * them may only have a clock hours behind the submitter's (timestamps
+ * are the signer's word, never an order), so the view is read again with
+ * every record of those labs. */
 int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 {
-	int64_t since = s_created(db, id);
+	request_t *req = s_request(db, id);
+	int64_t since = req ? (int64_t)req->created_ms : 0;
 	char *also;
 	size_t n = 0;
 	int rc;
 
 	since = since > 3600000 ? since - 3600000 : 0;
-	rc = s_collect_pass(db, id, v, since, "");
+	rc = s_collect_pass(db, req, id, v, since, "");
 	if (rc < 0 || since == 0)
-		return rc;
+		goto out_req;
 	also = xcalloc(v->n ? v->n : 1, 64 + 1);
 	for (size_t i = 0; i < v->n; i++) {
 		if (v->labs[i].answer)
@@ -229,9 +350,11 @@ int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 	}
 	if (n) {
 		reqview_free(v);
-		rc = s_collect_pass(db, id, v, since, also);
+		rc = s_collect_pass(db, req, id, v, since, also);
 	}
 	free(also);
+out_req:
+	request_destroy(&req);
 	return rc;
 }
 
@@ -369,6 +492,7 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 		json_key_str(&j, "answer", l->answer == 1 ? "accepted" :
 			     l->answer == 2 ? "declined" : "waiting");
 		json_key_str(&j, "reason", l->decline);
+		json_key_bool(&j, "named", l->named);
 		json_key(&j, "boards");
 		json_arr_open(&j);
 		for (size_t k = 0; k < l->n_boards; k++) {
@@ -399,15 +523,3 @@ void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f)
 	fputs(buf_str(&out), f);
 	buf_free(&out);
 }
-
-int reqview_status_json(sqlite3 *db, const uint8_t id[32], FILE *out)
-{
-	reqview_t v = { 0 };
-	int rc = reqview_collect(db, id, &v);
-
-	if (rc == 0)
-		reqview_json(&v, id, out);
-	reqview_free(&v);
-	return rc;
-}
-

@@ -1,7 +1,9 @@
 /*
  * reqview: a test request as the network answers it, read from the local
- * store: which labs accepted or declined it (every lab that has an advert
- * is expected to answer), the boards an accepting lab refused and why,
+ * store: which labs accepted or declined it (a lab is expected to answer
+ * only when the request names it, by --lab or, without one, by one of its
+ * boards: the others keep silent unless they accept), the boards an
+ * accepting lab refused and why,
  * and, per accepted board, its latest event and its run record. `labmesh status` and `submit --wait` show it (the
  * following and printing is theirs); the dashboard's /api/progress
  * answers its JSON.
@@ -19,7 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define REQVIEW_MAX_LABS 1024
+#define REQVIEW_MAX_LABS 1024 /* labs that answered or are named */
+/* names of the other labs, from their adverts, kept while reading */
+#define REQVIEW_MAX_LABELS 65536
 #define REQVIEW_MAX_BOARDS 256
 #define REQVIEW_MAX_EVENTS 100000
 /* A running job says it is alive every minute (the jobs side's
@@ -59,6 +63,7 @@ typedef struct {
 	size_t n_boards;
 	reqview_refusal_t *refused; /* with its accept */
 	size_t n_refused;
+	bool named; /* the request names it: its answer is awaited */
 	bool printed_answer; /* the caller's: the answer was shown */
 	unsigned n_said; /* its records about the request: a change counter */
 } reqview_lab_t;
@@ -73,6 +78,8 @@ typedef struct {
 	size_t n;
 	reqview_event_t *events; /* every event of the request, store order */
 	size_t n_events;
+	bool names; /* the request names labs or boards (else any lab may
+		     * accept, and no lab's answer is awaited) */
 } reqview_t;
 
 #define REQVIEW_MIN_PREFIX 6 /* hex digits of a request id people type */
@@ -83,7 +90,8 @@ typedef struct {
 int reqview_find(const char *home, const char *prefix, uint8_t ret_id[32]);
 
 /* Read request id's view from db (a connection to HOME/store.db; may be
- * read-only) into *v, which must be zeroed or freed. 0 or -errno. */
+ * read-only) into *v, which must be zeroed or freed: the labs that
+ * answered and those the request names. 0 or -errno. */
 int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v);
 void reqview_free(reqview_t *v);
 
@@ -96,15 +104,14 @@ bool reqview_final(const reqview_board_t *b);
 /* Not final, and its lab's last word on it older than REQVIEW_STALE_MS
  * by the wall clock. */
 bool reqview_stale(const reqview_board_t *b);
-/* Every lab answered (or silent_ok: the silent ones are let go) and
- * every accepted board finished. */
+/* Some lab answered, every lab the request names answered (or
+ * silent_ok: the silent ones are let go) and every accepted board
+ * finished. */
 bool reqview_done(const reqview_t *v, bool silent_ok);
 
 /* The table `labmesh status REQUEST` prints. */
 void reqview_table(const reqview_t *v, FILE *f);
 /* The JSON `labmesh status REQUEST --json` prints. */
 void reqview_json(const reqview_t *v, const uint8_t id[32], FILE *f);
-/* Collect and write the JSON to out: 0 or -errno. */
-int reqview_status_json(sqlite3 *db, const uint8_t id[32], FILE *out);
 
 #endif

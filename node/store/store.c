@@ -83,6 +83,7 @@ struct store {
 	uint32_t *index;
 	size_t index_size; /* power of two */
 	bool in_tx;
+	int64_t changes_seen; /* sqlite3_total_changes64 at the last shrink */
 };
 
 static int s_err(int rc)
@@ -291,6 +292,21 @@ static void s_reload_feeds(store_t *s)
 	if (s->index)
 		memset(s->index, 0, s->index_size * sizeof(*s->index));
 	s_load_feeds(s);
+}
+
+size_t store_shrink_idle(store_t *s)
+{
+	int64_t changes = sqlite3_total_changes64(s->db);
+	sqlite3_int64 before;
+
+	if (s->in_tx || changes != s->changes_seen) {
+		s->changes_seen = changes;
+		return 0;
+	}
+	before = sqlite3_memory_used();
+	sqlite3_db_release_memory(s->db);
+	return before > sqlite3_memory_used() ?
+	       (size_t)(before - sqlite3_memory_used()) : 0;
 }
 
 void store_rollback(store_t *s)

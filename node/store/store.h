@@ -225,4 +225,9 @@ int store_db_feed_rows(sqlite3 *db, store_feed_row_fn fn, void *arg);
 /* PRAGMA integrity_check: 0 when "ok". */
 int store_check(store_t *s);
 
+/* Give SQLite's page cache back when nothing was written since the last
+ * call (an idle store); returns the bytes freed. Caches refill from the
+ * OS's file cache on the next reads. */
+size_t store_shrink_idle(store_t *s);
+
 #endif

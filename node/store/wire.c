@@ -468,6 +468,16 @@ static void s_from_msg(wire_msg_t *w, msg_t *m)
 		w->vec = m->vector.entries;
 		w->n_vec = m->vector.n;
 		break;
+	case MSG_RANGES:
+		w->type = WIRE_RANGES;
+		w->vec = m->ranges.entries;
+		w->n_vec = m->ranges.n;
+		w->mask = m->ranges.mask;
+		break;
+	case MSG_DIGEST:
+		w->type = WIRE_DIGEST;
+		w->ranges = m->digest.ranges;
+		break;
 	case MSG_WANT:
 		w->type = WIRE_WANT;
 		memcpy(w->author, m->want.author, WIRE_KEY_BYTES);
@@ -520,15 +530,16 @@ static int s_encode(const msg_t *m, uint8_t **ret, size_t *ret_len)
 	return msg_encode(m, ret, ret_len);
 }
 
-int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
-	       size_t *ret_len)
+int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
+	       uint8_t **ret, size_t *ret_len)
 {
 	msg_t m = { .type = MSG_HELLO };
 
 	m.hello.version = PROTO_VERSION;
-	/* older nodes refuse lease messages and blob-gets with hops as
-	 * garbage: sent only to peers that say they take them */
-	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY;
+	/* older nodes refuse lease messages, blob-gets with hops, digests
+	 * and ranges as garbage: sent only to peers that say they take them */
+	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
+			   (digest ? MSG_FEATURE_DIGEST : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }
@@ -568,20 +579,51 @@ static int s_cmp_author(const void *a, const void *b)
 		      ((const wire_vec_t *)b)->author, WIRE_KEY_BYTES);
 }
 
-int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len)
+/* A sorted copy of v (the format wants authors in ascending byte order);
+ * the caller frees it. */
+static wire_vec_t *s_sorted(const wire_vec_t *v, size_t n)
 {
 	wire_vec_t *sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), s_cmp_author);
+	return sorted;
+}
+
+int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len)
+{
+	wire_vec_t *sorted = s_sorted(v, n);
 	msg_t m = { .type = MSG_VECTOR };
 	int rc;
 
-	/* the format wants authors in ascending byte order */
-	memcpy(sorted, v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), s_cmp_author);
 	m.vector.entries = sorted;
 	m.vector.n = n;
 	rc = s_encode(&m, ret, ret_len);
 	free(sorted);
 	return rc;
+}
+
+int wire_ranges(uint64_t mask, const wire_vec_t *v, size_t n, uint8_t **ret,
+		size_t *ret_len)
+{
+	wire_vec_t *sorted = s_sorted(v, n);
+	msg_t m = { .type = MSG_RANGES };
+	int rc;
+
+	m.ranges.mask = mask;
+	m.ranges.entries = sorted;
+	m.ranges.n = n;
+	rc = s_encode(&m, ret, ret_len);
+	free(sorted);
+	return rc;
+}
+
+int wire_digest(const wire_range_t *ranges, uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_DIGEST };
+
+	m.digest.ranges = ranges;
+	return s_encode(&m, ret, ret_len);
 }
 
 int wire_want(const uint8_t *author, uint64_t from, uint64_t max,

@@ -185,11 +185,15 @@ enum wire_type {
 	WIRE_RECORDS,
 	WIRE_CREDIT,
 	WIRE_PING,
+	WIRE_DIGEST,
+	WIRE_RANGES,
 	WIRE_OTHER, /* valid but not handled here (blobs) */
 };
 
 typedef proto_bytes_t wire_bytes_t;
 typedef msg_vec_entry_t wire_vec_t;
+typedef msg_digest_range_t wire_range_t;
+#define WIRE_DIGEST_RANGES PROTO_DIGEST_RANGES
 
 /* A decoded message: the arrays are owned (wire_msg_free); byte views
  * borrow from the message bytes. */
@@ -199,8 +203,10 @@ typedef struct {
 	const wire_bytes_t *items;        /* peers: descriptors; records: records;
 				     * request: one request; request-ids: ids */
 	size_t n_items;
-	const wire_vec_t *vec;            /* vector */
+	const wire_vec_t *vec;            /* vector, ranges */
 	size_t n_vec;
+	uint64_t mask;              /* ranges: the ranges it holds in full */
+	const wire_range_t *ranges; /* digest: WIRE_DIGEST_RANGES */
 	uint8_t author[WIRE_KEY_BYTES]; /* want */
 	uint64_t from;
 	uint64_t max;               /* want: records; credit: bytes */
@@ -214,8 +220,9 @@ int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
 void wire_msg_free(wire_msg_t *m);
 
 /* Encoders: the returned bytes are the caller's. 0 or -errno. */
-int wire_hello(const uint8_t *desc, size_t desc_len, uint8_t **ret,
-	       size_t *ret_len);
+/* digest: announce MSG_FEATURE_DIGEST (false only to test mixed versions) */
+int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
+	       uint8_t **ret, size_t *ret_len);
 int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
 	       size_t *ret_len);
 int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
@@ -223,6 +230,11 @@ int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
 int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
 		     uint8_t **ret, size_t *ret_len);
 int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len);
+/* Our digest (WIRE_DIGEST_RANGES ranges); the answer to one: every entry
+ * of ours in the ranges of mask (v need not be sorted). */
+int wire_digest(const wire_range_t *ranges, uint8_t **ret, size_t *ret_len);
+int wire_ranges(uint64_t mask, const wire_vec_t *v, size_t n, uint8_t **ret,
+		size_t *ret_len);
 int wire_want(const uint8_t *author, uint64_t from, uint64_t max,
 	      uint8_t **ret, size_t *ret_len);
 int wire_records(const wire_bytes_t *recs, size_t n, uint8_t **ret,

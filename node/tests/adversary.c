@@ -16,6 +16,11 @@
  *                        2^62, ~15 a second, wants never answered
  *         liar AUTHOR    AUTHOR's feed claimed at seq 2^62, wants never
  *                        answered
+ *         digest         digests of random hashes, each range at count 0
+ *                        or 2^32-1: each differs from the node's own in
+ *                        every range, ~50 a second
+ *         ranges         answers to digests never sent: all 64 ranges,
+ *                        1,024 invented authors at seqs up to 2^62
  *         request-times  signed requests with absurd times (created 2^62
  *                        / expires 2^63, a lifetime of a century...)
  *         hellos         hellos with a rising epoch
@@ -179,6 +184,38 @@ static uint8_t *s_gen_vectors(adv_t *a, unsigned long n, size_t *ret_len)
 	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
 	m.vector.entries = v;
 	m.vector.n = PROTO_MAX_VECTOR;
+	return s_encode(&m, ret_len);
+}
+
+static uint8_t *s_gen_digest(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static msg_digest_range_t d[PROTO_DIGEST_RANGES];
+	msg_t m = { .type = MSG_DIGEST };
+
+	(void)a;
+	for (size_t i = 0; i < PROTO_DIGEST_RANGES; i++) {
+		d[i].count = n % 2 ? UINT32_MAX : 0;
+		d[i].hash = s_rand64();
+	}
+	m.digest.ranges = d;
+	return s_encode(&m, ret_len);
+}
+
+static uint8_t *s_gen_ranges(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static msg_vec_entry_t v[PROTO_MAX_VECTOR];
+	msg_t m = { .type = MSG_RANGES };
+
+	(void)a;
+	(void)n;
+	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
+		randombytes_buf(v[i].author, 32);
+		v[i].seq = 1 + s_rand64() % FAR_SEQ;
+	}
+	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+	m.ranges.mask = UINT64_MAX;
+	m.ranges.entries = v;
+	m.ranges.n = PROTO_MAX_VECTOR;
 	return s_encode(&m, ret_len);
 }
 
@@ -668,6 +705,8 @@ static const struct mode {
 	{ "request-ids", s_gen_request_ids, 500, false, false },
 	{ "vectors", s_gen_vectors, 15, true, false },
 	{ "liar", s_gen_liar, 2, true, true },
+	{ "digest", s_gen_digest, 50, true, false },
+	{ "ranges", s_gen_ranges, 15, true, false },
 	{ "request-times", s_gen_request_times, 8, true, false },
 	{ "hellos", s_gen_hellos, 400, false, false },
 	{ "blob-get", s_gen_blob_get, 2000, false, false },

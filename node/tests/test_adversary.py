@@ -85,6 +85,8 @@ MODES = [
     ('request-ids', None),
     ('vectors', None),
     ('liar', 'author'),
+    ('digest', None),
+    ('ranges', None),
     ('slow-relay', 'relay'),
     ('request-times', None),
     ('hellos', None),

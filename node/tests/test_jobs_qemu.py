@@ -2,7 +2,8 @@
 """Three labs on loopback — two with a QEMU x86_64 board, one with a local
 board. A Debian kernel submitted from lab 1 as an artifact is fetched by
 lab 2 from lab 1, booted and tested on both QEMU boards; the local board's
-lab declines (it cannot boot a kernel). `--wait` shows progress and the
+lab cannot boot a kernel: it says nothing to the network, and its own
+`status` says why. `--wait` shows progress and the
 matrix; lab 3 answers the same query and prints a console log that only
 lab 2 produced, fetched from lab 2; the matrix of the commit (text and
 JSON) is byte for byte the same on all three labs."""
@@ -41,8 +42,14 @@ def test(net):
         check(p.returncode == 0, 'submit --wait exit %d: %s %s' % (
             p.returncode, p.stderr, n2.tail()))
         req = p.stdout.split()[1]
+        check('lab-c' not in p.stdout.split('\n\n')[0],
+              'lab-c, which cannot boot a kernel, answered: %r' % p.stdout)
+        c = [x for x in n3.req_status(req)['labs'] if x['lab'] == 'lab-c']
+        check(c and c[0]['answer'] == 'declined' and
+              'boot method none' in c[0]['reason'],
+              'lab-c\'s own status lacks why it said nothing: %r' % c)
         for what in ('lab-a: accepted', 'lab-b: accepted',
-                     'lab-c: declined', 'running: suite 1 of 2: smoke',
+                     'running: suite 1 of 2: smoke',
                      'running: suite 2 of 2: boot-health', 'done: PASS'):
             check(what in p.stdout, 'progress lacks %r' % what)
         check('commit ' + COMMIT in p.stdout, 'the matrix lacks the commit')

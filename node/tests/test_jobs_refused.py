@@ -8,8 +8,8 @@ open-b and refuses locked-b; `submit --wait` says so as it happens,
 `status REQUEST` has a `refused` row for locked-b with the policy rule,
 and `status REQUEST --json` lists it under the lab's `refused`, and so does
 the dashboard's request page (in chromium); the accepted boards still
-run and the request ends. A request only locked-b
-could take is declined, naming that board and the rule."""
+run and the request ends. A request that only locked-b
+fits and that names it is declined, naming that board and the rule."""
 import os
 import sys
 
@@ -66,13 +66,15 @@ def test(net):
 
     page(base, req)
 
-    # only the locked board fits: the lab declines, naming it and the rule
-    p = near.cli('submit', '--suite', 'smoke', '--tag', 'locked', '--wait',
-                 check_rc=False, timeout=120)
+    # only the locked board fits, and the request names it: the lab
+    # declines, naming it and the rule
+    p = near.cli('submit', '--suite', 'smoke', '--board', 'locked-b',
+                 '--wait', check_rc=False, timeout=120)
     print(p.stdout)
-    check('lab-far: declined: no-board: no board matches:' in p.stdout and
+    check(p.returncode != 0 and
+          'lab-far: declined: no-board: no board matches:' in p.stdout and
           'locked-b (%s)' % RULE in p.stdout,
-          'a request only locked-b fits is declined naming it: %r'
+          'a request naming locked-b is declined naming it: %r'
           % p.stdout)
 
 

@@ -59,11 +59,22 @@ def test(net):
         p = a.cli('submit', '--suite', 'smoke', '--save', saved,
                   '--nonce', '11' * 16)
         req = p.stdout.split()[1]
-        closed = answered(a, req, 'lab-closed')
+        finished(a, req, 'lab-open')
+        # a request that does not name lab-closed: it says nothing to
+        # the network, and keeps why for its own node's `status`
+        closed = answered(b, req, 'lab-closed')
+        check(closed['answer'] == 'declined' and 'policy' in
+              closed['reason'] and 'submitters' in closed['reason'],
+              'the policy reason does not name the policy: %s' % closed)
+        check(lab(a.req_status(req), 'lab-closed') is None,
+              'lab-closed answered a request that did not name it: %s'
+              % a.req_status(req))
+        # named, it answers the submitter with a signed decline
+        p = a.cli('submit', '--suite', 'smoke', '--lab', 'lab-closed')
+        closed = answered(a, p.stdout.split()[1], 'lab-closed')
         check(closed['answer'] == 'declined' and 'policy' in
               closed['reason'] and 'submitters' in closed['reason'],
               'the policy decline does not name the policy: %s' % closed)
-        finished(a, req, 'lab-open')
         print('policy decline: %s' % closed['reason'])
 
         # 2. replay: the same bytes, and the same nonce re-signed

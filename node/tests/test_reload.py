@@ -6,8 +6,9 @@ go. Meanwhile: a file that removes the busy board is refused naming the
 job; SIGHUP with a new board a-2 makes a-2 appear in lab-b's `boards`
 and take a request from lab-b; a broken file and a new lab.name are
 refused (the node goes on with what it had); a new policy.submitters
-declines the next request. Then the held job ends with its result, and
-the node is the same process and its peer stayed up all along."""
+declines the next request that names lab-a. Then the held job ends with
+its result, and the node is the same process and its peer stayed up all
+along."""
 import os
 import signal
 import sys
@@ -141,11 +142,12 @@ def test(net):
           'a new lab.name: exit %d %r' % (p.returncode, p.stderr))
     print('a new name: %s' % p.stderr.strip())
 
-    # a policy that leaves our key out: the next request is declined
+    # a policy that leaves our key out: the next request naming lab-a
+    # is declined
     a.extra = 'policy:\n  submitters: [%s]\n' % ('ab' * 32)
     a.config()
     check('reloaded' in a.cmd('reload'), 'reload with a new policy')
-    r = submit(b, '--suite', 'smoke', '--tag', 'fresh')
+    r = submit(b, '--suite', 'smoke', '--tag', 'fresh', '--lab', 'lab-a')
     ans = answer(b, r, 'lab-a')
     check(ans['answer'] == 'declined', 'new policy: %s' % ans)
     print('policy: lab-a now declines %s: %s' % (r[:12],

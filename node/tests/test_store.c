@@ -167,6 +167,27 @@ static int s_n_fn(void *arg, uint64_t seq, const uint8_t *b, size_t len)
 	return 0;
 }
 
+/* An idle store gives its page cache back; one that was written to since
+ * the last look keeps it for one more period. */
+static void s_test_shrink(store_t *s)
+{
+	uint8_t id[32] = { 8 }, desc[4] = { 1, 2, 3, 4 };
+	fake_t a;
+	int n = 0;
+
+	CHECK(store_shrink_idle(s) == 0); /* the writes of the tests above */
+	s_fake(&a, 1, 1, 0, NULL);
+	CHECK(store_records(s, a.author, 1, 100, 1 << 20, s_n_fn, &n) >= 0);
+	CHECK(n == 10);
+	CHECK(store_shrink_idle(s) > 0);
+	CHECK(store_put_peer(s, id, "tcp://127.0.0.1:1", desc, sizeof(desc),
+			     1) >= 0);
+	CHECK(store_shrink_idle(s) == 0);
+	n = 0; /* and works on, from an empty cache */
+	CHECK(store_records(s, a.author, 1, 100, 1 << 20, s_n_fn, &n) >= 0);
+	CHECK(n == 10);
+}
+
 static bool s_skip_author1(void *arg, const uint8_t *id)
 {
 	return id[0] == 1;
@@ -251,6 +272,10 @@ int main(void)
 	fake_t a1;
 	int fd = mkstemp(path);
 
+	/* as a node does: no page cache allocated ahead of use, so what
+	 * store_shrink_idle frees goes back to malloc */
+	CHECK(sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0) ==
+	      SQLITE_OK);
 	CHECK(fd >= 0);
 	close(fd);
 	snprintf(db, sizeof(db), "%s.db", path);
@@ -258,6 +283,7 @@ int main(void)
 	s_test_feed(s);
 	s_test_pairs(s);
 	s_test_requests(s);
+	s_test_shrink(s);
 	store_destroy(&s);
 	CHECK(s == NULL);
 	/* the feed cache comes back from the table */

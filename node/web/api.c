@@ -7,6 +7,7 @@
  */
 #include "node/web/api.h"
 #include "node/web/api_int.h"
+#include "node/jobs/jobs.h"
 #include "node/net/ctl.h"
 #include "node/results/reqview.h"
 #include "node/results/query.h"
@@ -227,7 +228,22 @@ typedef struct {
 	const char *a, *b; /* compare base/new, history path */
 	double threshold;
 	uint8_t request[32]; /* S_STATUS */
+	const char *home;    /* S_STATUS: whose jobs.db adds its own lab */
 } s_call_t;
+
+/* The request's view, with why this node's own lab kept silent on it. */
+static int s_status(sqlite3 *db, const s_call_t *c, FILE *out)
+{
+	reqview_t v = { 0 };
+	int rc = reqview_collect(db, c->request, &v);
+
+	if (rc == 0) {
+		jobs_silent_view(c->home, c->request, &v);
+		reqview_json(&v, c->request, out);
+	}
+	reqview_free(&v);
+	return rc;
+}
 
 static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 		  FILE *out, char *err, size_t errsz)
@@ -241,7 +257,7 @@ static int s_call(sqlite3 *db, const s_call_t *c, const query_filter_t *f,
 		return query_compare(db, c->a, c->b, f, c->threshold, true, out,
 				     err, errsz);
 	case S_STATUS:
-		return reqview_status_json(db, c->request, out);
+		return s_status(db, c, out);
 	default:
 		return query_history(db, c->a, f, true, out, err, errsz);
 	}
@@ -395,7 +411,7 @@ static void s_progress(api_t *a, const api_param_t *p, size_t n,
 		       api_reply_t *ret)
 {
 	const char *id = api_param(p, n, "id");
-	s_call_t c = {.view = S_STATUS};
+	s_call_t c = {.view = S_STATUS, .home = a->home};
 	query_filter_t f = {0};
 	int rc;
 

@@ -760,7 +760,9 @@ async function pageRequest() {
 	else
 		c.appendChild(el('p', { class: 'muted' },
 			'The request itself has expired from this node\'s store: its answers and runs follow.'));
-	c.appendChild(el('h2', {}, 'Every lab'));
+	/* a lab that cannot serve a request says nothing unless the request
+	 * names it: the labs here are those that answered or are named */
+	c.appendChild(el('h2', {}, 'The labs that answered'));
 	const done = prog.ok && prog.data.done;
 	if (prog.ok) {
 		c.appendChild(el('p', { id: 'progress-summary' }, prog.data.labs.filter(
@@ -790,7 +792,7 @@ async function pageRequest() {
 	else
 		c.appendChild(el('p', { class: 'muted' }, res.data.error));
 	if (done) {
-		setStatus('Every lab answered and every board finished.');
+		setStatus('Every lab it names answered and every board that took it finished.');
 		return;
 	}
 	setStatus('Refreshes every 5 s.');

@@ -484,6 +484,30 @@ static void s_msg_lists(enum msg_type type, msg_t *m)
 	}
 }
 
+static void s_msg_digest(enum msg_type type, msg_t *m)
+{
+	static msg_digest_range_t d[PROTO_DIGEST_RANGES];
+	static msg_vec_entry_t vec[2];
+
+	if (type == MSG_RANGES) {
+		/* ranges 0 and 32, of 64: first key bytes 0x01 and 0x81 */
+		s_id(vec[0].author, 0x01);
+		vec[0].seq = 7;
+		s_id(vec[1].author, 0x81);
+		vec[1].seq = 12;
+		m->ranges.mask = ((uint64_t)1 << 0) | ((uint64_t)1 << 32);
+		m->ranges.entries = vec;
+		m->ranges.n = 2;
+		return;
+	}
+	for (unsigned i = 0; i < PROTO_DIGEST_RANGES; i++) {
+		d[i].count = i % 3 ? i : 0;
+		d[i].hash = d[i].count ? 0x9e3779b97f4a7c15ull * (i + 1) : 0;
+	}
+	d[5].count = 70000; /* past a uint16 */
+	m->digest.ranges = d;
+}
+
 void sample_lease_bytes(enum lease_op op, uint8_t **ret_data, size_t *ret_len)
 {
 	static const uint8_t keys[] = "uname -a\n";
@@ -595,6 +619,10 @@ void sample_msg(enum msg_type type, msg_t *m)
 	case MSG_PING:
 	case MSG_PONG:
 		m->nonce = 0x1122334455667788ull;
+		break;
+	case MSG_DIGEST:
+	case MSG_RANGES:
+		s_msg_digest(type, m);
 		break;
 	}
 }

@@ -150,6 +150,14 @@ static void s_roundtrip(enum msg_type type)
 	case MSG_VECTOR:
 		CHECK(got->vector.n == 2 && got->vector.entries[1].seq == 12);
 		break;
+	case MSG_RANGES:
+		CHECK(got->ranges.n == 2 && got->ranges.entries[1].seq == 12 &&
+		      got->ranges.mask == (1ull | 1ull << 32));
+		break;
+	case MSG_DIGEST:
+		CHECK(got->digest.ranges[5].count == 70000 &&
+		      got->digest.ranges[62].hash == 0x9e3779b97f4a7c15ull * 63);
+		break;
 	case MSG_BLOB_DATA:
 		CHECK(got->blob_data.data.len == 21 &&
 		      got->blob_data.total == 1000000);
@@ -187,6 +195,12 @@ static void test_rules(void)
 	v[0].seq = 0;
 	m.vector.entries = v;
 	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	sample_msg(MSG_RANGES, &m);
+	msg_vec_entry_t rv[2];
+	memcpy(rv, m.ranges.entries, sizeof(rv));
+	msg_vec_entry_t rswapped[2] = {rv[1], rv[0]};
+	m.ranges.entries = rswapped;
+	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
 	sample_msg(MSG_WANT, &m);
 	m.want.max = 0;
 	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
@@ -239,6 +253,14 @@ static void test_rules(void)
 	uint8_t ids[] = {0x92, MSG_REQUEST_IDS, 0xdd, 0xff, 0xff, 0xff, 0xff};
 	CHECK_ERR(msg_decode(ids, sizeof(ids), PROTO_MAX_MSG, &got),
 		  PROTO_E_COUNT);
+	CHECK(got == NULL);
+	/* a digest has every range or is refused */
+	uint8_t digest0[] = {0x92, MSG_DIGEST, 0x90};
+	CHECK_ERR(msg_decode(digest0, sizeof(digest0), PROTO_MAX_MSG, &got),
+		  PROTO_E_ARITY);
+	uint8_t ranges1[] = {0x92, MSG_RANGES, 0x00};
+	CHECK_ERR(msg_decode(ranges1, sizeof(ranges1), PROTO_MAX_MSG, &got),
+		  PROTO_E_ARITY);
 	CHECK(got == NULL);
 }
 

@@ -1,0 +1,241 @@
+/*
+ * bench-sim: the replication protocol of N nodes simulated in one process
+ * (node/sim/sim.h), at KernelCI's volume by default: 10,000 labs, 2,000
+ * run records and 1,000 requests a day, each request accepted by 5 labs.
+ * Prints one JSON object per line (scripts/bench reads them): bytes sent
+ * per node per day by message kind (mean, p99, max), delivery, flood
+ * times; with --table, a table for people too.
+ *
+ *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
+ *             [--requests R] [--accept K] [--every-lab] [--events E]
+ *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
+ *             [--seed N] [--table]
+ */
+#include "node/sim/sim.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TARGET_BYTES (50.0 * 1000 * 1000) /* a node's day */
+
+static double s_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void s_row(const char *figure, double value, const char *unit,
+		  const char *target, int met)
+{
+	printf("{\"figure\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"", figure,
+	       value, unit);
+	if (target)
+		printf(", \"target\": \"%s\", \"met\": %s", target,
+		       met ? "true" : "false");
+	printf("}\n");
+}
+
+static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
+{
+	char f[256], tag[64];
+
+	snprintf(tag, sizeof(tag), "sim N=%u", p->nodes);
+	for (int k = 0; k < SIM_KINDS; k++) {
+		snprintf(f, sizeof(f),
+			 "%s: %s bytes sent per node per day,"
+			 " mean (p99 %.0f, max %.0f)",
+			 tag, sim_kind_name(k), r->sent[k].p99, r->sent[k].max);
+		s_row(f, r->sent[k].mean, "B/day", NULL, 0);
+	}
+	snprintf(f, sizeof(f),
+		 "%s: all bytes sent per node per day, mean"
+		 " (p99 %.0f, max %.0f)",
+		 tag, r->sent_total.p99, r->sent_total.max);
+	s_row(f, r->sent_total.mean, "B/day", "p99 <= 50 MB/day",
+	      r->sent_total.p99 <= TARGET_BYTES);
+	snprintf(f, sizeof(f),
+		 "%s: all bytes received per node per day,"
+		 " mean (p99 %.0f, max %.0f)",
+		 tag, r->recv_total.p99, r->recv_total.max);
+	s_row(f, r->recv_total.mean, "B/day", "p99 <= 50 MB/day",
+	      r->recv_total.p99 <= TARGET_BYTES);
+	snprintf(f, sizeof(f),
+		 "%s: records of the window held by every node"
+		 " after the drain (%llu records, %llu missing)",
+		 tag, (unsigned long long)r->records,
+		 (unsigned long long)r->missing);
+	s_row(f, r->delivered, "fraction", "1.0", r->missing == 0);
+	snprintf(f, sizeof(f), "%s: records received twice per delivery", tag);
+	s_row(f, r->deliveries ? (double)r->duplicates / r->deliveries : 0,
+	      "ratio", NULL, 0);
+	snprintf(f, sizeof(f),
+		 "%s: replication bytes (vector, repair, want,"
+		 " records, credit) per record delivered",
+		 tag);
+	s_row(f,
+	      r->deliveries
+		      ? (double)(r->bytes[SIM_VECTOR] + r->bytes[SIM_REPAIR] +
+				 r->bytes[SIM_WANT] + r->bytes[SIM_RECORDS] +
+				 r->bytes[SIM_CREDIT]) /
+				r->deliveries
+		      : 0,
+	      "B", NULL, 0);
+	snprintf(f, sizeof(f),
+		 "%s: record bytes per record (mean of the"
+		 " window's)",
+		 tag);
+	s_row(f, r->records ? (double)r->record_bytes / r->records : 0, "B",
+	      NULL, 0);
+	snprintf(f, sizeof(f),
+		 "%s: request flood to each node, median (p99"
+		 " %.0f ms; to every node median %.0f, max %.0f ms; %u"
+		 " requests)",
+		 tag, r->flood_p99_ms, r->flood_all_p50_ms, r->flood_all_max_ms,
+		 r->requests);
+	s_row(f, r->flood_p50_ms, "ms", NULL, 0);
+	snprintf(f, sizeof(f), "%s: peers per node, mean (max %u)", tag,
+		 r->degree_max);
+	s_row(f, r->degree_mean, "peers", NULL, 0);
+	snprintf(f, sizeof(f),
+		 "%s: simulated %.0f s + %.0f s drain, %u"
+		 " offline spells, %llu messages lost, %llu events",
+		 tag, p->window_s, p->drain_s, r->churned,
+		 (unsigned long long)r->lost, (unsigned long long)r->events);
+	s_row(f, secs, "s", NULL, 0);
+}
+
+static void s_table(const sim_params_t *p, const sim_result_t *r)
+{
+	fprintf(stderr, "N=%u, window %.0f s: bytes sent per node per day\n",
+		p->nodes, p->window_s);
+	fprintf(stderr, "%-14s %12s %12s %12s %14s\n", "kind", "mean", "p99",
+		"max", "msgs/node/day");
+	for (int k = 0; k < SIM_KINDS; k++)
+		fprintf(stderr, "%-14s %12.0f %12.0f %12.0f %14.1f\n",
+			sim_kind_name(k), r->sent[k].mean, r->sent[k].p99,
+			r->sent[k].max,
+			(double)r->msgs[k] / p->nodes * 86400.0 / p->window_s);
+	fprintf(stderr, "%-14s %12.0f %12.0f %12.0f\n", "all sent",
+		r->sent_total.mean, r->sent_total.p99, r->sent_total.max);
+	fprintf(stderr, "%-14s %12.0f %12.0f %12.0f\n", "all received",
+		r->recv_total.mean, r->recv_total.p99, r->recv_total.max);
+	fprintf(stderr,
+		"record sizes: advert %zu, accept %zu, decline %zu,"
+		" event %zu, run %zu\n",
+		r->record_size[1], r->record_size[2], r->record_size[3],
+		r->record_size[4], r->record_size[5]);
+}
+
+static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
+{
+	static const struct option opts[] = {
+		{"nodes", required_argument, NULL, 'n'},
+		{"window", required_argument, NULL, 'w'},
+		{"drain", required_argument, NULL, 'd'},
+		{"runs", required_argument, NULL, 'r'},
+		{"requests", required_argument, NULL, 'q'},
+		{"accept", required_argument, NULL, 'k'},
+		{"every-lab", no_argument, NULL, 'A'},
+		{"events", required_argument, NULL, 'e'},
+		{"adverts", required_argument, NULL, 'a'},
+		{"no-run", no_argument, NULL, 'R'},
+		{"loss", required_argument, NULL, 'l'},
+		{"churn", required_argument, NULL, 'c'},
+		{"offline", required_argument, NULL, 'o'},
+		{"seed", required_argument, NULL, 's'},
+		{"table", no_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		double v = optarg ? strtod(optarg, NULL) : 0;
+
+		switch (c) {
+		case 'n':
+			p->nodes = (uint32_t)v;
+			break;
+		case 'w':
+			p->window_s = v;
+			break;
+		case 'd':
+			p->drain_s = v;
+			break;
+		case 'r':
+			p->runs_per_day = v;
+			break;
+		case 'q':
+			p->requests_per_day = v;
+			break;
+		case 'k':
+			p->accept_labs = (uint32_t)v;
+			break;
+		case 'A':
+			p->every_lab_answers = true;
+			break;
+		case 'e':
+			p->events_per_run = (uint32_t)v;
+			break;
+		case 'a':
+			p->adverts_per_run = (uint32_t)v;
+			break;
+		case 'R':
+			p->no_run = true;
+			break;
+		case 'l':
+			p->loss = v;
+			break;
+		case 'c':
+			p->churn = v;
+			break;
+		case 'o':
+			p->offline_s = v;
+			break;
+		case 's':
+			p->seed = (uint64_t)v;
+			break;
+		case 't':
+			*table = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sim_params_t p;
+	sim_result_t r;
+	bool table = false;
+	double t0;
+	int rc;
+
+	sim_params_default(&p);
+	if (s_args(argc, argv, &p, &table) < 0) {
+		fprintf(stderr,
+			"usage: bench-sim [--nodes N] [--window S]"
+			" [--drain S] [--runs R] [--requests R] [--accept K]"
+			" [--every-lab] [--events E] [--adverts A] [--no-run]"
+			" [--loss F]"
+			" [--churn F] [--offline S] [--seed N] [--table]\n");
+		return 2;
+	}
+	t0 = s_now_s();
+	rc = sim_run(&p, &r);
+	if (rc < 0) {
+		fprintf(stderr, "bench-sim: %s\n", strerror(-rc));
+		return 1;
+	}
+	s_rows(&p, &r, s_now_s() - t0);
+	if (table)
+		s_table(&p, &r);
+	return 0;
+}

@@ -1,0 +1,295 @@
+/*
+ * node_digest: our vector as peers are told it, and its reconciliation
+ * by range digests (digest.h).
+ *
+ * Our vector. Every feed we hold (but an equivocator's) has an entry:
+ * its seq and the number of its last change, kept in order of change
+ * (vec_log), so that a peer's vector goes out as the changes since the
+ * number it was told up to (node_repl.c: s_send_vector), and a digest of
+ * 64 ranges of authors is kept as entries change, never rescanned.
+ *
+ * Reconciliation. To a new peer, and to one random peer per safety-net
+ * round, we send our digest (a fixed ~0.7 KB, whatever the number of
+ * feeds). The peer compares it with its own: when equal, nothing more;
+ * else it answers ranges: ALL its entries in the ranges that differ,
+ * with their mask. We take those as a vector (pulls), then send back, as
+ * an ordinary vector, our entries in those ranges it lacks or holds less
+ * of. A peer without MSG_FEATURE_DIGEST gets our whole vector instead.
+ *
+ * Layout: our vector; sending digests; answering them; taking answers.
+ */
+#include "node/net/node_int.h"
+
+#include "proto/mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(DIGEST_BUCKETS == WIRE_DIGEST_RANGES,
+	       "a digest message carries every range");
+_Static_assert(DIGEST_KEY_BYTES == WIRE_KEY_BYTES, "authors are keys");
+
+/* ---- our vector ----------------------------------------------------------- */
+
+static void s_free_entry(void **item)
+{
+	free(*item);
+	*item = NULL;
+}
+
+static void s_vec_init(node_t *node)
+{
+	if (node->vec_mine)
+		return;
+	node->vec_mine = zhashx_new();
+	zhashx_set_destructor(node->vec_mine, s_free_entry);
+	node->vec_log = zlistx_new();
+	digest_clear(&node->digest);
+}
+
+void repl_vec_sync(node_t *node, const uint8_t *author)
+{
+	const store_feed_t *f = store_feed(node->store, author);
+	uint64_t seq = f && !f->flagged ? f->seq : 0;
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	vec_mine_t *e;
+
+	s_vec_init(node);
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	e = zhashx_lookup(node->vec_mine, hex);
+	if ((e ? e->seq : 0) == seq)
+		return;
+	digest_update(&node->digest, author, e ? e->seq : 0, seq);
+	node->vec_dirty = true;
+	if (!seq) { /* flagged: its feed stops with us */
+		zlistx_delete(node->vec_log, e->handle);
+		zhashx_delete(node->vec_mine, hex); /* frees e */
+		return;
+	}
+	if (!e) {
+		e = xzalloc(sizeof(*e));
+		memcpy(e->author, author, WIRE_KEY_BYTES);
+		zhashx_insert(node->vec_mine, hex, e);
+		e->handle = zlistx_add_end(node->vec_log, e);
+	} else {
+		zlistx_move_end(node->vec_log, e->handle);
+	}
+	e->seq = seq;
+	e->chg = ++node->vec_chg;
+}
+
+void repl_vec_sync_all(node_t *node)
+{
+	size_t n = store_feed_count(node->store);
+
+	s_vec_init(node);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t author[WIRE_KEY_BYTES];
+
+		/* copied: syncing looks the feed up again */
+		memcpy(author, store_feed_at(node->store, i)->author,
+		       WIRE_KEY_BYTES);
+		repl_vec_sync(node, author);
+	}
+}
+
+void repl_vec_destroy(node_t *node)
+{
+	zlistx_destroy(&node->vec_log);
+	zhashx_destroy(&node->vec_mine);
+}
+
+size_t repl_vec_state(node_t *node)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		n += zhashx_size(node->peers[i]->their_vec) +
+		     zhashx_size(node->peers[i]->skip);
+	return n;
+}
+
+/* ---- sending digests ------------------------------------------------------- */
+
+int repl_send_digest(node_t *node, peer_t *p)
+{
+	wire_range_t r[WIRE_DIGEST_RANGES];
+	uint8_t *b = NULL;
+	size_t len = 0;
+	int rc;
+
+	s_vec_init(node);
+	for (unsigned i = 0; i < WIRE_DIGEST_RANGES; i++) {
+		r[i].count = node->digest.count[i];
+		r[i].hash = node->digest.hash[i];
+	}
+	rc = wire_digest(r, &b, &len);
+	if (rc == 0)
+		rc = node_send(node, p, b, len);
+	if (rc == 0) {
+		/* a new round: its answer may cover every range */
+		p->ranges_open = ~(uint64_t)0;
+		p->ranges_told = 0;
+	}
+	return rc;
+}
+
+/* ---- answering them -------------------------------------------------------- */
+
+static int s_cmp_entry(const void *a, const void *b)
+{
+	return memcmp(((const wire_vec_t *)a)->author,
+		      ((const wire_vec_t *)b)->author, WIRE_KEY_BYTES);
+}
+
+/* Our entries in the ranges of mask, sorted by author (so by range). */
+static wire_vec_t *s_entries_in(node_t *node, uint64_t mask, size_t *ret_n)
+{
+	wire_vec_t *v = xcalloc(zhashx_size(node->vec_mine) + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (vec_mine_t *e = zhashx_first(node->vec_mine); e;
+	     e = zhashx_next(node->vec_mine)) {
+		if (!digest_in(mask, e->author))
+			continue;
+		memcpy(v[n].author, e->author, WIRE_KEY_BYTES);
+		v[n++].seq = e->seq;
+	}
+	qsort(v, n, sizeof(*v), s_cmp_entry);
+	*ret_n = n;
+	return v;
+}
+
+typedef struct {
+	node_t *node;
+	peer_t *p;
+	const wire_vec_t *v;
+} s_piece_t;
+
+static int s_send_piece(void *arg, size_t from, size_t count, uint64_t mask)
+{
+	s_piece_t *t = arg;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (wire_ranges(mask, t->v + from, count, &b, &len) < 0)
+		return -EINVAL;
+	return node_send(t->node, t->p, b, len);
+}
+
+/* Every entry of ours in the ranges of mask, as ranges messages of at
+ * most WIRE_MAX_VECTOR entries (digest_pieces: a range of more entries
+ * than that goes in pieces, the last with its bit; the peer then sends
+ * back some entries of it that an earlier piece held: harmless). */
+static int s_answer(node_t *node, peer_t *p, uint64_t mask)
+{
+	size_t n;
+	wire_vec_t *v = s_entries_in(node, mask, &n);
+	uint8_t *bucket = xmalloc(n + 1);
+	s_piece_t t = { node, p, v };
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		bucket[i] = (uint8_t)digest_bucket(v[i].author);
+	rc = digest_pieces(bucket, n, mask, WIRE_MAX_VECTOR, s_send_piece,
+			   &t);
+	free(bucket);
+	free(v);
+	return rc;
+}
+
+void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	digest_t theirs;
+	uint64_t mask;
+
+	if (!node_rate_ok(&p->digest_window_ms, &p->digest_count,
+			  NODE_MAX_DIGEST_PER_MIN)) {
+		node_garbage(node, p->curve, "too many digests");
+		return;
+	}
+	s_vec_init(node);
+	for (unsigned i = 0; i < DIGEST_BUCKETS; i++) {
+		theirs.count[i] = m->ranges[i].count;
+		theirs.hash[i] = m->ranges[i].hash;
+	}
+	mask = digest_diff(&node->digest, &theirs);
+	if (!digest_in(mask, node->key.pk)) {
+		/* it holds our own feed as we do (that range is equal):
+		 * our next record goes straight to it */
+		vec_mine_t *own = zhashx_lookup(node->vec_mine, node->hex);
+
+		if (own && p->own_sent < own->seq)
+			p->own_sent = own->seq;
+	}
+	if (!mask)
+		return;
+	/* those ranges it hears in full: the ranges it answers our own
+	 * digest with need not come back as a vector too */
+	if (s_answer(node, p, mask) == 0)
+		p->ranges_told |= mask;
+}
+
+/* ---- taking answers -------------------------------------------------------- */
+
+/* Its seq of author in the sorted entries v, or 0. */
+static uint64_t s_find(const wire_vec_t *v, size_t n, const uint8_t *author)
+{
+	wire_vec_t key;
+	const wire_vec_t *hit;
+
+	memcpy(key.author, author, WIRE_KEY_BYTES);
+	hit = bsearch(&key, v, n, sizeof(*v), s_cmp_entry);
+	return hit ? hit->seq : 0;
+}
+
+/* Our entries in the ranges of mask that m's entries lack or hold less
+ * of, to p as a vector (however its author tells it: this is the net). */
+static void s_send_back(node_t *node, peer_t *p, const wire_msg_t *m,
+			uint64_t mask)
+{
+	static wire_vec_t v[WIRE_MAX_VECTOR];
+	size_t n = 0;
+
+	for (vec_mine_t *e = zhashx_first(node->vec_mine); e;
+	     e = zhashx_next(node->vec_mine)) {
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (!digest_in(mask, e->author) ||
+		    s_find(m->vec, m->n_vec, e->author) >= e->seq)
+			continue;
+		memcpy(v[n].author, e->author, WIRE_KEY_BYTES);
+		v[n++].seq = e->seq;
+		if (n < WIRE_MAX_VECTOR)
+			continue;
+		if (wire_vector(v, n, &b, &len) == 0)
+			node_send(node, p, b, len);
+		n = 0;
+	}
+	if (n) {
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (wire_vector(v, n, &b, &len) == 0)
+			node_send(node, p, b, len);
+	}
+}
+
+void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	/* ranges of our digests, each answered once: a peer cannot make us
+	 * send our whole vector back for a few bytes, again and again (it
+	 * may answer two digests of ours at once: not its fault) */
+	uint64_t asked = m->mask & p->ranges_open;
+	uint64_t back = asked & ~p->ranges_told;
+
+	p->ranges_open &= ~asked;
+	p->ranges_told &= ~asked;
+	s_vec_init(node);
+	repl_take_entries(node, p, m->vec, m->n_vec, asked != 0 ||
+			  p->ranges_open != 0);
+	if (back)
+		s_send_back(node, p, m, back);
+}

@@ -1,0 +1,99 @@
+/*
+ * sim: the node's replication protocol run by many simulated nodes in
+ * one process, on simulated links (latency, loss, churn) in virtual
+ * time, to measure what each node sends and receives per day at a given
+ * volume of records and requests.
+ *
+ * A node's store is one number per feed (the highest seq it holds);
+ * records are (author, seq, kind) and never bytes. Every message the
+ * simulated nodes send is encoded with the node's own encoders (wire.c,
+ * proto/msg.c) so its byte count is the real one; record sizes come from
+ * real records signed once per kind (sim_wire.c). The replication rules
+ * are modelled on node/net/node_repl.c, request flooding on node_flood.c
+ * and pings on node_peer.c (sim_repl.c, sim_net.c name the function each
+ * rule comes from); the safety net compares range digests
+ * (node/net/digest.c).
+ */
+#ifndef LABMESH_NODE_SIM_SIM_H
+#define LABMESH_NODE_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a node sends, by message kind. vector-repair is a vector sent in
+ * answer to a digest; digest is the safety net's range digest. */
+enum sim_kind {
+	SIM_HELLO = 0,
+	SIM_PEERS,
+	SIM_REQUEST,
+	SIM_REQUEST_IDS,
+	SIM_VECTOR,
+	SIM_REPAIR,
+	SIM_WANT,
+	SIM_RECORDS,
+	SIM_CREDIT,
+	SIM_PING,
+	SIM_PONG,
+	SIM_DIGEST,
+	SIM_KINDS,
+};
+
+/* "hello", "vector-repair"...; borrowed. */
+const char *sim_kind_name(int kind);
+
+typedef struct {
+	uint32_t nodes;
+	uint32_t max_peers;  /* dialled; admitted up to twice that */
+	double window_s;     /* simulated time measured */
+	double drain_s;	     /* then no new records, no churn */
+	double runs_per_day; /* run records, network-wide */
+	double requests_per_day;
+	uint32_t accept_labs;	  /* labs that accept each request */
+	bool every_lab_answers;	  /* the others sign a decline too */
+	uint32_t events_per_run;  /* event records of the run's job */
+	uint32_t adverts_per_run; /* adverts (board busy, idle) */
+	bool no_run;		  /* jobs write no run record */
+	double job_s;		  /* from the first event to the run */
+	double loss;		  /* of replication and request messages */
+	double churn;		  /* fraction of nodes offline at a time */
+	double offline_s;	  /* mean time offline */
+	uint32_t lat_min_ms, lat_max_ms; /* one way, per link */
+	uint64_t seed;
+} sim_params_t;
+
+/* The defaults: KernelCI's volume, 1 % loss and churn. */
+void sim_params_default(sim_params_t *p);
+
+typedef struct {
+	double mean, p99, max;
+} sim_stat_t;
+
+typedef struct {
+	/* bytes sent per node per day (the window scaled to a day), by
+	 * kind and in all; received in all */
+	sim_stat_t sent[SIM_KINDS];
+	sim_stat_t sent_total, recv_total;
+	uint64_t msgs[SIM_KINDS]; /* messages sent in the window, all nodes */
+	uint64_t bytes[SIM_KINDS];
+	uint64_t records;      /* records written in the window */
+	uint64_t record_bytes; /* their bytes */
+	uint64_t deliveries;   /* records stored from peers */
+	uint64_t duplicates;   /* records received that were held already */
+	uint64_t missing;      /* (node, record) not held after the drain */
+	double delivered;      /* fraction of (node, record) held at the end */
+	uint32_t requests;
+	double flood_p50_ms, flood_p99_ms;	   /* request to each node */
+	double flood_all_p50_ms, flood_all_max_ms; /* to every online node */
+	double degree_mean;
+	uint32_t degree_max;
+	uint32_t churned;      /* times a node went offline */
+	uint64_t lost;	       /* messages lost on links */
+	uint64_t events;       /* simulator events processed */
+	size_t record_size[8]; /* by record kind (wire.h's WIRE_KIND_*) */
+} sim_result_t;
+
+/* Run the simulation. 0, or -ENOMEM / -EINVAL (bad parameters). */
+int sim_run(const sim_params_t *p, sim_result_t *ret);
+
+#endif

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Feeds reconcile by range digests, not whole vectors.
+
+A's store is filled beforehand with 240 feeds of synthetic signed runs
+(lm-mkruns); B starts empty and seeds from A:
+- B ends with every feed of A, through digests and their answers (ranges);
+- idle, the pair sends digests only (the safety net), each of the same
+  fixed size, far below the whole vector of that many feeds, and no
+  ranges or vector entries;
+- once converged, neither node holds an entry of the other's vector per
+  feed (`peer_vector_entries` of `debug status`);
+- B stopped, runs of ten new feeds written into its store meanwhile and
+  five records appended to A's own feed, B started again: each gets what
+  it missed, through the digests of the new session;
+- C, a node of the version before digests (NODIGEST_NODE: no
+  MSG_FEATURE_DIGEST in its hello), joins: it gets whole vectors, sends
+  whole vectors, and ends with every feed, no message refused anywhere.
+Timing is not asserted.
+
+usage: test_digest_repl.py LABMESH LM_MKRUNS NODIGEST_NODE
+"""
+import subprocess
+import lmtest
+from lmtest import check, wait_for
+
+BASE = 17730
+FEEDS = 240
+ENTRY = 40  # bytes of a vector entry on the wire, about
+
+
+def runs(seeds, at):
+    return ''.join('run %d lab-%d b x86_64 t main %s %d\nend\n' %
+                   (s, s, '%040x' % (s + at), 1000000 + at) for s in seeds)
+
+
+def mkruns(net, node, seeds, at):
+    out = subprocess.run([net.tools[0], node.home], input=runs(seeds, at),
+                         check=True, capture_output=True, text=True).stdout
+    check(len(out.split()) == len(seeds), 'lm-mkruns stored %d runs' %
+          len(seeds))
+
+
+def kind(node, name):
+    k = node.status()['sent_by_kind'][name]
+    return k['msgs'], k['bytes']
+
+
+def others(node, ids):
+    return {k: v['seq'] for k, v in node.feeds().items() if k not in ids}
+
+
+def test(net):
+    base = net.base(BASE)
+    a = net.node('dga', base)
+    b = net.node('dgb', base + 1, seeds=[a])
+    ids = {a.id, b.id}
+    mkruns(net, a, range(1, FEEDS + 1), 0)
+    a.start()
+    b.start()
+    want = others(a, ids)
+    check(len(want) == FEEDS, 'A holds %d feeds: %d' % (FEEDS, len(want)))
+
+    # (a) a new link converges
+    wait_for('B holds every feed of A',
+             lambda: others(b, ids) == want, 120)
+    for n in (a, b):
+        check(kind(n, 'digest')[0] >= 1, '%s sent a digest' % n.name)
+    check(kind(a, 'ranges')[0] >= 1, 'A answered with ranges')
+    print('converged: A sent %r digest, %r ranges, %r vector (msgs, bytes)'
+          % (kind(a, 'digest'), kind(a, 'ranges'), kind(a, 'vector')))
+
+    # per-peer vector state: what differs only, not an entry per feed
+    wait_for('vector state held is not per feed',
+             lambda: all(n.status()['peer_vector_entries'] <= 4
+                         for n in (a, b)), 60)
+
+    # (c) idle: digests of a fixed size, nothing more
+    before = {n.name: {k: kind(n, k) for k in ('digest', 'ranges', 'vector')}
+              for n in (a, b)}
+    wait_for('a safety-net digest each way',
+             lambda: all(kind(n, 'digest')[0] > before[n.name]['digest'][0]
+                         for n in (a, b)), 120, step=1)
+    whole = (FEEDS + 2) * ENTRY
+    for n in (a, b):
+        d0, r0, v0 = (before[n.name][k] for k in ('digest', 'ranges',
+                                                  'vector'))
+        d1, r1, v1 = kind(n, 'digest'), kind(n, 'ranges'), kind(n, 'vector')
+        per = (d1[1] - d0[1]) / (d1[0] - d0[0])
+        print('%s idle: %d digests of %.0f B each (a whole vector: ~%d B),'
+              ' %d ranges, %d vector bytes' % (n.name, d1[0] - d0[0], per,
+                                              whole, r1[0] - r0[0],
+                                              v1[1] - v0[1]))
+        check(per <= 1024 and per * 8 < whole,
+              '%s: a digest is small and fixed (%.0f B)' % (n.name, per))
+        check(r1 == r0 and v1 == v0,
+              '%s: equal digests, no ranges and no vector sent' % n.name)
+
+    # (b) records each took while the other did not hear of them: a new
+    # session's digests find them
+    b.stop()
+    a.cmd('debug', 'append-records', '5')
+    news = range(FEEDS + 1, FEEDS + 11)
+    mkruns(net, b, news, 7)
+    b.start()
+    want = {k: v for k, v in others(b, set()).items() if k not in ids}
+    check(len(want) == FEEDS + 10, 'B holds %d feeds' % len(want))
+    own = wait_for('A appended', lambda: a.seq(a.id) >= 6 and a.seq(a.id),
+                   30)[0]
+    wait_for('A holds what B took while apart',
+             lambda: others(a, ids) == want, 120)
+    wait_for('B holds what A appended meanwhile',
+             lambda: b.seq(a.id) == own, 120)
+    check(kind(b, 'digest')[0] >= 1 and kind(b, 'ranges')[0] >= 1,
+          'B sent a digest and answered one with ranges')
+
+    # (d) mixed versions: a peer without digests
+    c = net.node('dgc', base + 2, seeds=[a])
+    c.start(program=net.tools[1])
+    want = others(a, {c.id})
+    wait_for('C (no digests) holds every feed',
+             lambda: others(c, {c.id}) == want, 120)
+    check(kind(c, 'digest')[0] == 0 and kind(c, 'ranges')[0] == 0,
+          'C sent no digest and no ranges')
+    check(kind(c, 'vector')[0] >= 1, 'C sent vectors')
+    for n in (a, b, c):
+        check(n.status()['bad_messages'] == 0, '%s: no garbage' % n.name)
+
+
+lmtest.main(test)
