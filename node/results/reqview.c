@@ -308,7 +308,8 @@ static void s_drop_silent(reqview_t *v)
  * upper-case hex ids). */
 static int s_collect_pass(sqlite3 *db, const request_t *req,
 			  const uint8_t *req_id, reqview_t *v, int64_t since,
-			  const char *also)
+			  const char *also, s_label_t **ret_labels,
+			  size_t *ret_n_labels)
 {
 	store_view_q_t q = { .latest_kind = RECORD_ADVERT,
 			     .kind_lo = RECORD_ACCEPT, .kind_hi = RECORD_RUN,
@@ -316,44 +317,64 @@ static int s_collect_pass(sqlite3 *db, const request_t *req,
 	s_pass_t p = { .v = v, .req_id = req_id, .req = req };
 	int rc = store_db_view_records(db, &q, s_take, &p);
 
-	free(p.labels);
+	if (ret_labels) {
+		*ret_labels = p.labels;
+		*ret_n_labels = p.n_labels;
+	} else
+		free(p.labels);
 	s_drop_silent(v);
 	v->names = req && (req->select.n_labs || req->select.n_boards);
 	return rc;
 }
 
+/* Whether v holds author with an answer. */
+static bool s_answered(const reqview_t *v, const uint8_t *author)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (memcmp(v->labs[i].author, author, 32) == 0)
+			return v->labs[i].answer != 0;
+	return false;
+}
+
+static void s_add_hex(char *also, size_t *n, const uint8_t *author)
+{
+	for (size_t k = 0; k < 32; k++)
+		snprintf(also + *n + 2 * k, 3, "%02X", author[k]);
+	*n += 64;
+}
+
 /* Records stamped since the request was made (less an hour) are read
- * first: the common case, and cheap. A named lab with no answer among
- * them may only have a clock hours behind the submitter's (timestamps
- * are the signer's word, never an order), so the view is read again with
- * every record of those labs. */
+ * first: the common case, and cheap. A lab with no answer among them,
+ * named or not, may only have a clock hours behind the submitter's
+ * (timestamps are the signer's word, never an order), so the view is
+ * read again with every record of those labs. */
 int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 {
 	request_t *req = s_request(db, id);
 	int64_t since = req ? (int64_t)req->created_ms : 0;
+	s_label_t *labels = NULL;
+	size_t n = 0, n_labels = 0;
 	char *also;
-	size_t n = 0;
 	int rc;
 
 	since = since > 3600000 ? since - 3600000 : 0;
-	rc = s_collect_pass(db, req, id, v, since, "");
+	rc = s_collect_pass(db, req, id, v, since, "", &labels, &n_labels);
 	if (rc < 0 || since == 0)
 		goto out_req;
-	also = xcalloc(v->n ? v->n : 1, 64 + 1);
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->labs[i].answer)
-			continue;
-		for (size_t k = 0; k < 32; k++)
-			snprintf(also + n + 2 * k, 3, "%02X",
-				 v->labs[i].author[k]);
-		n += 64;
-	}
+	also = xcalloc(v->n + n_labels + 1, 64 + 1);
+	for (size_t i = 0; i < v->n; i++)
+		if (!v->labs[i].answer)
+			s_add_hex(also, &n, v->labs[i].author);
+	for (size_t i = 0; i < n_labels; i++)
+		if (!s_answered(v, labels[i].author))
+			s_add_hex(also, &n, labels[i].author);
 	if (n) {
 		reqview_free(v);
-		rc = s_collect_pass(db, req, id, v, since, also);
+		rc = s_collect_pass(db, req, id, v, since, also, NULL, NULL);
 	}
 	free(also);
 out_req:
+	free(labels);
 	request_destroy(&req);
 	return rc;
 }
