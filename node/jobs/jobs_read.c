@@ -109,22 +109,38 @@ static const char *s_col_text(sqlite3_stmt *st, int i)
 	return t ? t : "";
 }
 
+/* HOME's jobs.db opened read-only, with the readers' busy timeout:
+ * 0, -ENOENT when there is none (no jobs ever), -EIO. */
+static int s_open_ro(const char *home, sqlite3 **ret_db)
+{
+	char *path = xasprintf("%s/jobs.db", home);
+	int rc = 0;
+
+	*ret_db = NULL;
+	if (access(path, R_OK) < 0)
+		rc = -ENOENT;
+	else if (sqlite3_open_v2(path, ret_db, SQLITE_OPEN_READONLY, NULL) !=
+		 SQLITE_OK)
+		rc = -EIO;
+	else
+		sqlite3_busy_timeout(*ret_db, JOBS_RO_BUSY_MS);
+	free(path);
+	return rc;
+}
+
 int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 		      int (*cb)(void *arg, const jobs_row_t *row), void *arg)
 {
-	char *path = xasprintf("%s/jobs.db", home);
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	int rc = -EIO, s;
+	int rc, s;
 
-	if (access(path, R_OK) < 0) {
-		free(path);
-		return -ENOENT;
-	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, s_list_sql, -1, &st, NULL) != SQLITE_OK)
+	rc = s_open_ro(home, &db);
+	if (rc == -ENOENT)
+		return rc;
+	rc = -EIO;
+	if (!db || sqlite3_prepare_v2(db, s_list_sql, -1, &st, NULL) != SQLITE_OK)
 		goto out_close;
-	sqlite3_busy_timeout(db, JOBS_RO_BUSY_MS);
 	sqlite3_bind_text(st, 1, hex_prefix, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -144,7 +160,6 @@ int jobs_list_request(const char *home, const char *hex_prefix, size_t max,
 out_close:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
-	free(path);
 	return rc;
 }
 
@@ -164,19 +179,17 @@ int jobs_silent_reason(const char *home, const uint8_t id[32],
 		       uint8_t ret_author[32], char *lab, size_t lsz,
 		       int *ret_reason, char *text, size_t tsz)
 {
-	char *path = xasprintf("%s/jobs.db", home);
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	int rc = -EIO, s;
+	int rc, s;
 
-	if (access(path, R_OK) < 0) {
-		free(path);
-		return -ENOENT;
-	}
-	/* a jobs.db of an older node has no table silent: nothing kept */
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+	rc = s_open_ro(home, &db);
+	if (rc == -ENOENT)
+		return rc;
+	rc = -EIO;
+	if (!db)
 		goto out_close;
-	sqlite3_busy_timeout(db, JOBS_RO_BUSY_MS);
+	/* a jobs.db of an older node has no table silent: nothing kept */
 	if (sqlite3_prepare_v2(db, "SELECT author, lab, reason, text FROM"
 			       " silent WHERE request_id=?", -1, &st,
 			       NULL) != SQLITE_OK) {
@@ -193,7 +206,6 @@ int jobs_silent_reason(const char *home, const uint8_t id[32],
 out_close:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
-	free(path);
 	return rc;
 }
 
