@@ -520,12 +520,15 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 
 	/* the author in session with us: its word on its own feed is the
 	 * only one, a relay claiming more is lying or ahead of the author's
-	 * own vector, which comes (or its records do, pushed) */
-	if (a && a->state == PEER_ACTIVE) {
+	 * own vector, which comes (or its records do, pushed). But not once
+	 * the author failed to deliver it (a node starved of CPU while a
+	 * network forms): its claim is dropped then, and it does not say it
+	 * again (it told us once), so a relay's word, from a digest's
+	 * answer, must do */
+	if (a && a->state == PEER_ACTIVE && !s_distrusted(a, hex, now) &&
+	    repl_their_seq(a, hex) > have) {
 		*ret_rank = 2;
-		return repl_their_seq(a, hex) > have &&
-				       a->pulls_out < NODE_MAX_PULLS_PER_PEER ?
-			       a : NULL;
+		return a->pulls_out < NODE_MAX_PULLS_PER_PEER ? a : NULL;
 	}
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
