@@ -53,6 +53,11 @@
  *       as the key in KEYFILE, when AUTHOR's node trusts only some keys),
  *       take its feed honestly, claim to the node what it holds and answer
  *       the node's wants with one record every SLOW_RELAY_MS.
+ *   adversary mute-author ENDPOINT NODE_ID PORT SECONDS RELAY_ID RELAY_EP N
+ *       an author: write N records of our own feed, peer also with the node
+ *       RELAY_ID (at RELAY_EP, its answers on PORT+1, with the same key),
+ *       claim the feed to both, serve the relay's wants and never the
+ *       node's: the node must take the feed from the relay.
  *   adversary fill-requests ENDPOINT NODE_ID N
  *       hand the node N distinct valid requests of ~16.5 KB (for a lab
  *       named "nowhere", expiring in an hour) from peers with fresh keys,
@@ -948,6 +953,146 @@ static int s_slow_relay(adv_t *a, const char *author_ep, const char *keyfile)
 	return 0;
 }
 
+
+/* ---- mute author --------------------------------------------------------- */
+
+#define MUTE_MAX_RECORDS 4096
+
+/* n records of our own feed, chained, in rec/len (1..n); 0 or -1 */
+static int s_mute_write(adv_t *a, uint8_t **rec, size_t *len, int n)
+{
+	uint8_t prev[32] = { 0 };
+
+	for (int s = 1; s <= n; s++) {
+		record_t r;
+
+		memset(&r, 0, sizeof(r));
+		r.head.kind = RECORD_EVENT;
+		r.head.seq = (uint64_t)s;
+		r.head.has_prev = s > 1;
+		memcpy(r.head.prev_id, prev, 32);
+		r.head.ts_ms = (uint64_t)zclock_time();
+		r.event.board = "mute";
+		r.event.state = JOB_QUEUED;
+		r.event.suite = "";
+		r.event.text = "a record of an author that serves only relays";
+		if (record_sign(&r, &a->c.kp, &rec[s], &len[s], prev) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void s_mute_tell(peerlib_client_t *c, const uint8_t *author,
+			uint64_t seq)
+{
+	msg_vec_entry_t v;
+	msg_t m = { .type = MSG_VECTOR };
+
+	memcpy(v.author, author, 32);
+	v.seq = seq;
+	m.vector.entries = &v;
+	m.vector.n = 1;
+	peerlib_send_msg(c, &m);
+}
+
+/* The wants of our feed on l: answered on c when serve; counted. */
+static unsigned long s_mute_recv(zsock_t *l, peerlib_client_t *c,
+				 const uint8_t *author, uint8_t **rec,
+				 size_t *len, int n, bool serve)
+{
+	unsigned long wants = 0;
+
+	while (zsock_events(l) & ZMQ_POLLIN) {
+		zmsg_t *zm = zmsg_recv(l);
+		zframe_t *body = zm ? zmsg_last(zm) : NULL;
+		msg_t *d = NULL;
+
+		if (!zm)
+			break;
+		if (body && msg_decode(zframe_data(body), zframe_size(body),
+				       PROTO_MAX_MSG, &d) == 0 &&
+		    d->type == MSG_PING) {
+			/* alive to both: a peer that is down is not asked */
+			msg_t pong = { .type = MSG_PONG, .nonce = d->nonce };
+
+			peerlib_send_msg(c, &pong);
+		} else if (d && d->type == MSG_WANT &&
+			   !memcmp(d->want.author, author, 32)) {
+			uint64_t s = d->want.from_seq;
+			uint64_t last = s + d->want.max - 1;
+
+			wants++;
+			while (serve && s >= 1 && s <= (uint64_t)n && s <= last) {
+				proto_bytes_t b[PROTO_MAX_BATCH];
+				msg_t m = { .type = MSG_RECORDS };
+				size_t k = 0;
+
+				for (; k < PROTO_MAX_BATCH && s <= (uint64_t)n &&
+				       s <= last; k++, s++)
+					b[k] = (proto_bytes_t){ rec[s], len[s] };
+				m.records.recs = b;
+				m.records.n = k;
+				peerlib_send_msg(c, &m);
+			}
+		}
+		msg_destroy(&d);
+		zmsg_destroy(&zm);
+	}
+	return wants;
+}
+
+static int s_mute_author(adv_t *a, const char *relay_ep, int n)
+{
+	static uint8_t *rec[MUTE_MAX_RECORDS + 1];
+	static size_t len[MUTE_MAX_RECORDS + 1];
+	const uint8_t *me = a->c.kp.pk;
+	char relay_server[KEY_Z85_LEN + 1];
+	peerlib_client_t up;
+	zsock_t *ul;
+	int64_t t0 = zclock_mono(), told = 0;
+	unsigned long relay_wants = 0, node_wants = 0;
+	int rc = 2;
+
+	if (n < 1 || n > MUTE_MAX_RECORDS)
+		return 2;
+	if (s_connect(a) < 0 || s_mute_write(a, rec, len, n) < 0)
+		goto out;
+	/* the relay knows us by the key we author with */
+	if (key_curve_public(a->author, relay_server) < 0 ||
+	    peerlib_open_key(&up, relay_ep, relay_server, &a->c.kp) < 0)
+		goto out;
+	ul = peerlib_listener(&up, a->port + 1);
+	if (!ul)
+		goto out_up;
+	peerlib_hello_as(&up, a->port + 1, "adversary", 1);
+	zclock_sleep(300);
+	while (zclock_mono() - t0 < (int64_t)(a->secs * 1000) && !s_stop) {
+		if (zclock_mono() - told >= 1000) {
+			/* the relay hears it until it pulls; the node once:
+			 * an author says its head once */
+			if (!relay_wants)
+				s_mute_tell(&up, me, (uint64_t)n);
+			if (!told)
+				s_mute_tell(&a->c, me, (uint64_t)n);
+			told = zclock_mono();
+		}
+		relay_wants += s_mute_recv(ul, &up, me, rec, len, n, true);
+		node_wants += s_mute_recv(a->l, &a->c, me, rec, len, n, false);
+		zclock_sleep(5);
+	}
+	printf("mute-author: %d records, the relay wanted %lu times, the node"
+	       " %lu (none answered)\n", n, relay_wants, node_wants);
+	fflush(stdout);
+	rc = 0;
+	zsock_destroy(&ul);
+out_up:
+	peerlib_close(&up);
+out:
+	for (int s = 1; s <= n; s++)
+		free(rec[s]);
+	return rc;
+}
+
 /* ---- fill-requests ---------------------------------------------------------- */
 
 static int s_fill_requests(const char *ep, const char *server, int n)
@@ -1067,6 +1212,8 @@ static int s_run_mode(adv_t *a, const char *name, int argc, char **argv)
 			md = &s_modes[i];
 	if (argc > 0 && key_parse_hex(argv[0], a->author) == 0)
 		a->has_author = true;
+	if (strcmp(name, "mute-author") == 0 && argc == 3 && a->has_author)
+		return s_mute_author(a, argv[1], atoi(argv[2]));
 	if (strcmp(name, "slow-relay") == 0 && (argc == 2 || argc == 3) &&
 	    a->has_author)
 		return s_slow_relay(a, argv[1], argc == 3 ? argv[2] : NULL);
