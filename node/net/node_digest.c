@@ -8,9 +8,10 @@
  * number it was told up to (node_repl.c: s_send_vector), and a digest of
  * 64 ranges of authors is kept as entries change, never rescanned.
  *
- * Reconciliation. To a new peer, and to one random peer per safety-net
- * round, we send our digest (a fixed ~0.7 KB, whatever the number of
- * feeds). The peer compares it with its own: when equal, nothing more;
+ * Reconciliation. To a new peer (at once for the first new session in
+ * NODE_RESUME_DIGEST_MS, the others at its end; a resumed session's
+ * after that time too), and to one random peer per safety-net round, we
+ * send our digest (a fixed ~0.7 KB, whatever the number of feeds). The peer compares it with its own: when equal, nothing more;
  * else it answers ranges: ALL its entries in the ranges that differ,
  * with their mask. We take those as a vector (pulls), then send back, as
  * an ordinary vector, our entries in those ranges it lacks or holds less

@@ -104,6 +104,16 @@
  * NODE_DIGEST_EVERY_MS but at a session's start (restarts are capped by
  * NODE_MAX_RESET_PER_MIN) */
 #define NODE_DIGEST_EVERY_MS 5000
+/* A peer back within NODE_RESUME_MS of its last session's end hears the
+ * changes since that session as a vector, and our digest only
+ * NODE_RESUME_DIGEST_MS (and up to half as much again) later: after
+ * minutes away, most ranges differ, and a digest at once would cost every
+ * entry of each of them, on every link of a node that comes back. Of new
+ * sessions, one a NODE_RESUME_DIGEST_MS gets our digest at once, the
+ * others at the end of that time: a node that starts behind catches up
+ * from the first answer, and the later digests find little to differ. */
+#define NODE_RESUME_MS (60 * 60 * 1000)
+#define NODE_RESUME_DIGEST_MS 5000
 #define NODE_MAX_DIGEST_PER_MIN 30
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
 #define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
@@ -178,6 +188,15 @@ typedef struct peer {
 	 * digest; its digests lately; a digest again once the unknown
 	 * authors of its last answer are pulled */
 	bool resync;
+	/* a session resumed (the peer back within NODE_RESUME_MS of the
+	 * last one's end): the number it had read our changes up to then,
+	 * when that session ended; our digest is due at digest_at_ms, once both sides
+	 * have sent what changed meanwhile */
+	uint64_t resume_told;
+	int64_t resume_ms, digest_at_ms;
+	/* told when our last ping went, and as of its pong: it had read
+	 * every change up to told_acked (a link keeps order) */
+	uint64_t told_at_ping, told_acked;
 	int64_t digest_sent_ms;
 	uint64_t ranges_open, ranges_told;
 	int64_t digest_window_ms;
@@ -289,6 +308,8 @@ struct node {
 	uint64_t vec_chg;
 	digest_t digest;
 	int64_t next_round_ms, next_full_ms;
+	/* the last new session whose digest went at once (repl_on_active) */
+	int64_t session_digest_ms;
 	int64_t last_evict_ms;
 	bool vec_dirty, pull_dirty;
 	bool judge_armed; /* the first-batch timer is set */

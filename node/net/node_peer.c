@@ -263,6 +263,7 @@ void peer_ping(node_t *node, peer_t *p)
 	p->ping_sent_ms = node_now();
 	/* queued after every request sent so far: its pong acknowledges them */
 	p->ask_at_ping = p->ask_sent;
+	p->told_at_ping = p->told;
 	p->ping_open = true;
 	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
 		node_send(node, p, b, len);
@@ -432,6 +433,7 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (p->ping_open) {
 			p->ping_open = false;
 			p->ask_acked = p->ask_at_ping;
+			p->told_acked = p->told_at_ping;
 			repl_pump_requests(node, p);
 		}
 		if (p->rtt_ms < 0) {

@@ -8,7 +8,11 @@
  * peer (changes are numbered: node_digest.c keeps our vector in order of
  * change, and a peer's state is the number told, plus what of its vector
  * differs from ours). A new session, and one peer per safety-net round,
- * reconcile by range digests (node_digest.c). A node behind on an author
+ * reconcile by range digests (node_digest.c); one new session at a time
+ * (NODE_RESUME_DIGEST_MS), so a node that starts behind catches up from
+ * one answer. A session resumed within NODE_RESUME_MS starts from the
+ * number the peer had read up to (its pongs say), its digest later. A
+ * node behind on an author
  * pulls with want(author, from, max) from ONE upstream per author at a
  * time — the peer claiming the highest seq — and switches when that
  * upstream stalls. The server answers a want
@@ -316,7 +320,15 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->skip);
-	p->told = 0;
+	if (p->told_acked && !node->no_digest &&
+	    (p->features & MSG_FEATURE_DIGEST)) {
+		/* what it read, not what we sent: changes sent into a
+		 * connection about to drop go again */
+		p->resume_told = p->told_acked;
+		p->resume_ms = node_now();
+	}
+	p->told = p->told_at_ping = p->told_acked = 0;
+	p->digest_at_ms = 0;
 	p->resync = p->digest_soon = false;
 	p->ranges_open = p->ranges_told = 0;
 	p->own_sent = 0;
@@ -336,7 +348,34 @@ static void s_send_evidence(node_t *node, peer_t *p);
 
 void repl_on_active(node_t *node, peer_t *p)
 {
-	p->resync = true; /* our digest, or our whole vector */
+	int64_t now = node_now();
+
+	if (p->resume_ms && now - p->resume_ms < NODE_RESUME_MS &&
+	    p->resume_told <= node->vec_chg && !node->no_digest &&
+	    (p->features & MSG_FEATURE_DIGEST)) {
+		/* back after a break: what changed since we told it goes now
+		 * as a vector (it does the same), and our digest once those
+		 * are pulled, to mend what the end of the last session lost */
+		p->told = p->resume_told;
+		p->resync = false;
+		p->digest_at_ms = now + NODE_RESUME_DIGEST_MS +
+				  randombytes_uniform(NODE_RESUME_DIGEST_MS / 2);
+	} else if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST) &&
+		   node->session_digest_ms &&
+		   now - node->session_digest_ms < NODE_RESUME_DIGEST_MS) {
+		/* another new session's digest went just now: ours once its
+		 * answer is pulled; the changes meanwhile as usual */
+		p->told = node->vec_chg;
+		p->resync = false;
+		p->digest_at_ms = node->session_digest_ms +
+				  NODE_RESUME_DIGEST_MS +
+				  randombytes_uniform(NODE_RESUME_DIGEST_MS / 2);
+	} else {
+		p->resync = true; /* our digest, or our whole vector */
+		if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST))
+			node->session_digest_ms = now;
+	}
+	p->resume_ms = 0;
 	p->digest_sent_ms = 0;
 	p->ranges_open = p->ranges_told = 0;
 	p->digest_soon = false;
@@ -1312,6 +1351,16 @@ void repl_tick(node_t *node)
 	int64_t now = node_now();
 
 	s_judge_all(node, now, false);
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->digest_at_ms && now >= p->digest_at_ms &&
+		    p->state == PEER_ACTIVE) {
+			p->digest_at_ms = 0; /* a resumed session's digest */
+			p->resync = true;
+			node->vec_dirty = true;
+		}
+	}
 	if (!node->next_full_ms) /* a session's start reconciles itself */
 		node->next_full_ms = now + NODE_FULL_VECTOR_MS;
 	if (now >= node->next_full_ms) {

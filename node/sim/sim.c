@@ -296,6 +296,9 @@ static void s_dispatch(sim_t *s, const sim_event_t *ev)
 	case EV_PEERS:
 		sim_send_peers(s, ev->id);
 		break;
+	case EV_RESUME_DIGEST:
+		sim_repl_resume_digest(s, ev->id, ev->arg);
+		break;
 	}
 }
 

@@ -38,6 +38,12 @@ typedef struct {
 	int64_t seen_ms, ping_ms, ping_at, pong_at;
 	bool ping_open;
 	int64_t fifo_ms; /* last arrival at the other end: links keep order */
+	/* its last session ended at ended_ms (a resumed session: the
+	 * changes since go as a vector, our digest NODE_RESUME_DIGEST_MS
+	 * later); a node that comes back has restarted: none */
+	bool ended;
+	int64_t ended_ms;
+	bool resumed;
 } sim_end_t;
 
 typedef struct {
@@ -78,6 +84,8 @@ typedef struct {
 	uint32_t n_ups, a_ups;
 	bool tick_armed;
 	bool vec_dirty;	  /* node->vec_dirty */
+	bool session_digest;	 /* node->session_digest_ms, when set */
+	int64_t session_digest_ms;
 	bool peers_armed; /* a peers message due (peers_changed) */
 	uint8_t *reqs;	  /* bitmap: requests of the window held */
 	uint64_t tx[SIM_KINDS], rx[SIM_KINDS];
@@ -104,6 +112,7 @@ enum sim_ev {
 	EV_UP,
 	EV_DETECT,
 	EV_PEERS,
+	EV_RESUME_DIGEST, /* id: the link; arg: its session << 1 | end */
 };
 
 typedef struct sim_msg sim_msg_t;
@@ -207,6 +216,8 @@ void sim_repl_round(sim_t *s, uint32_t node);
 void sim_repl_digest(sim_t *s, uint32_t node);
 void sim_repl_on_active(sim_t *s, uint32_t link, int e);
 void sim_repl_forget(sim_t *s, uint32_t link, int e);
+void sim_repl_resume_digest(sim_t *s, uint32_t link, uint32_t arg);
+void sim_repl_mark_untold(sim_t *s, uint32_t node, uint32_t link);
 void sim_repl_submit(sim_t *s);
 void sim_repl_mark_all_dirty(sim_t *s, uint32_t node);
 

@@ -386,8 +386,19 @@ void sim_session_up(sim_t *s, uint32_t link)
 
 		/* a hello from a peer still up: it restarted, reset */
 		s_end_down(s, link, e);
-		memcpy(d->their, n->have, s->n_active * sizeof(*d->their));
-		memcpy(d->sent, n->have, s->n_active * sizeof(*d->sent));
+		d->resumed = d->ended && s->now - d->ended_ms < NODE_RESUME_MS;
+		d->ended = false;
+		if (d->resumed) {
+			/* repl_on_active: told up to where the last session
+			 * left it; its vector unknown (their_vec purged) */
+			memset(d->their, 0, s->n_active * sizeof(*d->their));
+			sim_repl_mark_untold(s, l->n[e], link);
+		} else {
+			memcpy(d->their, n->have,
+			       s->n_active * sizeof(*d->their));
+			memcpy(d->sent, n->have,
+			       s->n_active * sizeof(*d->sent));
+		}
 		d->own_sent = 0;
 		d->n_distrust = 0;
 		d->last_delivered_ms = 0;
@@ -413,6 +424,9 @@ void sim_node_up(sim_t *s, uint32_t node)
 	n->online = true;
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
+
+		/* it restarted: what it told its peers is forgotten */
+		l->end[sim_end_of(l, node)].ended = false;
 
 		if (s->nodes[sim_peer(l, sim_end_of(l, node))].online)
 			sim_session_up(s, n->links[i]);

@@ -9,7 +9,8 @@
  * What differs from node_repl.c, on purpose:
  * - the safety net is the range digest (the node's whole vector to one
  *   random peer every NODE_FULL_VECTOR_MS..+1/4, which the digest
- *   replaces; and on a new session instead of the whole vector): the
+ *   replaces; and on a new session instead of the whole vector, at once
+ *   for one new session per NODE_RESUME_DIGEST_MS, as the node): the
  *   digest goes to one random peer; the peer answers with a vector of all
  *   its entries in the ranges that differ (vector-repair); the first side
  *   answers with its entries there that are ahead of those;
@@ -25,7 +26,12 @@
  *   re-reads all its feeds, which finds nothing new unless a session
  *   changed; the model looks at all of them again only on the node that
  *   comes back, so an entry held back for a peer because its author
- *   told it, whose author then went offline, waits for the digest.
+ *   told it, whose author then went offline, waits for the digest;
+ * - a resumed session starts from what we sent the peer (sent), where the
+ *   node starts from what its pongs acknowledged: changes sent into a
+ *   link about to drop are told again by the node, in the model only
+ *   by the digest that follows; and a node that comes back has
+ *   restarted (it remembers no session; its peers do).
  *
  * Layout: per-node lists; vectors; pulling; serving and receiving
  * records; requests; the digest; timers.
@@ -815,13 +821,56 @@ void sim_repl_on_msg(sim_t *s, sim_msg_t *m)
 }
 
 /* A new session (repl_on_active): a digest instead of the whole vector,
- * and our request ids */
+ * and our request ids; a resumed one: the changes since the last one as
+ * a vector, and the digest later */
 void sim_repl_on_active(sim_t *s, uint32_t link, int e)
 {
-	uint32_t node = s->links[link].n[e];
+	sim_link_t *l = &s->links[link];
+	uint32_t node = l->n[e];
 
-	s_send_digest(s, node, link);
+	sim_node_t *n = &s->nodes[node];
+	uint32_t arg = l->session << 1 | (uint32_t)e;
+
+	if (l->end[e].resumed) {
+		s_send_vector(s, node, link);
+		sim_at(s,
+		       s->now + NODE_RESUME_DIGEST_MS +
+			       sim_uniform(s, NODE_RESUME_DIGEST_MS / 2),
+		       EV_RESUME_DIGEST, link, arg, NULL);
+	} else if (n->session_digest &&
+		   s->now - n->session_digest_ms < NODE_RESUME_DIGEST_MS) {
+		/* another new session's digest went just now */
+		sim_at(s,
+		       n->session_digest_ms + NODE_RESUME_DIGEST_MS +
+			       sim_uniform(s, NODE_RESUME_DIGEST_MS / 2),
+		       EV_RESUME_DIGEST, link, arg, NULL);
+	} else {
+		s_send_digest(s, node, link);
+		n->session_digest = true;
+		n->session_digest_ms = s->now;
+	}
 	s_send_request_ids(s, node, link);
+}
+
+/* A resumed session's digest is due (repl_tick's digest_at_ms) */
+void sim_repl_resume_digest(sim_t *s, uint32_t link, uint32_t arg)
+{
+	sim_link_t *l = &s->links[link];
+	int e = (int)(arg & 1);
+
+	if (l->up && l->session == arg >> 1 && l->end[e].active)
+		s_send_digest(s, l->n[e], link);
+}
+
+/* The entries told the peer at link (sent) that are not ours now: looked
+ * at for a vector (s_send_vector from the number told) */
+void sim_repl_mark_untold(sim_t *s, uint32_t node, uint32_t link)
+{
+	const sim_end_t *d = s_my(s, link, node);
+
+	for (uint32_t a = 0; a < s->n_active; a++)
+		if (d->sent[a] != s->nodes[node].have[a])
+			s_dirty(s, node, a, true);
 }
 
 /* node_repl.c: repl_forget_peer — its upstreams end; all looked at again */
@@ -836,6 +885,8 @@ void sim_repl_forget(sim_t *s, uint32_t link, int e)
 		else
 			i++;
 	s->links[link].end[e].own_sent = 0;
+	s->links[link].end[e].ended = true; /* repl_forget_peer: resume_told */
+	s->links[link].end[e].ended_ms = s->now;
 	for (uint32_t i = 0; i < n->n_claims; i++)
 		s_push(&n->notes, &n->n_notes, &n->a_notes, n->claims[i]);
 }

@@ -11,7 +11,12 @@ A's store is filled beforehand with 240 feeds of synthetic signed runs
   feed (`peer_vector_entries` of `debug status`);
 - B stopped, runs of ten new feeds written into its store meanwhile and
   five records appended to A's own feed, B started again: each gets what
-  it missed, through the digests of the new session;
+  it missed, through B's digest (B restarted: it remembers no session)
+  and A's answer;
+- B frozen (SIGSTOP) past the liveness timeout while A appends: the
+  session resumes on both sides, each sends the changes since it last
+  told the other as a vector, no ranges, and the digests that follow
+  a few seconds later are equal;
 - C, a node of the version before digests (NODIGEST_NODE: no
   MSG_FEATURE_DIGEST in its hello), joins: it gets whole vectors, sends
   whole vectors, and ends with every feed, no message refused anywhere.
@@ -97,6 +102,7 @@ def test(net):
 
     # (b) records each took while the other did not hear of them: a new
     # session's digests find them
+    a_ranges = kind(a, 'ranges')[0]
     b.stop()
     a.cmd('debug', 'append-records', '5')
     news = range(FEEDS + 1, FEEDS + 11)
@@ -110,8 +116,34 @@ def test(net):
              lambda: others(a, ids) == want, 120)
     wait_for('B holds what A appended meanwhile',
              lambda: b.seq(a.id) == own, 120)
-    check(kind(b, 'digest')[0] >= 1 and kind(b, 'ranges')[0] >= 1,
-          'B sent a digest and answered one with ranges')
+    check(kind(b, 'digest')[0] >= 1 and kind(a, 'ranges')[0] > a_ranges,
+          'B (restarted) sent a digest and A answered it with ranges')
+
+    # (e) a session resumed, both nodes up all along (B frozen past the
+    # liveness timeout): each sends what changed since it last told the
+    # other as a vector, no ranges; the digests come later, and are equal
+    at = {n.name: {k: kind(n, k) for k in ('digest', 'ranges', 'vector')}
+          for n in (a, b)}
+    b.pause()
+    a.cmd('debug', 'append-records', '3')
+    wait_for('A finds B gone', lambda: not any(
+        p['state'] == 'up' for p in a.peers() if p['id'] == b.id), 20, 0.2)
+    b.resume()
+    own = a.seq(a.id)
+    _, dt = wait_for('B holds what A appended while it was frozen',
+                     lambda: b.seq(a.id) == own, 60)
+    print('resumed: B caught up %.1f s after SIGCONT' % dt)
+    wait_for('a digest each way after the resumed session',
+             lambda: all(kind(n, 'digest')[0] > at[n.name]['digest'][0]
+                         for n in (a, b)), 60, step=0.5)
+    for n in (a, b):
+        r0, r1 = at[n.name]['ranges'], kind(n, 'ranges')
+        v0, v1 = at[n.name]['vector'], kind(n, 'vector')
+        print('%s resumed: %d ranges, %d vector messages (%d B)' % (
+            n.name, r1[0] - r0[0], v1[0] - v0[0], v1[1] - v0[1]))
+        check(r1 == r0, '%s: no ranges for a resumed session' % n.name)
+    check(kind(a, 'vector')[0] > at['dga']['vector'][0],
+          'A told B its appended feed by a vector')
 
     # (d) mixed versions: a peer without digests
     c = net.node('dgc', base + 2, seeds=[a])
