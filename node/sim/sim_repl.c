@@ -283,8 +283,9 @@ static int s_rank(sim_t *s, uint32_t link, uint32_t node, uint32_t a)
 	return s_delivers(&l->end[sim_end_of(l, node)], s->now);
 }
 
-/* node_repl.c: s_best_upstream — the author alone when it is our peer;
- * else who delivers, then the highest claim; a distrusted one last */
+/* node_repl.c: s_best_upstream — the author alone when it is our peer
+ * and claims more, unless it failed to deliver that feed; else who
+ * delivers, then the highest claim; a distrusted one last */
 static uint32_t s_best(sim_t *s, uint32_t node, uint32_t a, int *ret_rank)
 {
 	sim_node_t *n = &s->nodes[node];
@@ -297,9 +298,11 @@ static uint32_t s_best(sim_t *s, uint32_t node, uint32_t a, int *ret_rank)
 		const sim_end_t *d = &l->end[sim_end_of(l, node)];
 
 		if (d->active &&
-		    sim_peer(l, sim_end_of(l, node)) == s->feeds[a].node) {
+		    sim_peer(l, sim_end_of(l, node)) == s->feeds[a].node &&
+		    !s_distrusted(s_my(s, n->links[i], node), a, s->now) &&
+		    d->their[a] > have) {
 			*ret_rank = 2;
-			return d->their[a] > have ? n->links[i] : UINT32_MAX;
+			return n->links[i];
 		}
 	}
 	for (uint32_t i = 0; i < n->deg; i++) {
