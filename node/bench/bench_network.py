@@ -760,16 +760,27 @@ def main():
     # a stopped run stops its nodes too (the finally blocks)
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--sizes', default='10,50,100')
-    ap.add_argument('--topologies', type=int, default=None)
-    ap.add_argument('--requests', type=int, default=3)
-    ap.add_argument('--burst', type=int, default=None)
-    ap.add_argument('--idle', type=float, default=20)
-    ap.add_argument('--trickle', type=int, default=10)
+    ap.add_argument('--sizes', default='10,50,100',
+                    help='network sizes, comma-separated (default 10,50,100)')
+    ap.add_argument('--topologies', type=int, default=None,
+                    help='random peer graphs per size (default 3 up to N ='
+                    ' 100, 1 above)')
+    ap.add_argument('--requests', type=int, default=3,
+                    help='requests flooded per topology (default 3)')
+    ap.add_argument('--burst', type=int, default=None,
+                    help='records of the burst (default 10,000; above 100'
+                    ' nodes a million deliveries in all)')
+    ap.add_argument('--idle', type=float, default=20,
+                    help='seconds of the idle window (default 20)')
+    ap.add_argument('--trickle', type=int, default=10,
+                    help='records made one at a time (default 10; 0: none)')
     ap.add_argument('--overlay-timeout', type=float, default=None,
                     help='seconds (default 60 + N/2, above 100: 60 + N)')
-    ap.add_argument('--store-records', type=int, default=1000000)
-    ap.add_argument('--cache', default=os.path.join(HERE, '..', 'bench-cache'))
+    ap.add_argument('--store-records', type=int, default=1000000,
+                    help='records of the lone node\'s store (default'
+                    ' 1,000,000; 0: that phase skipped)')
+    ap.add_argument('--cache', default=os.path.join(HERE, '..', 'bench-cache'),
+                    help='where the filled store is kept between runs')
     ap.add_argument('--homes', default=None,
                     help='directory for the nodes\' homes (default $TMPDIR);'
                     ' above a few hundred nodes the stores\' fsyncs make'
