@@ -70,6 +70,8 @@
 #define MSG_FEATURE_LEASE (1u << 2)  /* takes lease, relay, relay-back */
 #define MSG_FEATURE_BLOB_RELAY (1u << 3) /* takes blob-get with hops */
 #define MSG_FEATURE_DIGEST (1u << 4) /* takes digest and ranges */
+/* stops a relay's pushes of a feed by a vector entry of it */
+#define MSG_FEATURE_PUSH (1u << 5)
 
 /* Ranges of the author key space in a digest message. */
 #define PROTO_DIGEST_RANGES 64

@@ -76,6 +76,7 @@ void repl_vec_sync(node_t *node, const uint8_t *author)
 	} else {
 		zlistx_move_end(node->vec_log, e->handle);
 	}
+	e->step = seq > e->seq ? seq - e->seq : 0;
 	e->seq = seq;
 	e->chg = ++node->vec_chg;
 }
@@ -107,7 +108,9 @@ size_t repl_vec_state(node_t *node)
 
 	for (size_t i = 0; i < node->n_peers; i++)
 		n += zhashx_size(node->peers[i]->their_vec) +
-		     zhashx_size(node->peers[i]->skip);
+		     zhashx_size(node->peers[i]->skip) +
+		     zhashx_size(node->peers[i]->lazy) +
+		     zhashx_size(node->peers[i]->push_to);
 	return n;
 }
 

@@ -59,6 +59,12 @@
 /* news of records from peers waits a random while up to this before our
  * vector tells it (node_repl.c: repl_send_vectors) */
 #define NODE_ANNOUNCE_MS 200
+/* ...but a record that came alone, of a feed we held, to a peer that
+ * takes pushes (node_repl.c: the push tree), only between half this and
+ * this: the repair path, with the records of the while as one entry */
+#define NODE_LAZY_MS 4000
+/* feeds a peer may have us push (those it pulled from us to our head) */
+#define NODE_MAX_PUSH_FEEDS 4096
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
 #define NODE_TRIM_MS 5000
 #define NODE_SQLITE_HEAP (2 * 1024 * 1024) /* all SQLite caches */
@@ -182,6 +188,13 @@ typedef struct peer {
 	zhashx_t *their_vec;
 	uint64_t told;
 	zhashx_t *skip;
+	/* changes held back for NODE_LAZY_MS (hex author -> "", sent when
+	 * the lazy timer fires), and the feeds it pulled from us to our
+	 * head (hex author -> uint64 the seq it holds by what we sent, in a
+	 * malloc'd box): we push it the records of those we take, one at a
+	 * time, until it tells us a head of that feed (node_repl.c) */
+	zhashx_t *lazy;
+	zhashx_t *push_to;
 	/* digests: a digest (or, to a peer without MSG_FEATURE_DIGEST, our
 	 * whole vector) is due; the ranges of our last digest whose answer
 	 * is due; the ranges of ours we sent it in full, answering its
@@ -215,6 +228,8 @@ typedef struct peer {
 	struct pending_want {
 		uint8_t author[WIRE_KEY_BYTES];
 		uint64_t next, left;
+		bool follows; /* it held some of the feed before: push
+			       * it the next records (node_repl.c) */
 	} wants[NODE_MAX_WANTS];
 	size_t n_wants;
 	/* requests: ids sent to it or held by it this session (hex -> int64
@@ -260,6 +275,7 @@ typedef struct {
 	uint8_t author[WIRE_KEY_BYTES];
 	uint64_t seq;
 	uint64_t chg;
+	uint64_t step; /* records its last change added */
 	void *handle; /* in vec_log */
 } vec_mine_t;
 
@@ -314,6 +330,9 @@ struct node {
 	bool vec_dirty, pull_dirty;
 	bool judge_armed; /* the first-batch timer is set */
 	bool vec_armed;   /* the announcement timer is set */
+	/* changes held back for NODE_LAZY_MS: some wait, their timer is
+	 * set, they go now */
+	bool lazy_dirty, lazy_armed, lazy_now;
 	/* a request could not be stored then (0: none lately): our request
 	 * ids go to every peer each round for NODE_REQ_RETRY_MS after, as
 	 * a peer sends a request again only NODE_REQ_RESEND_MS after the

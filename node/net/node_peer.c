@@ -145,6 +145,9 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	p->their_vec = zhashx_new();
 	zhashx_set_destructor(p->their_vec, s_free_box);
 	p->skip = zhashx_new(); /* items: a static mark */
+	p->lazy = zhashx_new(); /* items: a static mark */
+	p->push_to = zhashx_new();
+	zhashx_set_destructor(p->push_to, s_free_box);
 	repl_forget_requests(p); /* makes req_known */
 	p->distrust = zhashx_new();
 	zhashx_set_destructor(p->distrust, s_free_box);
@@ -170,6 +173,8 @@ void peer_free(peer_t **pp)
 	zsock_destroy(&p->dealer);
 	zhashx_destroy(&p->their_vec);
 	zhashx_destroy(&p->skip);
+	zhashx_destroy(&p->lazy);
+	zhashx_destroy(&p->push_to);
 	zhashx_destroy(&p->req_known);
 	zhashx_destroy(&p->distrust);
 	free(p->req_todo);

@@ -21,7 +21,9 @@
  * every batch it has stored. Every record is verified over its received
  * bytes and stored only if it extends the author's hash chain; a batch is
  * one transaction. A new record of our own is pushed at once to peers that
- * are up to date with us.
+ * are up to date with us; a record of another author we take alone, to
+ * the peers that pulled that feed from us to our head (the push tree, see
+ * s_subscribe), and the other peers hear of it by vector later (s_lazy).
  *
  * Layout: vectors; pulling; serving; equivocation evidence; receiving
  * records; timers.
@@ -112,7 +114,8 @@ static bool s_pending(node_t *node, peer_t *p, const char *hex)
 	vec_mine_t *e = node->vec_mine ? zhashx_lookup(node->vec_mine, hex) :
 					 NULL;
 
-	return (e && e->chg > p->told) || zhashx_lookup(p->skip, hex);
+	return (e && e->chg > p->told) || zhashx_lookup(p->skip, hex) ||
+	       zhashx_lookup(p->lazy, hex);
 }
 
 /* Forget p's entries we hold as much of, with nothing pending: only what
@@ -143,7 +146,9 @@ static const char s_mark[] = "";
 static bool s_tells(node_t *node, peer_t *p, const vec_mine_t *e,
 		    const char *hex)
 {
-	if (repl_their_seq(p, hex) >= e->seq ||
+	uint64_t *pushed = zhashx_lookup(p->push_to, hex);
+
+	if (repl_their_seq(p, hex) >= e->seq || (pushed && *pushed >= e->seq) ||
 	    (strcmp(hex, node->hex) == 0 && p->own_sent >= e->seq))
 		return false; /* it holds as much */
 	if (s_author_tells(node, e->author, p)) {
@@ -153,9 +158,33 @@ static bool s_tells(node_t *node, peer_t *p, const vec_mine_t *e,
 	return true;
 }
 
+/*
+ * Whether e waits for the lazy timer: a record of a feed we held that we
+ * took alone (a record made one at a time), to a peer that takes pushes:
+ * its parent in the push tree pushes it the record, and this entry is its
+ * repair path, sent only if it did not tell us it took the record
+ * meanwhile, and a run of records goes out as one entry. A feed new to
+ * us, a batch (a burst: pulled), our own records, go at once.
+ */
+static bool s_lazy(node_t *node, peer_t *p, const vec_mine_t *e,
+		   const char *hex)
+{
+	if (node->lazy_now || e->step != 1 || e->seq < 2 ||
+	    !(p->features & MSG_FEATURE_PUSH) ||
+	    memcmp(e->author, node->key.pk, WIRE_KEY_BYTES) == 0)
+		return false;
+	zhashx_insert(p->lazy, hex, (void *)s_mark);
+	node->lazy_dirty = true;
+	return true;
+}
+
 static void s_add_told(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 		       const vec_mine_t *e, int *rc)
 {
+	char hex[2 * WIRE_KEY_BYTES + 1];
+
+	wire_hex(e->author, WIRE_KEY_BYTES, hex);
+	zhashx_delete(p->lazy, hex);
 	memcpy(v[*n].author, e->author, WIRE_KEY_BYTES);
 	v[(*n)++].seq = e->seq;
 	if (*n == WIRE_MAX_VECTOR && s_flush_vector(node, p, v, n) < 0)
@@ -172,6 +201,26 @@ static void s_skipped(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
 
 		zhashx_delete(p->skip, k);
+		if (e && e->chg <= p->told && s_tells(node, p, e, k) &&
+		    !s_lazy(node, p, e, k))
+			s_add_told(node, p, v, n, e, rc);
+	}
+	zlistx_destroy(&keys);
+}
+
+/* The changes held back for p (s_lazy), now. */
+static void s_lazy_due(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
+		       int *rc)
+{
+	zlistx_t *keys;
+
+	if (!node->lazy_now || !zhashx_size(p->lazy))
+		return;
+	keys = zhashx_keys(p->lazy);
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
+
+		zhashx_delete(p->lazy, k);
 		if (e && e->chg <= p->told && s_tells(node, p, e, k))
 			s_add_told(node, p, v, n, e, rc);
 	}
@@ -188,6 +237,7 @@ static bool s_resync(node_t *node, peer_t *p)
 	if (node->no_digest || !(p->features & MSG_FEATURE_DIGEST)) {
 		p->told = 0;
 		zhashx_purge(p->skip);
+		zhashx_purge(p->lazy);
 		return true;
 	}
 	if (p->digest_sent_ms &&
@@ -205,6 +255,7 @@ static bool s_resync(node_t *node, peer_t *p)
 	p->digest_sent_ms = node_now();
 	p->told = node->vec_chg; /* the rest by the ranges that differ */
 	zhashx_purge(p->skip);
+	zhashx_purge(p->lazy);
 	return false;
 }
 
@@ -218,13 +269,14 @@ static void s_send_vector(node_t *node, peer_t *p)
 	if (!node->vec_log || (p->resync && !s_resync(node, p)))
 		return;
 	s_skipped(node, p, v, &n, &rc);
+	s_lazy_due(node, p, v, &n, &rc);
 	/* newest first: the log is in order of change */
 	for (vec_mine_t *e = zlistx_last(node->vec_log); e && e->chg > p->told;
 	     e = zlistx_prev(node->vec_log)) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
 		wire_hex(e->author, WIRE_KEY_BYTES, hex);
-		if (s_tells(node, p, e, hex))
+		if (s_tells(node, p, e, hex) && !s_lazy(node, p, e, hex))
 			s_add_told(node, p, v, &n, e, &rc);
 	}
 	p->told = node->vec_chg;
@@ -237,6 +289,8 @@ static void s_send_vector(node_t *node, peer_t *p)
 	s_their_prune(node, p);
 }
 
+static void s_arm_lazy(node_t *node);
+
 static void s_send_vectors_now(node_t *node)
 {
 	if (!node->vec_dirty)
@@ -245,6 +299,40 @@ static void s_send_vectors_now(node_t *node)
 	for (size_t i = 0; i < node->n_peers; i++)
 		if (node->peers[i]->state == PEER_ACTIVE)
 			s_send_vector(node, node->peers[i]);
+	s_arm_lazy(node);
+}
+
+/* The changes held back (s_lazy), to every peer. */
+static int s_handle_lazy(zloop_t *loop, int timer_id, void *arg)
+{
+	node_t *node = arg;
+
+	(void)loop;
+	(void)timer_id;
+	node->lazy_armed = false;
+	node->lazy_dirty = false;
+	node->lazy_now = true;
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (node->peers[i]->state == PEER_ACTIVE)
+			s_send_vector(node, node->peers[i]);
+	node->lazy_now = false;
+	return 0;
+}
+
+/* Changes held back go out between NODE_LAZY_MS / 2 and NODE_LAZY_MS
+ * after the first: random, so that of two peers that both took a record
+ * the first to speak spares the other its entry. */
+static void s_arm_lazy(node_t *node)
+{
+	size_t ms = NODE_LAZY_MS / 2 + randombytes_uniform(NODE_LAZY_MS / 2);
+
+	if (!node->lazy_dirty || node->lazy_armed)
+		return;
+	if (node->loop &&
+	    zloop_timer(node->loop, ms, 1, s_handle_lazy, node) >= 0)
+		node->lazy_armed = true;
+	else
+		s_handle_lazy(NULL, 0, node);
 }
 
 static int s_handle_announce(zloop_t *loop, int timer_id, void *arg)
@@ -267,6 +355,7 @@ static int s_handle_announce(zloop_t *loop, int timer_id, void *arg)
  */
 void repl_send_vectors(node_t *node)
 {
+	s_arm_lazy(node);
 	if (!node->vec_dirty || node->vec_armed)
 		return;
 	if (node->loop &&
@@ -307,6 +396,19 @@ static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
 	zhashx_delete(node->upstream, hex); /* frees u */
 }
 
+/* told, or below the first change held back for p if lower. */
+static uint64_t s_lazy_floor(node_t *node, peer_t *p, uint64_t told)
+{
+	for (void *m = zhashx_first(p->lazy); m; m = zhashx_next(p->lazy)) {
+		vec_mine_t *e = zhashx_lookup(node->vec_mine,
+					      zhashx_cursor(p->lazy));
+
+		if (e && e->chg <= told)
+			told = e->chg - 1;
+	}
+	return told;
+}
+
 void repl_forget_peer(node_t *node, peer_t *p)
 {
 	zlistx_t *keys = zhashx_keys(node->upstream);
@@ -320,13 +422,15 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
 	zhashx_purge(p->skip);
+	zhashx_purge(p->push_to);
 	if (p->told_acked && !node->no_digest &&
 	    (p->features & MSG_FEATURE_DIGEST)) {
 		/* what it read, not what we sent: changes sent into a
-		 * connection about to drop go again */
-		p->resume_told = p->told_acked;
+		 * connection about to drop go again, and those held back */
+		p->resume_told = s_lazy_floor(node, p, p->told_acked);
 		p->resume_ms = node_now();
 	}
+	zhashx_purge(p->lazy);
 	p->told = p->told_at_ping = p->told_acked = 0;
 	p->digest_at_ms = 0;
 	p->resync = p->digest_soon = false;
@@ -377,6 +481,8 @@ void repl_on_active(node_t *node, peer_t *p)
 	}
 	p->resume_ms = 0;
 	p->digest_sent_ms = 0;
+	zhashx_purge(p->lazy);
+	zhashx_purge(p->push_to);
 	p->ranges_open = p->ranges_told = 0;
 	p->digest_soon = false;
 	p->own_sent = 0;
@@ -385,7 +491,9 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->inflight_bytes = 0;
 	p->n_wants = 0;
 	repl_forget_requests(p);
+	node->lazy_now = true; /* a new session hears it all at once */
 	s_send_vector(node, p);
+	node->lazy_now = false;
 	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
 }
@@ -467,6 +575,14 @@ void repl_take_entries(node_t *node, peer_t *p, const wire_vec_t *v,
 
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
 {
+	/* it speaks of those feeds: it has them from elsewhere, or will
+	 * pull them; we push it none of them (the push tree) */
+	for (size_t i = 0; i < m->n_vec && zhashx_size(p->push_to); i++) {
+		char hex[2 * WIRE_KEY_BYTES + 1];
+
+		wire_hex(m->vec[i].author, WIRE_KEY_BYTES, hex);
+		zhashx_delete(p->push_to, hex);
+	}
 	repl_take_entries(node, p, m->vec, m->n_vec, false);
 }
 
@@ -859,6 +975,32 @@ static bool s_serve_want(node_t *node, peer_t *p, struct pending_want *w)
 	return w->left == 0;
 }
 
+/*
+ * The push tree. A peer that pulled a feed it held some of (not one it
+ * catches up on whole) from us to our head takes the
+ * records of that feed we take alone (one at a time) as we take them,
+ * pushed (s_push_new): the peer it pulls from is its parent, and news of
+ * such a record goes down that tree at once, while vector entries on the
+ * other links wait (s_lazy). It stays so until it tells us a head of that
+ * feed (a vector entry: it has it from elsewhere, s_prune), we take a
+ * batch of it (a burst goes by pulls), or the session ends. Our own feed
+ * is pushed to every peer in step (repl_pushed_own).
+ */
+static void s_subscribe(node_t *node, peer_t *p, const struct pending_want *w)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+
+	if (!(p->features & MSG_FEATURE_PUSH) || !w->follows ||
+	    w->next - 1 != s_our_seq(node, w->author) ||
+	    memcmp(w->author, node->key.pk, WIRE_KEY_BYTES) == 0)
+		return;
+	wire_hex(w->author, WIRE_KEY_BYTES, hex);
+	if (!zhashx_lookup(p->push_to, hex) &&
+	    zhashx_size(p->push_to) >= NODE_MAX_PUSH_FEEDS)
+		return; /* it hears of the rest by vector */
+	s_vec_set(p->push_to, hex, w->next - 1);
+}
+
 static void s_serve(node_t *node, peer_t *p)
 {
 	size_t keep = 0;
@@ -866,8 +1008,61 @@ static void s_serve(node_t *node, peer_t *p)
 	for (size_t i = 0; i < p->n_wants; i++) {
 		if (!s_serve_want(node, p, &p->wants[i]))
 			p->wants[keep++] = p->wants[i];
+		else
+			s_subscribe(node, p, &p->wants[i]);
 	}
 	p->n_wants = keep;
+}
+
+/* Push author's record seq (the one we just took, alone) to p. */
+static void s_push_one(node_t *node, peer_t *p, const uint8_t *author,
+		       uint64_t seq, uint64_t *held)
+{
+	static s_batch_t b;
+
+	b.n = 0;
+	b.bytes = 0;
+	b.tamper = node->tamper;
+	if (store_records(node->store, author, seq, 1, WIRE_MAX_BATCH_BYTES,
+			  s_collect, &b) != 1)
+		return;
+	if (s_send_batch(node, p, &b) == 0)
+		*held = seq;
+	s_batch_free(&b);
+}
+
+/* We took added records of author from from: alone, pushed to the peers
+ * that pulled that feed from us and hold all before it; a batch (a
+ * burst), to none, and they pull it (they may have another source by
+ * then: two streams of one range would each send it). */
+static void s_push_new(node_t *node, peer_t *from, const uint8_t *author,
+		       size_t added)
+{
+	uint64_t ours = s_our_seq(node, author);
+	char hex[2 * WIRE_KEY_BYTES + 1];
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+		uint64_t *held = zhashx_lookup(p->push_to, hex);
+		bool busy = false;
+
+		if (!held)
+			continue;
+		if (p == from) { /* it holds what it sent */
+			*held = ours;
+			continue;
+		}
+		for (size_t k = 0; k < p->n_wants; k++)
+			busy |= memcmp(p->wants[k].author, author,
+				       WIRE_KEY_BYTES) == 0;
+		if (added != 1 || *held + 1 != ours || busy ||
+		    p->state != PEER_ACTIVE || !s_can_send(p)) {
+			zhashx_delete(p->push_to, hex); /* it pulls */
+			continue;
+		}
+		s_push_one(node, p, author, ours, held);
+	}
 }
 
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -887,6 +1082,9 @@ void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
 		memcpy(w->author, m->author, WIRE_KEY_BYTES);
 	}
 	w->next = m->from;
+	/* a feed it held some of, not one it catches up on whole (a new
+	 * node): pushed the next records */
+	w->follows = m->from > 1;
 	w->left = m->max < NODE_WANT_RECORDS * 2 ? m->max : NODE_WANT_RECORDS * 2;
 	s_serve(node, p);
 }
@@ -1129,10 +1327,38 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 }
 
 /*
+ * p pushed us records of author that we held: it is our parent in the
+ * push tree of that feed, and we have them from elsewhere now. Our head
+ * of that feed tells it to stop (repl_on_vector). Not to the author,
+ * which pushes its records to every peer in step, nor to the peer we
+ * pull that feed from.
+ */
+static void s_prune(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	uint64_t ours = s_our_seq(node, author);
+	upstream_t *u;
+	wire_vec_t v;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	u = zhashx_lookup(node->upstream, hex);
+	if (!ours || strcmp(hex, p->hex) == 0 || (u && u->peer == p) ||
+	    !(p->features & MSG_FEATURE_PUSH))
+		return;
+	memcpy(v.author, author, WIRE_KEY_BYTES);
+	v.seq = ours;
+	if (wire_vector(&v, 1, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
+/*
  * p sent us author's records up to top, signed: it holds them. Our vector
- * does not announce what it holds back to it; and a record its author
- * pushed that we could not store (a gap, a full disk) stands for the
- * vector entry the author no longer sends with it: a claim, pulled.
+ * does not announce what it holds back to it; and a record its author or
+ * a relay pushed that we could not store (a gap, a full disk) stands for
+ * the vector entry it no longer sends with it: a claim, pulled (a relay
+ * stores a chain whole, so it holds what it sends).
  */
 static void s_sender_holds(node_t *node, peer_t *p, const uint8_t *author,
 			   uint64_t top)
@@ -1143,8 +1369,8 @@ static void s_sender_holds(node_t *node, peer_t *p, const uint8_t *author,
 	wire_hex(author, WIRE_KEY_BYTES, hex);
 	if (ours && s_pending(node, p, hex))
 		s_vec_raise(p->their_vec, hex, ours < top ? ours : top);
-	if (top <= ours || strcmp(hex, p->hex) != 0)
-		return;
+	if (top <= ours || (!ours && strcmp(hex, p->hex) != 0))
+		return; /* nothing to pull; or a feed we lack: no claim */
 	s_vec_raise(p->their_vec, hex, top);
 	s_pull_note(node, hex);
 }
@@ -1162,6 +1388,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	size_t n_runs = 0;
 	bool any = false;
 	uint64_t top = 0; /* the highest seq that verified */
+	size_t dups = 0;
 
 	node->records_rx_items += m->n_items;
 	if (s_take_pair(node, p, m))
@@ -1184,12 +1411,14 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		} else if (rc == STORE_EQUIVOCATION &&
 			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
 			ev[n_ev++] = i;
+		} else if (rc == STORE_DUPLICATE) {
+			dups++;
 		} else if (proto_is_errno(rc)) {
 			break; /* store error */
 		}
 	}
 	if (store_commit(node->store) < 0)
-		added = n_ev = n_runs = 0;
+		added = n_ev = n_runs = dups = 0;
 	for (size_t i = 0; i < n_ev; i++)
 		s_spread_evidence(node, p, &m->items[ev[i]]);
 	if (n_runs) /* into the results index (node/jobs/jobs.h) */
@@ -1206,9 +1435,13 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 		s_progress(node, p, last_author, added); /* one author a batch */
 	if (top)
 		s_sender_holds(node, p, last_author, top);
+	if (dups && !added)
+		s_prune(node, p, last_author);
 credit:
 	if (wire_credit(m->n_items, &b, &len) == 0)
 		node_send(node, p, b, len);
+	if (added)
+		s_push_new(node, p, last_author, added);
 }
 
 /* ---- timers ---------------------------------------------------------------- */

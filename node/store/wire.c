@@ -537,8 +537,10 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 
 	m.hello.version = PROTO_VERSION;
 	/* older nodes refuse lease messages, blob-gets with hops, digests
-	 * and ranges as garbage: sent only to peers that say they take them */
+	 * and ranges as garbage: sent only to peers that say they take them;
+	 * and they do not stop a relay's pushes, so get none */
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
+			   MSG_FEATURE_PUSH |
 			   (digest ? MSG_FEATURE_DIGEST : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
