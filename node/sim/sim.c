@@ -256,6 +256,9 @@ static void s_dispatch(sim_t *s, const sim_event_t *ev)
 	case EV_ANNOUNCE:
 		sim_repl_announce(s, ev->id);
 		break;
+	case EV_LAZY:
+		sim_repl_lazy(s, ev->id);
+		break;
 	case EV_TICK:
 		sim_repl_tick(s, ev->id, false);
 		break;
@@ -465,6 +468,9 @@ static void s_free(sim_t *s)
 		free(n->have);
 		free(n->dirty);
 		free(n->is_dirty);
+		free(n->step);
+		free(n->is_lazy);
+		free(n->lazy);
 		free(n->notes);
 		free(n->claims);
 		free(n->ups);
@@ -474,6 +480,7 @@ static void s_free(sim_t *s)
 		for (int e = 0; e < 2; e++) {
 			free(s->links[i].end[e].their);
 			free(s->links[i].end[e].sent);
+			free(s->links[i].end[e].push_to);
 			free(s->links[i].end[e].distrust);
 		}
 	for (uint32_t a = 0; a < s->n_active; a++)

@@ -27,6 +27,10 @@ typedef struct {
 	uint16_t own_sent; /* our feed's records it holds by what we sent */
 	uint16_t *their;   /* per active author: what it said it holds */
 	uint16_t *sent;	   /* what we last told it */
+	/* per active author: it pulled that feed from us to our head, and
+	 * holds this much by what we sent (node_repl.c: the push tree);
+	 * 0: not pushed to */
+	uint16_t *push_to;
 	int64_t last_delivered_ms;
 	uint64_t serve_rate;
 	struct sim_distrust {
@@ -77,6 +81,12 @@ typedef struct {
 	uint32_t n_dirty, a_dirty;
 	bool *is_dirty;
 	bool vec_armed;
+	/* per active author: records its last change added; the authors
+	 * whose entries wait for the lazy timer (node_repl.c: s_lazy) */
+	uint16_t *step;
+	bool *is_lazy;
+	uint32_t *lazy, n_lazy, a_lazy;
+	bool lazy_armed, lazy_now;
 	/* authors to pull (pull_known), authors some peer claimed ahead */
 	uint32_t *notes, n_notes, a_notes;
 	uint32_t *claims, n_claims, a_claims;
@@ -113,6 +123,7 @@ enum sim_ev {
 	EV_DETECT,
 	EV_PEERS,
 	EV_RESUME_DIGEST, /* id: the link; arg: its session << 1 | end */
+	EV_LAZY,
 };
 
 typedef struct sim_msg sim_msg_t;
@@ -211,6 +222,7 @@ void sim_send_peers(sim_t *s, uint32_t node);
 void sim_repl_on_msg(sim_t *s, sim_msg_t *m);
 void sim_repl_write(sim_t *s, uint32_t node, int kind);
 void sim_repl_announce(sim_t *s, uint32_t node);
+void sim_repl_lazy(sim_t *s, uint32_t node);
 void sim_repl_tick(sim_t *s, uint32_t node, bool first_only);
 void sim_repl_round(sim_t *s, uint32_t node);
 void sim_repl_digest(sim_t *s, uint32_t node);

@@ -122,8 +122,13 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 		n->have = xreallocarray(n->have, cap, sizeof(*n->have));
 		n->is_dirty =
 			xreallocarray(n->is_dirty, cap, sizeof(*n->is_dirty));
+		n->step = xreallocarray(n->step, cap, sizeof(*n->step));
+		n->is_lazy =
+			xreallocarray(n->is_lazy, cap, sizeof(*n->is_lazy));
 		memset(n->have + old, 0, (cap - old) * sizeof(*n->have));
 		memset(n->is_dirty + old, 0, (cap - old) * sizeof(bool));
+		memset(n->step + old, 0, (cap - old) * sizeof(*n->step));
+		memset(n->is_lazy + old, 0, (cap - old) * sizeof(bool));
 	}
 	for (uint32_t i = 0; i < s->n_links; i++)
 		for (int e = 0; e < 2; e++) {
@@ -132,8 +137,11 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 			d->their =
 				xreallocarray(d->their, cap, sizeof(*d->their));
 			d->sent = xreallocarray(d->sent, cap, sizeof(*d->sent));
+			d->push_to = xreallocarray(d->push_to, cap,
+						   sizeof(*d->push_to));
 			memset(d->their + old, 0, (cap - old) * 2);
 			memset(d->sent + old, 0, (cap - old) * 2);
+			memset(d->push_to + old, 0, (cap - old) * 2);
 		}
 	s->a_active = cap;
 }
@@ -400,6 +408,7 @@ void sim_session_up(sim_t *s, uint32_t link)
 			       s->n_active * sizeof(*d->sent));
 		}
 		d->own_sent = 0;
+		memset(d->push_to, 0, s->n_active * sizeof(*d->push_to));
 		d->n_distrust = 0;
 		d->last_delivered_ms = 0;
 		d->seen_ms = s->now + l->lat_ms;

@@ -164,8 +164,25 @@ static void s_send_entries(sim_t *s, uint32_t node, uint32_t link, int kind,
 		 sim_wire_vector(s, node, ea, ed, n, mask));
 }
 
+/* node_repl.c: s_lazy — a record of a feed we held, taken alone, waits
+ * for the lazy timer (its parent in the push tree pushes it) */
+static bool s_lazy(sim_t *s, uint32_t node, uint32_t a)
+{
+	sim_node_t *n = &s->nodes[node];
+
+	if (n->lazy_now || n->step[a] != 1 || n->have[a] < 2 ||
+	    s->feeds[a].node == node)
+		return false;
+	if (!n->is_lazy[a]) {
+		n->is_lazy[a] = true;
+		s_push(&n->lazy, &n->n_lazy, &n->a_lazy, a);
+	}
+	return true;
+}
+
 /* node_repl.c: s_send_vector — entries changed since we told the peer,
- * unless it holds as much or hears it from the author */
+ * unless it holds as much (said so, or we pushed it), hears it from the
+ * author, or waits for the lazy timer */
 static void s_send_vector(sim_t *s, uint32_t node, uint32_t link)
 {
 	sim_node_t *n = &s->nodes[node];
@@ -177,8 +194,8 @@ static void s_send_vector(sim_t *s, uint32_t node, uint32_t link)
 		uint32_t a = n->dirty[i];
 		uint16_t h = n->have[a];
 
-		if (d->sent[a] == h || d->their[a] >= h ||
-		    s_author_tells(s, node, a, link))
+		if (d->sent[a] == h || d->their[a] >= h || d->push_to[a] >= h ||
+		    s_author_tells(s, node, a, link) || s_lazy(s, node, a))
 			continue;
 		d->sent[a] = h;
 		ea[k] = a;
@@ -206,6 +223,32 @@ static void s_send_vectors_now(sim_t *s, uint32_t node)
 	for (uint32_t i = 0; i < n->n_dirty; i++)
 		n->is_dirty[n->dirty[i]] = false;
 	n->n_dirty = 0;
+	/* node_repl.c: s_arm_lazy */
+	if (n->n_lazy && !n->lazy_armed) {
+		n->lazy_armed = true;
+		sim_at(s,
+		       s->now + NODE_LAZY_MS / 2 +
+			       sim_uniform(s, NODE_LAZY_MS / 2),
+		       EV_LAZY, node, 0, NULL);
+	}
+}
+
+/* node_repl.c: s_handle_lazy — the entries held back, to every peer */
+void sim_repl_lazy(sim_t *s, uint32_t node)
+{
+	sim_node_t *n = &s->nodes[node];
+
+	n->lazy_armed = false;
+	for (uint32_t i = 0; i < n->n_lazy; i++) {
+		n->is_lazy[n->lazy[i]] = false;
+		s_dirty(s, node, n->lazy[i], true);
+	}
+	n->n_lazy = 0;
+	if (!n->online)
+		return;
+	n->lazy_now = true;
+	s_send_vectors_now(s, node);
+	n->lazy_now = false;
 }
 
 /* node_repl.c: repl_send_vectors — a random while, up to
@@ -238,6 +281,7 @@ static void s_on_entries(sim_t *s, uint32_t node, uint32_t link,
 	for (uint32_t i = 0; i < m->n; i++) {
 		uint32_t a = m->ea[i];
 
+		d->push_to[a] = 0; /* it has it elsewhere: no pushes */
 		d->their[a] = m->ed[i];
 		if (m->ed[i] > n->have[a])
 			s_note(s, node, a);
@@ -462,6 +506,10 @@ static void s_on_want(sim_t *s, uint32_t node, uint32_t link,
 	}
 	if (f->node == node && s->links[link].end[e].own_sent < next - 1)
 		s->links[link].end[e].own_sent = (uint16_t)(next - 1);
+	/* node_repl.c: s_subscribe — a feed it held some of, to our head */
+	if (f->node != node && m->from > 1 && next > m->from &&
+	    next - 1 == have)
+		s->links[link].end[e].push_to[m->a] = have;
 }
 
 /* node_repl.c: s_served */
@@ -500,14 +548,68 @@ static void s_progress(sim_t *s, uint32_t node, uint32_t link, uint32_t a,
 	}
 }
 
+/* node_repl.c: s_prune — pushed records we held: our head tells the
+ * parent to stop; not to the author nor to our upstream */
+static void s_prune(sim_t *s, uint32_t node, uint32_t link, uint32_t a)
+{
+	sim_node_t *n = &s->nodes[node];
+	sim_up_t *u = s_up_of(n, a);
+	uint32_t *ea;
+	uint16_t *ed;
+
+	if (!n->have[a] ||
+	    sim_peer(&s->links[link], sim_end_of(&s->links[link], node)) ==
+		    s->feeds[a].node ||
+	    (u && u->link == link))
+		return;
+	ea = xcalloc(1, sizeof(*ea));
+	ed = xcalloc(1, sizeof(*ed));
+	ea[0] = a;
+	ed[0] = n->have[a];
+	s_send_entries(s, node, link, SIM_VECTOR, ea, ed, 1, 0, false);
+}
+
+/* node_repl.c: s_push_new — a record taken alone, pushed to the peers in
+ * step that pulled the feed from us; a batch, to none (they pull) */
+static void s_push_new(sim_t *s, uint32_t node, uint32_t from, uint32_t a,
+		       uint32_t added)
+{
+	sim_node_t *n = &s->nodes[node];
+	uint16_t h = n->have[a];
+
+	for (uint32_t i = 0; i < n->deg; i++) {
+		uint32_t link = n->links[i];
+		sim_end_t *e = s_my(s, link, node);
+		sim_msg_t *m;
+
+		if (!e->push_to[a])
+			continue;
+		if (link == from) {
+			e->push_to[a] = h;
+			continue;
+		}
+		if (added != 1 || e->push_to[a] + 1u != h || !e->active) {
+			e->push_to[a] = 0;
+			continue;
+		}
+		m = sim_msg_new(SIM_RECORDS);
+		m->a = a;
+		m->from = m->upto = h;
+		sim_send(s, link, sim_end_of(&s->links[link], node), m,
+			 sim_wire_records(&s->feeds[a], h, h));
+		e->push_to[a] = h;
+	}
+}
+
 /* node_repl.c: repl_on_records with s_sender_holds: stored only when it
- * extends the feed; credit back for every batch */
+ * extends the feed; credit back for every batch; a record taken alone
+ * pushed down the push tree, pushed records we held prune it */
 static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 			 const sim_msg_t *m)
 {
 	sim_node_t *n = &s->nodes[node];
 	sim_end_t *d = s_my(s, link, node);
-	uint32_t a = m->a, added = 0;
+	uint32_t a = m->a, added = 0, dups = 0;
 	uint16_t old = n->have[a];
 	sim_msg_t *c = sim_msg_new(SIM_CREDIT);
 
@@ -517,6 +619,7 @@ static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 			added++;
 		} else if (x <= n->have[a]) {
 			s->r->duplicates++;
+			dups++;
 		}
 	}
 	c->count = m->upto - m->from + 1;
@@ -526,6 +629,7 @@ static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 		digest_update(&n->dg, s->nodes[s->feeds[a].node].key,
 			      sim_seq(s, a, old), sim_seq(s, a, n->have[a]));
 		s->r->deliveries += added;
+		n->step[a] = (uint16_t)added;
 		s_dirty(s, node, a, true);
 		s_progress(s, node, link, a, added);
 	}
@@ -533,12 +637,17 @@ static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 		d->sent[a] =
 			(uint16_t)(m->upto < n->have[a] ? m->upto : n->have[a]);
 	if (m->upto > n->have[a] &&
-	    sim_peer(&s->links[link], sim_end_of(&s->links[link], node)) ==
-		    s->feeds[a].node) {
+	    (n->have[a] ||
+	     sim_peer(&s->links[link], sim_end_of(&s->links[link], node)) ==
+		     s->feeds[a].node)) {
 		if (d->their[a] < m->upto)
 			d->their[a] = (uint16_t)m->upto;
 		s_note(s, node, a);
 	}
+	if (dups && !added)
+		s_prune(s, node, link, a);
+	if (added)
+		s_push_new(s, node, link, a, added);
 }
 
 /* A record of our own (node_feed.c, node_repl.c: repl_pushed_own): pushed
@@ -556,6 +665,7 @@ void sim_repl_write(sim_t *s, uint32_t node, int kind)
 	}
 	f->kinds[f->n++] = (uint8_t)kind;
 	d = ++n->have[a];
+	n->step[a] = 1;
 	digest_update(&n->dg, n->key, sim_seq(s, a, d - 1), sim_seq(s, a, d));
 	s_dirty(s, node, a, true);
 	for (uint32_t i = 0; i < n->deg; i++) {
