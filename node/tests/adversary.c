@@ -847,18 +847,32 @@ static void s_relay_from_author(relay_t *r, peerlib_client_t *up,
 	}
 }
 
+/* The next message on l: false when none waits; else its frames in
+ * *ret_zm and, when it decodes, the message (borrowing from them) in
+ * *ret_d, else NULL. The caller destroys both. */
+static bool s_recv(zsock_t *l, zmsg_t **ret_zm, msg_t **ret_d)
+{
+	zframe_t *body;
+
+	*ret_d = NULL;
+	*ret_zm = NULL;
+	if (!(zsock_events(l) & ZMQ_POLLIN) || !(*ret_zm = zmsg_recv(l)))
+		return false;
+	body = zmsg_last(*ret_zm);
+	if (body && msg_decode(zframe_data(body), zframe_size(body),
+			       PROTO_MAX_MSG, ret_d) < 0)
+		*ret_d = NULL;
+	return true;
+}
+
 static void s_relay_recv(zsock_t *l, relay_t *r, peerlib_client_t *up,
 			 const uint8_t *author, bool from_author)
 {
-	while (zsock_events(l) & ZMQ_POLLIN) {
-		zmsg_t *zm = zmsg_recv(l);
-		zframe_t *body = zm ? zmsg_last(zm) : NULL;
-		msg_t *d = NULL;
+	zmsg_t *zm;
+	msg_t *d;
 
-		if (!zm)
-			break;
-		if (body && msg_decode(zframe_data(body), zframe_size(body),
-				       PROTO_MAX_MSG, &d) == 0) {
+	while (s_recv(l, &zm, &d)) {
+		if (d) {
 			if (from_author) {
 				s_relay_from_author(r, up, author, d);
 			} else if (d->type == MSG_WANT &&
@@ -1001,17 +1015,11 @@ static unsigned long s_mute_recv(zsock_t *l, peerlib_client_t *c,
 				 size_t *len, int n, bool serve)
 {
 	unsigned long wants = 0;
+	zmsg_t *zm;
+	msg_t *d;
 
-	while (zsock_events(l) & ZMQ_POLLIN) {
-		zmsg_t *zm = zmsg_recv(l);
-		zframe_t *body = zm ? zmsg_last(zm) : NULL;
-		msg_t *d = NULL;
-
-		if (!zm)
-			break;
-		if (body && msg_decode(zframe_data(body), zframe_size(body),
-				       PROTO_MAX_MSG, &d) == 0 &&
-		    d->type == MSG_PING) {
+	while (s_recv(l, &zm, &d)) {
+		if (d && d->type == MSG_PING) {
 			/* alive to both: a peer that is down is not asked */
 			msg_t pong = { .type = MSG_PONG, .nonce = d->nonce };
 
