@@ -191,37 +191,23 @@ static void s_add_told(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 		*rc = -EAGAIN;
 }
 
-/* The changes its author was to tell p of, looked at again. */
-static void s_skipped(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
-		      int *rc)
-{
-	zlistx_t *keys = zhashx_keys(p->skip);
-
-	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
-		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
-
-		zhashx_delete(p->skip, k);
-		if (e && e->chg <= p->told && s_tells(node, p, e, k) &&
-		    !s_lazy(node, p, e, k))
-			s_add_told(node, p, v, n, e, rc);
-	}
-	zlistx_destroy(&keys);
-}
-
-/* The changes held back for p (s_lazy), now. */
-static void s_lazy_due(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
-		       int *rc)
+/* The changes held back for p in h, looked at again: those its author
+ * was to tell it of (p->skip), and, when the lazy timer fires, those
+ * that waited for it (p->lazy: s_lazy holds none back then). */
+static void s_held_back(node_t *node, peer_t *p, zhashx_t *h, wire_vec_t *v,
+			size_t *n, int *rc)
 {
 	zlistx_t *keys;
 
-	if (!node->lazy_now || !zhashx_size(p->lazy))
+	if (!zhashx_size(h))
 		return;
-	keys = zhashx_keys(p->lazy);
+	keys = zhashx_keys(h);
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
 		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
 
-		zhashx_delete(p->lazy, k);
-		if (e && e->chg <= p->told && s_tells(node, p, e, k))
+		zhashx_delete(h, k);
+		if (e && e->chg <= p->told && s_tells(node, p, e, k) &&
+		    !s_lazy(node, p, e, k))
 			s_add_told(node, p, v, n, e, rc);
 	}
 	zlistx_destroy(&keys);
@@ -268,8 +254,9 @@ static void s_send_vector(node_t *node, peer_t *p)
 
 	if (!node->vec_log || (p->resync && !s_resync(node, p)))
 		return;
-	s_skipped(node, p, v, &n, &rc);
-	s_lazy_due(node, p, v, &n, &rc);
+	s_held_back(node, p, p->skip, v, &n, &rc);
+	if (node->lazy_now)
+		s_held_back(node, p, p->lazy, v, &n, &rc);
 	/* newest first: the log is in order of change */
 	for (vec_mine_t *e = zlistx_last(node->vec_log); e && e->chg > p->told;
 	     e = zlistx_prev(node->vec_log)) {
@@ -461,23 +448,24 @@ void repl_on_active(node_t *node, peer_t *p)
 		 * as a vector (it does the same), and our digest once those
 		 * are pulled, to mend what the end of the last session lost */
 		p->told = p->resume_told;
-		p->resync = false;
-		p->digest_at_ms = now + NODE_RESUME_DIGEST_MS +
-				  randombytes_uniform(NODE_RESUME_DIGEST_MS / 2);
+		p->digest_at_ms = now;
 	} else if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST) &&
 		   node->session_digest_ms &&
 		   now - node->session_digest_ms < NODE_RESUME_DIGEST_MS) {
 		/* another new session's digest went just now: ours once its
 		 * answer is pulled; the changes meanwhile as usual */
 		p->told = node->vec_chg;
-		p->resync = false;
-		p->digest_at_ms = node->session_digest_ms +
-				  NODE_RESUME_DIGEST_MS +
-				  randombytes_uniform(NODE_RESUME_DIGEST_MS / 2);
+		p->digest_at_ms = node->session_digest_ms;
 	} else {
 		p->resync = true; /* our digest, or our whole vector */
 		if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST))
 			node->session_digest_ms = now;
+		p->digest_at_ms = 0;
+	}
+	if (p->digest_at_ms) { /* the digest later, a while after */
+		p->resync = false;
+		p->digest_at_ms += NODE_RESUME_DIGEST_MS +
+				   randombytes_uniform(NODE_RESUME_DIGEST_MS / 2);
 	}
 	p->resume_ms = 0;
 	p->digest_sent_ms = 0;
