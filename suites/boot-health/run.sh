@@ -21,6 +21,9 @@ if [ -r /proc/uptime ]; then
 	read -r up _ </proc/uptime
 	echo "labmesh-klog: uptime $up"
 fi
+# how much log there was: a log that wrapped past boot may keep no line
+# through the filter below, and is then clean, not missing
+echo "labmesh-klog: lines $(wc -l <"$LOG")"
 grep -E 'WARNING|BUG|Oops|Internal error|Unable to handle|\[#[0-9]+\]|panic|Call [Tt]race|Backtrace|cut here|LOCKUP|lockup|stall|blocked for more than|UBSAN|as init process|Freeing unused kernel|==========$' "$LOG" |
 	head -n 4000
 rm -f "$LOG"

@@ -91,6 +91,7 @@ if [ "$which" = host ] || [ "$which" = both ]; then
 	echo "# boot-health on the host board's path, on real kernel logs"
 	klog_on_host host-srso PASS
 	klog_on_host notices PASS
+	klog_on_host wrapped PASS
 	klog_on_host warn FAIL no_warning no_call_trace
 	klog_on_host oops FAIL no_oops no_bug no_call_trace
 fi

@@ -585,6 +585,7 @@ static void test_klog(const char *dir)
 		    "Kernel panic - not syncing: sysrq triggered crash");
 	s_klog_file(dir, "host-srso.log", "", NULL, NULL);
 	s_klog_file(dir, "notices.log", "", NULL, NULL);
+	s_klog_file(dir, "wrapped.log", "", NULL, NULL);
 
 	/* the boot time: the hand-over to init, else the header's uptime */
 	log = s_slurp(dir, "notices.log", &len);
@@ -649,6 +650,20 @@ static void test_klog(const char *dir)
 	res = s_parse(SUITE_PARSER_KLOG, "boot-health", "labmesh-klog: uptime 1.0\n", 25, 0);
 	CHECK(res->status == SUITE_ERROR && res->n_cases == 0);
 	suite_result_destroy(&res);
+	res = s_parse(SUITE_PARSER_KLOG, "boot-health",
+		      "labmesh-klog: uptime 1.0\nlabmesh-klog: lines 0\n", 47, 0);
+	CHECK(res->status == SUITE_ERROR && res->n_cases == 0);
+	suite_result_destroy(&res);
+	{
+		/* a log that wrapped past boot: nothing passed the filter */
+		static const char wrapped[] =
+			"labmesh-klog: uptime 86400.25\nlabmesh-klog: lines 2048\n";
+
+		s_klog_expect("wrapped", wrapped, sizeof(wrapped) - 1, "", NULL, NULL);
+		res = s_parse(SUITE_PARSER_KLOG, "boot-health", wrapped, sizeof(wrapped) - 1, 0);
+		CHECK_CASE(res, "boot_time", SUITE_PASS, "86400.25 s, from /proc/uptime");
+		suite_result_destroy(&res);
+	}
 	res = s_parse(SUITE_PARSER_KLOG, "boot-health", "[ 1.0] x\n", 9, 2);
 	CHECK(res->status == SUITE_ERROR);
 	CHECK_REASON(res, "status 2");
