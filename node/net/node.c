@@ -363,7 +363,7 @@ static void s_on_message(node_t *node, const char *curve, const uint8_t *b,
 	else if (p)
 		peer_rehello(node, p); /* not garbage: out of step with us */
 	if (p && m.type != WIRE_HELLO)
-		p->last_seen_ms = node_now();
+		p->last_seen_ms = p->live_ms = node_now();
 	wire_msg_free(&m);
 }
 
@@ -563,6 +563,7 @@ int node_run(node_t *node)
 	zloop_reader(node->loop, node->zap, s_handle_zap, node);
 	zloop_reader(node->loop, node->ctl, s_handle_ctl, node);
 	zloop_timer(node->loop, NODE_TICK_MS, 0, s_handle_tick, node);
+	node->tick_last_ms = node_now(); /* a stall before the first tick counts too */
 	log_info("node %.12s listening on %s, %zu seed(s), trust %s",
 		 node->hex, node->cfg->listen, node->cfg->n_seeds,
 		 node->trust ? "list" : "open");

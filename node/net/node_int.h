@@ -47,6 +47,9 @@
 #define NODE_TICK_MS 500
 #define NODE_PING_MS 2000               /* after silence; < liveness/2 */
 #define NODE_LIVENESS_MS 5000
+/* a tick this much later than due means we were not running (starved of
+ * CPU, stopped): that time does not count as our peers' silence */
+#define NODE_STALL_MS 1000
 #define NODE_REHELLO_MS 3000           /* hellos to a peer out of step */
 #define NODE_BIND_RETRY_MS 5000        /* the listen port busy at start */
 #define NODE_BACKOFF_MIN_MS 500
@@ -169,6 +172,9 @@ typedef struct peer {
 	enum peer_state state;
 	bool seed;
 	int64_t last_seen_ms, last_hello_ms, next_try_ms;
+	/* the liveness clock: last_seen_ms, moved on by the time we were
+	 * stalled since (our own stall is not its silence) */
+	int64_t live_ms;
 	int backoff_ms;
 	int64_t ping_sent_ms;
 	uint64_t ping_nonce;
@@ -339,6 +345,9 @@ struct node {
 	 * last time */
 	int64_t req_retry_ms;
 	int64_t last_trim_ms;
+	/* liveness verdicts: the last tick; since when input waited unread
+	 * at a tick (0: it did not) */
+	int64_t tick_last_ms, behind_since_ms;
 	int64_t last_gc_ms;      /* blob retention pass (results_gc_node) */
 	int64_t gc_tmp_mtime_ns; /* HOME/blobs/tmp then: new blobs since? */
 	uint64_t messages_total; /* received on the ROUTER, good or bad */

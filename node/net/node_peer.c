@@ -219,7 +219,7 @@ void peer_connect(node_t *node, peer_t *p)
 		return;
 	}
 	p->state = PEER_CONNECTING;
-	p->last_seen_ms = node_now();
+	p->last_seen_ms = p->live_ms = node_now();
 	s_send_hello(node, p);
 }
 
@@ -290,7 +290,7 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 		peer_connect(node, p);
 	p->state = PEER_ACTIVE;
 	p->backoff_ms = 0;
-	p->last_seen_ms = node_now();
+	p->last_seen_ms = p->live_ms = node_now();
 	if (was != PEER_ACTIVE)
 		log_info("peer %.12s (%s) at %s up", p->hex, p->lab,
 			 p->endpoint);
@@ -452,7 +452,8 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 }
 
-static void s_tick_one(node_t *node, peer_t *p, int64_t now)
+static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
+		       const char *why)
 {
 	switch (p->state) {
 	case PEER_DOWN:
@@ -460,12 +461,12 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now)
 			peer_connect(node, p);
 		break;
 	case PEER_CONNECTING:
-		if (now - p->last_seen_ms > NODE_LIVENESS_MS)
+		if (judge && now - p->live_ms > NODE_LIVENESS_MS)
 			peer_down(node, p, "no answer");
 		break;
 	case PEER_ACTIVE:
-		if (now - p->last_seen_ms > NODE_LIVENESS_MS) {
-			peer_down(node, p, "silent");
+		if (judge && now - p->live_ms > NODE_LIVENESS_MS) {
+			peer_down(node, p, why);
 			break;
 		}
 		/* anything heard from it proves it alive: ping only a
@@ -488,14 +489,49 @@ static size_t s_active(node_t *node)
 	return up;
 }
 
+/* Whether silence may be judged now, and on what grounds. Our own stall
+ * is not a peer's silence: when a tick comes late (the process was
+ * starved of CPU, or stopped) by less than the liveness window, the time
+ * it is late by is added to every peer's liveness clock, so what a peer
+ * sent meanwhile, read after this tick (zloop runs timers before
+ * readers), is in time. After a longer stall our peers have ended our
+ * sessions on their side; the silent ones end here too, named for it. A
+ * tick that finds input waiting unread judges no one, unless input has
+ * waited at every tick for a whole liveness window. */
+static bool s_may_judge(node_t *node, int64_t now, const char **why)
+{
+	bool behind = (zsock_events(node->router) & ZMQ_POLLIN) != 0;
+	int64_t late = now - node->tick_last_ms - NODE_TICK_MS;
+
+	*why = "silent";
+	if (late >= NODE_LIVENESS_MS) {
+		log_info("this node did not run for %.1f s: peers silent since end their sessions",
+			 (double)late / 1000.0);
+		*why = "silent, and this node did not run past the liveness window";
+	} else if (late > NODE_STALL_MS) {
+		log_debug("tick %lld ms late: not counted as the peers' silence",
+			  (long long)late);
+		for (size_t i = 0; i < node->n_peers; i++)
+			node->peers[i]->live_ms += late;
+	}
+	node->tick_last_ms = now;
+	if (!behind)
+		node->behind_since_ms = 0;
+	else if (!node->behind_since_ms)
+		node->behind_since_ms = now;
+	return !behind || now - node->behind_since_ms >= NODE_LIVENESS_MS;
+}
+
 void peer_tick(node_t *node)
 {
 	int64_t now = node_now();
+	const char *why;
+	bool judge = s_may_judge(node, now, &why);
 
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 
-		s_tick_one(node, p, now);
+		s_tick_one(node, p, now, judge, why);
 		/* a peer we learned of that is down (or dropped us to make
 		 * room for a newcomer) is not retried while we have
 		 * max_peers others: retrying would push someone else out */

@@ -13,8 +13,9 @@ A's store is filled beforehand with 240 feeds of synthetic signed runs
   five records appended to A's own feed, B started again: each gets what
   it missed, through B's digest (B restarted: it remembers no session)
   and A's answer;
-- B frozen (SIGSTOP) past the liveness timeout while A appends: the
-  session resumes on both sides, each sends the changes since it last
+- B frozen (SIGSTOP) past the liveness timeout while A appends: A finds
+  B silent, B says it stalled and blames no one; the session
+  resumes on both sides, each sends the changes since it last
   told the other as a vector, no ranges, and the digests that follow
   a few seconds later are equal;
 - C, a node of the version before digests (NODIGEST_NODE: no
@@ -25,6 +26,7 @@ Timing is not asserted.
 usage: test_digest_repl.py LABMESH LM_MKRUNS NODIGEST_NODE
 """
 import subprocess
+import time
 import lmtest
 from lmtest import check, wait_for
 
@@ -103,6 +105,7 @@ def test(net):
     # (b) records each took while the other did not hear of them: a new
     # session's digests find them
     a_ranges = kind(a, 'ranges')[0]
+    a_digests = kind(a, 'digest')[0]
     b.stop()
     a.cmd('debug', 'append-records', '5')
     news = range(FEEDS + 1, FEEDS + 11)
@@ -118,21 +121,36 @@ def test(net):
              lambda: b.seq(a.id) == own, 120)
     check(kind(b, 'digest')[0] >= 1 and kind(a, 'ranges')[0] > a_ranges,
           'B (restarted) sent a digest and A answered it with ranges')
+    # A resumed its side of the session: its own digest follows a few
+    # seconds later; (e) starts once it has gone and been answered
+    wait_for("A's later digest to the restarted B",
+             lambda: kind(a, 'digest')[0] > a_digests, 30, 0.2)
+    time.sleep(1)
 
     # (e) a session resumed, both nodes up all along (B frozen past the
     # liveness timeout): each sends what changed since it last told the
     # other as a vector, no ranges; the digests come later, and are equal
     at = {n.name: {k: kind(n, k) for k in ('digest', 'ranges', 'vector')}
           for n in (a, b)}
+    mark = len(b.logtext())
     b.pause()
     a.cmd('debug', 'append-records', '3')
     wait_for('A finds B gone', lambda: not any(
         p['state'] == 'up' for p in a.peers() if p['id'] == b.id), 20, 0.2)
+    time.sleep(1.5)  # B's stall surely longer than the liveness window
     b.resume()
     own = a.seq(a.id)
     _, dt = wait_for('B holds what A appended while it was frozen',
                      lambda: b.seq(a.id) == own, 60)
     print('resumed: B caught up %.1f s after SIGCONT' % dt)
+    # B knows it was the one that stalled past the liveness window: it
+    # says so, and ends the session (if at all) naming its own stall
+    after = b.logtext()[mark:]
+    gone = [ln for ln in after.splitlines() if ' gone: ' in ln]
+    check('this node did not run for' in after,
+          'B does not say it was stalled')
+    check(all('this node did not run' in ln for ln in gone),
+          'B blames A for its own stall: %s' % gone)
     wait_for('a digest each way after the resumed session',
              lambda: all(kind(n, 'digest')[0] > at[n.name]['digest'][0]
                          for n in (a, b)), 60, step=0.5)
