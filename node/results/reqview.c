@@ -85,6 +85,42 @@ static bool s_names(const request_t *req, const record_advert_t *a)
 	return false;
 }
 
+/* Whether one of advert a's boards is one req's selector takes: its labs
+ * (none: any), boards (none: any), arch, a kernel image's arch, every
+ * tag (the rule the lab selects its boards by: node/jobs/jobs_accept.c's
+ * s_board_unselected). A lab with no such board keeps silent about req. */
+static bool s_could_serve(const request_t *req, const record_advert_t *a)
+{
+	const request_selector_t *s = &req->select;
+	bool lab = !s->n_labs;
+
+	for (size_t i = 0; i < s->n_labs; i++)
+		lab |= strcmp(s->labs[i], a->lab) == 0;
+	if (!lab)
+		return false;
+	for (size_t b = 0; b < a->n_boards; b++) {
+		const record_board_t *rb = &a->boards[b];
+		bool ok = !s->n_boards;
+
+		for (size_t i = 0; i < s->n_boards; i++)
+			ok |= strcmp(s->boards[i], rb->name) == 0;
+		if (!ok || (*s->arch && strcmp(s->arch, rb->arch) != 0) ||
+		    (req->kernel.type == REQUEST_KERNEL_ARTIFACT && *req->kernel.arch &&
+		     strcmp(req->kernel.arch, rb->arch) != 0))
+			continue;
+		for (size_t i = 0; i < s->n_tags && ok; i++) {
+			bool has = false;
+
+			for (size_t t = 0; t < rb->n_tags; t++)
+				has |= strcmp(rb->tags[t], s->tags[i]) == 0;
+			ok = has;
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
 /* An answer, event or run of the request. */
 static bool s_about(const record_t *r, const uint8_t *req_id)
 {
@@ -214,6 +250,7 @@ static request_t *s_request(sqlite3 *db, const uint8_t *req_id)
 typedef struct {
 	uint8_t author[32];
 	char name[PROTO_MAX_NAME + 1];
+	bool serves; /* its advert has a board the request selects */
 } s_label_t;
 
 typedef struct {
@@ -244,6 +281,7 @@ static void s_label(s_pass_t *p, const record_t *r)
 		p->labels = xreallocarray(p->labels, p->n_labels + 256,
 					  sizeof(*p->labels));
 	memcpy(p->labels[p->n_labels].author, r->head.author, 32);
+	p->labels[p->n_labels].serves = p->req && s_could_serve(p->req, &r->advert);
 	snprintf(p->labels[p->n_labels++].name, PROTO_MAX_NAME + 1, "%s",
 		 r->advert.lab);
 }
@@ -272,6 +310,7 @@ static int s_take(void *arg, uint64_t seq, const uint8_t *bytes, size_t len)
 	s_pass_t *p = arg;
 	record_t *r = NULL;
 
+	p->v->n_read++;
 	if (wire_record_decode(bytes, len, &r) == 0) {
 		if (r->head.kind == RECORD_ADVERT) {
 			s_label(p, r);
@@ -347,7 +386,10 @@ static void s_add_hex(char *also, size_t *n, const uint8_t *author)
  * first: the common case, and cheap. A lab with no answer among them,
  * named or not, may only have a clock hours behind the submitter's
  * (timestamps are the signer's word, never an order), so the view is
- * read again with every record of those labs. */
+ * read again with every record of those labs: those the request names,
+ * and of the others only those with a board it selects (the rest keep
+ * silent about it), so the second reading grows with the labs that can
+ * serve the request, not with the network. */
 int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 {
 	request_t *req = s_request(db, id);
@@ -366,11 +408,14 @@ int reqview_collect(sqlite3 *db, const uint8_t id[32], reqview_t *v)
 		if (!v->labs[i].answer)
 			s_add_hex(also, &n, v->labs[i].author);
 	for (size_t i = 0; i < n_labels; i++)
-		if (!s_answered(v, labels[i].author))
+		if (labels[i].serves && !s_answered(v, labels[i].author))
 			s_add_hex(also, &n, labels[i].author);
 	if (n) {
+		size_t read = v->n_read;
+
 		reqview_free(v);
 		rc = s_collect_pass(db, req, id, v, since, also, NULL, NULL);
+		v->n_read += read;
 	}
 	free(also);
 out_req:

@@ -78,6 +78,7 @@ typedef struct {
 	size_t n;
 	reqview_event_t *events; /* every event of the request, store order */
 	size_t n_events;
+	size_t n_read; /* records the readings of the store decoded */
 	bool names; /* the request names labs or boards (else any lab may
 		     * accept, and no lab's answer is awaited) */
 } reqview_t;

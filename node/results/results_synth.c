@@ -218,28 +218,24 @@ static void s_flatten(synth_run_t *r)
 	r->run.n_logs = r->n_logs;
 }
 
-int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,
-		  uint64_t ts_ms, uint8_t **ret_bytes, size_t *ret_len,
-		  uint8_t ret_id[32])
+int synth_publish_record(synth_feed_t *f, store_t *store, record_t *rec,
+			 uint64_t ts_ms, uint8_t **ret_bytes, size_t *ret_len,
+			 uint8_t ret_id[32])
 {
-	record_t rec = { 0 };
 	uint8_t *bytes, id[32];
 	size_t len;
 	store_rec_t sr;
 	int rc;
 
-	s_flatten(r);
-	rec.head.kind = RECORD_RUN;
-	rec.head.seq = f->seq + 1;
-	rec.head.has_prev = f->seq > 0;
-	memcpy(rec.head.prev_id, f->head, 32);
-	rec.head.ts_ms = ts_ms;
-	rec.run = r->run;
-	rc = wire_record_sign_as(&f->key, &rec, &bytes, &len, id);
+	rec->head.seq = f->seq + 1;
+	rec->head.has_prev = f->seq > 0;
+	memcpy(rec->head.prev_id, f->head, 32);
+	rec->head.ts_ms = ts_ms;
+	rc = wire_record_sign_as(&f->key, rec, &bytes, &len, id);
 	if (rc < 0)
 		return rc;
 	sr = (store_rec_t){ .id = id, .author = f->key.pk, .prev_id = f->head,
-			    .seq = rec.head.seq, .kind = RECORD_RUN,
+			    .seq = rec->head.seq, .kind = rec->head.kind,
 			    .ts_ms = (int64_t)ts_ms, .bytes = bytes,
 			    .len = len };
 	rc = store ? store_put_record(store, &sr) : STORE_ADDED;
@@ -258,6 +254,19 @@ int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,
 		free(bytes);
 	}
 	return 0;
+}
+
+int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,
+		  uint64_t ts_ms, uint8_t **ret_bytes, size_t *ret_len,
+		  uint8_t ret_id[32])
+{
+	record_t rec = { 0 };
+
+	s_flatten(r);
+	rec.head.kind = RECORD_RUN;
+	rec.run = r->run;
+	return synth_publish_record(f, store, &rec, ts_ms, ret_bytes, ret_len,
+				    ret_id);
 }
 
 /* ---- a whole dataset ---- */

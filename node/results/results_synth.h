@@ -61,6 +61,10 @@ void synth_request(synth_run_t *r, const uint8_t id[32]);
 int synth_publish(synth_feed_t *f, store_t *store, synth_run_t *r,
 		  uint64_t ts_ms, uint8_t **ret_bytes, size_t *ret_len,
 		  uint8_t ret_id[32]);
+/* The same for any record: rec's head (seq, prev, time) is set here. */
+int synth_publish_record(synth_feed_t *f, store_t *store, record_t *rec,
+			 uint64_t ts_ms, uint8_t **ret_bytes, size_t *ret_len,
+			 uint8_t ret_id[32]);
 
 #endif
 
