@@ -348,6 +348,7 @@ struct node {
 	/* liveness verdicts: the last tick; since when input waited unread
 	 * at a tick (0: it did not) */
 	int64_t tick_last_ms, behind_since_ms;
+	int64_t long_stall_ms; /* when a stall past the liveness window ended */
 	int64_t last_gc_ms;      /* blob retention pass (results_gc_node) */
 	int64_t gc_tmp_mtime_ns; /* HOME/blobs/tmp then: new blobs since? */
 	uint64_t messages_total; /* received on the ROUTER, good or bad */
@@ -446,6 +447,7 @@ void peer_rehello(node_t *node, peer_t *p);
 void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
+void peer_note_stall(node_t *node, int64_t now);
 void peer_send_peers(node_t *node, peer_t *only);
 /* Ping p: its pong says it read everything we sent before. */
 void peer_ping(node_t *node, peer_t *p);
@@ -476,6 +478,8 @@ void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_vectors(node_t *node);
 void repl_pull_all(node_t *node);
 void repl_tick(node_t *node);
+/* We did not run for late ms: the pulls in flight get that much longer. */
+void repl_stalled(node_t *node, int64_t late);
 void repl_forget_peer(node_t *node, peer_t *p);
 void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		     size_t len);

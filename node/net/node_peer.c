@@ -489,31 +489,47 @@ static size_t s_active(node_t *node)
 	return up;
 }
 
-/* Whether silence may be judged now, and on what grounds. Our own stall
- * is not a peer's silence: when a tick comes late (the process was
- * starved of CPU, or stopped) by less than the liveness window, the time
- * it is late by is added to every peer's liveness clock, so what a peer
- * sent meanwhile, read after this tick (zloop runs timers before
- * readers), is in time. After a longer stall our peers have ended our
- * sessions on their side; the silent ones end here too, named for it. A
- * tick that finds input waiting unread judges no one, unless input has
- * waited at every tick for a whole liveness window. */
-static bool s_may_judge(node_t *node, int64_t now, const char **why)
+/* Our own stall is not our peers' fault. Called first by the timers
+ * that judge peers (the tick, the pulls' first-batch timer): when the
+ * tick is overdue by more than NODE_STALL_MS, the process was not running
+ * (starved of CPU, or stopped), and the time is credited once. By less
+ * than the liveness window: to every peer's liveness clock, so what a
+ * peer sent meanwhile, read after the timers (zloop runs timers before
+ * readers), is in time. Past it, our peers have ended our sessions on
+ * their side, and the silent ones end here too, named for it. Either
+ * way, to the deadlines of the pulls in flight (repl_stalled). */
+void peer_note_stall(node_t *node, int64_t now)
 {
-	bool behind = (zsock_events(node->router) & ZMQ_POLLIN) != 0;
 	int64_t late = now - node->tick_last_ms - NODE_TICK_MS;
 
-	*why = "silent";
+	if (late <= NODE_STALL_MS)
+		return;
 	if (late >= NODE_LIVENESS_MS) {
 		log_info("this node did not run for %.1f s: peers silent since end their sessions",
 			 (double)late / 1000.0);
-		*why = "silent, and this node did not run past the liveness window";
-	} else if (late > NODE_STALL_MS) {
-		log_debug("tick %lld ms late: not counted as the peers' silence",
+		node->long_stall_ms = now;
+	} else {
+		log_debug("%lld ms without running: not counted as the peers' silence",
 			  (long long)late);
 		for (size_t i = 0; i < node->n_peers; i++)
 			node->peers[i]->live_ms += late;
 	}
+	repl_stalled(node, late);
+	node->tick_last_ms = now - NODE_TICK_MS; /* credited once */
+}
+
+/* Whether silence may be judged now, and on what grounds (see
+ * peer_note_stall). A tick that finds input waiting unread judges no
+ * one, unless input has waited at every tick for a whole liveness
+ * window. */
+static bool s_may_judge(node_t *node, int64_t now, const char **why)
+{
+	bool behind = (zsock_events(node->router) & ZMQ_POLLIN) != 0;
+
+	peer_note_stall(node, now);
+	*why = node->long_stall_ms && now - node->long_stall_ms < NODE_TICK_MS ?
+		       "silent, and this node did not run past the liveness window" :
+		       "silent";
 	node->tick_last_ms = now;
 	if (!behind)
 		node->behind_since_ms = 0;

@@ -1536,6 +1536,17 @@ static int64_t s_judge_all(node_t *node, int64_t now, bool first_only)
 }
 
 /* A first batch due: judged then, not at the next tick. */
+void repl_stalled(node_t *node, int64_t late)
+{
+	for (upstream_t *u = zhashx_first(node->upstream); u;
+	     u = zhashx_next(node->upstream)) {
+		u->started_ms += late;
+		u->deadline_ms += late;
+		if (u->first_batch_ms)
+			u->first_batch_ms += late;
+	}
+}
+
 static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg)
 {
 	node_t *node = arg;
@@ -1543,6 +1554,7 @@ static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg)
 	int64_t next;
 
 	node->judge_armed = false;
+	peer_note_stall(node, now); /* before judging anyone's pace */
 	next = s_judge_all(node, now, true);
 	if (next)
 		s_arm_first_batch(node, next - now);
