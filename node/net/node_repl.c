@@ -1535,7 +1535,6 @@ static int64_t s_judge_all(node_t *node, int64_t now, bool first_only)
 	return next;
 }
 
-/* A first batch due: judged then, not at the next tick. */
 void repl_stalled(node_t *node, int64_t late)
 {
 	for (upstream_t *u = zhashx_first(node->upstream); u;
@@ -1547,6 +1546,7 @@ void repl_stalled(node_t *node, int64_t late)
 	}
 }
 
+/* A first batch due: judged then, not at the next tick. */
 static int s_handle_first_batch(zloop_t *loop, int timer_id, void *arg)
 {
 	node_t *node = arg;
