@@ -22,8 +22,9 @@ status and another samples its RSS. One row per mode:
   samples and the next one's), and from AFTER_S after it <= RATIO_MAX x
   unloaded; no single one, during or after, over STALL_MAX x (a stall is
   not noise). A row that broke only the RATIO_MAX bounds is run once
-  more at the end, against unloaded samples taken just before, and that
-  run decides (a load spike does not come back on cue; a real cost does);
+  more at the end, against unloaded samples taken just before it and
+  just after it, and that run decides (a load spike does not come back
+  on cue; a real cost does);
 - RSS peak <= RSS_PEAK_KIB over the level before the attack, and back
   within RSS_SETTLED_KIB once the node has trimmed (TRIM_WAIT_S; skipped
   in a sanitized build, whose allocator keeps freed memory);
@@ -367,6 +368,10 @@ def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss,
         row['fails'].append('not caught up %.0f s after' % RECOVER_S)
         restart(t, h, rep)
         mon.window()
+    if n_base > SAMPLES_BASE and not row.get('own_base'):
+        # a row run again: unloaded samples after it too, so a drift of
+        # the machine's load while it ran moves its baseline as well
+        row['base'] += [rep.once() for _ in range(n_base)]
     print('%-14s during %s ms, after %s ms, RSS +%d/+%d KiB, ctl %.0f ms;'
           ' %s' % (mode, ms(during), ms(afters), row['peak'], row['settled'],
                    ctl_max * 1000, row['out']), flush=True)
