@@ -134,10 +134,15 @@ def test(net):
           for n in (a, b)}
     mark = len(b.logtext())
     b.pause()
+    paused = time.monotonic()
     a.cmd('debug', 'append-records', '3')
     wait_for('A finds B gone', lambda: not any(
         p['state'] == 'up' for p in a.peers() if p['id'] == b.id), 20, 0.2)
-    time.sleep(1.5)  # B's stall surely longer than the liveness window
+    # A judges from B's last message, which may predate the pause, so
+    # A can find B gone before B has been stopped for the liveness
+    # window: B's stall is made surely longer than the window and a
+    # tick (5 s + 1 s), and 1.5 s past A's verdict
+    time.sleep(max(1.5, paused + 7.5 - time.monotonic()))
     b.resume()
     own = a.seq(a.id)
     _, dt = wait_for('B holds what A appended while it was frozen',
