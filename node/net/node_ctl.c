@@ -400,6 +400,11 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_obj_close(&j);
 	json_key_uint(&j, "records_from_peers", node->records_in);
 	json_key_uint(&j, "records_received", node->records_rx_items);
+	json_key_uint(&j, "duplicates_pulled", node->dup_pulled);
+	json_key_uint(&j, "duplicates_other", node->dup_other);
+	json_key_uint(&j, "pulls_started", node->pulls_started);
+	json_key_uint(&j, "pulls_taken_over", node->pulls_taken_over);
+	json_key_uint(&j, "pulls_stalled", node->pulls_stalled);
 	/* entries of peers' vectors held here: bounded by what differs,
 	 * not by the number of feeds */
 	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));

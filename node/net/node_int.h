@@ -365,6 +365,12 @@ struct node {
 	uint64_t kind_msgs_tx[MSG_TYPE_MAX + 1], kind_bytes_tx[MSG_TYPE_MAX + 1];
 	uint64_t records_in;
 	uint64_t records_rx_items; /* every record of records messages */
+	/* records received already held, from the peer a pull of their
+	 * author is in flight to, or from another (a push, a late answer
+	 * of a pull since moved); pulls started, moved to a better placed
+	 * peer, and moved for want of records */
+	uint64_t dup_pulled, dup_other;
+	uint64_t pulls_started, pulls_taken_over, pulls_stalled;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
 	int64_t last_peers_ms; /* peers messages sent then */

@@ -794,6 +794,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		if (fault) /* a trickle, or a claim again not delivered */
 			s_distrust(node, was, hex);
 	}
+	node->pulls_started++;
+	node->pulls_taken_over += u != NULL;
 	u = xzalloc(sizeof(*u));
 	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
@@ -1407,6 +1409,17 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (store_commit(node->store) < 0)
 		added = n_ev = n_runs = dups = 0;
+	if (dups) { /* before s_progress may end the pull */
+		char hex[WIRE_KEY_BYTES * 2 + 1];
+		upstream_t *u;
+
+		wire_hex(last_author, WIRE_KEY_BYTES, hex);
+		u = zhashx_lookup(node->upstream, hex);
+		if (u && u->peer == p)
+			node->dup_pulled += dups;
+		else
+			node->dup_other += dups;
+	}
 	for (size_t i = 0; i < n_ev; i++)
 		s_spread_evidence(node, p, &m->items[ev[i]]);
 	if (n_runs) /* into the results index (node/jobs/jobs.h) */
@@ -1458,6 +1471,7 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 
 	log_debug("upstream %.12s stalled for %.12s (%" PRIu64 " of %" PRIu64
 		  " records), switching", p->hex, k, gained, due);
+	node->pulls_stalled++;
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
 	s_upstream_end(node, k, u, true);
