@@ -368,9 +368,11 @@ struct node {
 	/* records received already held, from the peer a pull of their
 	 * author is in flight to, or from another (a push, a late answer
 	 * of a pull since moved); pulls started, moved to a better placed
-	 * peer, and moved for want of records */
+	 * peer (of those, before it answered at all), and moved for want
+	 * of records (of those, at the first batch) */
 	uint64_t dup_pulled, dup_other;
-	uint64_t pulls_started, pulls_taken_over, pulls_stalled;
+	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
+	uint64_t pulls_stalled, pulls_stalled_first;
 	int64_t last_request_ms, last_record_ms;
 	bool peers_changed;
 	int64_t last_peers_ms; /* peers messages sent then */

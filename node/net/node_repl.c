@@ -796,6 +796,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	}
 	node->pulls_started++;
 	node->pulls_taken_over += u != NULL;
+	node->pulls_preempted += u != NULL && !fault;
 	u = xzalloc(sizeof(*u));
 	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
@@ -1498,6 +1499,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		if (u->peer && gained < u->need &&
 		    (u->got || s_distrusted(u->peer, k, now)) &&
 		    s_alternative(node, u->peer, k, now)) {
+			node->pulls_stalled_first++;
 			s_stalled(node, k, u, gained, u->need);
 			return;
 		}
