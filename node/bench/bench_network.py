@@ -511,6 +511,14 @@ def trickle(net, count, acc):
     # the pings of the same minutes, from the idle rate, are not the
     # records' cost: the steady figure counts them
     acc['trickle_bytes'].append(sent / max(1, delivered))
+    kinds = {}
+    for a, b in zip(before, after):
+        for k, v in b.get('sent_by_kind', {}).items():
+            kinds[k] = kinds.get(k, 0) + v['bytes'] - \
+                a.get('sent_by_kind', {}).get(k, {}).get('bytes', 0)
+    log('trickle: %d records delivered, %d B sent; by message type: %s' %
+        (delivered, sent, ', '.join('%s %d' % kv for kv in sorted(
+            kinds.items(), key=lambda kv: -kv[1]) if kv[1])))
     db = sqlite3.connect('file:%s?mode=ro' %
                          os.path.join(origin.home, 'store.db'), uri=True,
                          timeout=10)
