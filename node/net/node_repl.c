@@ -788,6 +788,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 			  u->got);
 		peer_t *was = u->peer;
 
+		node->pulls_taken_over++;
+		node->pulls_preempted += !fault;
 		/* ended first: a distrust past its cap bans the peer, which
 		 * ends its upstreams */
 		s_upstream_end(node, hex, u, false);
@@ -795,8 +797,6 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 			s_distrust(node, was, hex);
 	}
 	node->pulls_started++;
-	node->pulls_taken_over += u != NULL;
-	node->pulls_preempted += u != NULL && !fault;
 	u = xzalloc(sizeof(*u));
 	zhashx_insert(node->upstream, hex, u);
 	u->peer = p;
