@@ -72,6 +72,10 @@
 #define MSG_FEATURE_DIGEST (1u << 4) /* takes digest and ranges */
 /* stops a relay's pushes of a feed by a vector entry of it */
 #define MSG_FEATURE_PUSH (1u << 5)
+/* Not a feature: set in a hello that answers a hello which restarted the
+ * session. Its receiver starts a new session too, but does not answer,
+ * so two hellos that cross cannot echo back and forth. */
+#define MSG_HELLO_ANSWER (1u << 31)
 
 /* Ranges of the author key space in a digest message. */
 #define PROTO_DIGEST_RANGES 64

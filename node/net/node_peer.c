@@ -7,7 +7,10 @@
  * carrying a signed descriptor whose id converts to the CURVE key it
  * authenticated with) -> DOWN (silent past the liveness window; retried
  * with exponential backoff and jitter). A hello from an ACTIVE peer means
- * it restarted: its session state is reset and we answer with ours.
+ * it restarted: its session state is reset and we answer with ours,
+ * marked as an answer (MSG_HELLO_ANSWER), which resets the session on
+ * its side too but is not answered: two hellos that cross while both
+ * sides are ACTIVE would otherwise be answered back and forth for ever.
  */
 #include "node/net/node_int.h"
 
@@ -184,13 +187,13 @@ void peer_free(peer_t **pp)
 	*pp = NULL;
 }
 
-static void s_send_hello(node_t *node, peer_t *p)
+static void s_send_hello(node_t *node, peer_t *p, bool answer)
 {
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (wire_hello(node->desc, node->desc_len, !node->no_digest, &b,
-		       &len) == 0)
+	if (wire_hello(node->desc, node->desc_len, !node->no_digest, answer,
+		       &b, &len) == 0)
 		node_send(node, p, b, len);
 	p->last_hello_ms = node_now();
 }
@@ -220,7 +223,7 @@ void peer_connect(node_t *node, peer_t *p)
 	}
 	p->state = PEER_CONNECTING;
 	p->last_seen_ms = p->live_ms = node_now();
-	s_send_hello(node, p);
+	s_send_hello(node, p, false);
 }
 
 void peer_down(node_t *node, peer_t *p, const char *why)
@@ -281,10 +284,14 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 
 	s_take_desc(p, d, &m->desc);
 	if (was == PEER_ACTIVE) {
-		/* it restarted or lost us: a new session on both sides */
+		/* it restarted or lost us: a new session on both sides. An
+		 * answer to our hello restarts ours, and is not answered */
+		log_debug("peer %.12s: %s in session: a new one", p->hex,
+			  m->msg->hello.features & MSG_HELLO_ANSWER ?
+				  "hello answering ours" : "hello");
 		repl_forget_peer(node, p);
-		if (p->dealer)
-			s_send_hello(node, p);
+		if (p->dealer && !(m->msg->hello.features & MSG_HELLO_ANSWER))
+			s_send_hello(node, p, true);
 	}
 	if (!p->dealer)
 		peer_connect(node, p);
@@ -342,7 +349,7 @@ void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m)
 		node_garbage(node, curve, "too many session restarts");
 		return;
 	}
-	p->features = m->msg->hello.features;
+	p->features = m->msg->hello.features & ~(uint64_t)MSG_HELLO_ANSWER;
 	s_activate(node, p, m, &d);
 }
 
@@ -357,7 +364,7 @@ void peer_rehello(node_t *node, peer_t *p)
 	    node_now() - p->last_hello_ms < NODE_REHELLO_MS)
 		return;
 	log_debug("peer %.12s talks without a session: hello again", p->hex);
-	s_send_hello(node, p);
+	s_send_hello(node, p, false);
 }
 
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)

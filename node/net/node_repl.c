@@ -440,6 +440,7 @@ static void s_send_evidence(node_t *node, peer_t *p);
 void repl_on_active(node_t *node, peer_t *p)
 {
 	int64_t now = node_now();
+	const char *how = "new: our digest (or whole vector) now";
 
 	if (p->resume_ms && now - p->resume_ms < NODE_RESUME_MS &&
 	    p->resume_told <= node->vec_chg && !node->no_digest &&
@@ -448,7 +449,11 @@ void repl_on_active(node_t *node, peer_t *p)
 		 * as a vector (it does the same), and our digest once those
 		 * are pulled, to mend what the end of the last session lost */
 		p->told = p->resume_told;
+		/* it has read as much still: a session that ends again
+		 * before a pong (hellos that crossed) resumes from there */
+		p->told_acked = p->told_at_ping = p->resume_told;
 		p->digest_at_ms = now;
+		how = "resumed: the changes since, our digest later";
 	} else if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST) &&
 		   node->session_digest_ms &&
 		   now - node->session_digest_ms < NODE_RESUME_DIGEST_MS) {
@@ -456,12 +461,14 @@ void repl_on_active(node_t *node, peer_t *p)
 		 * answer is pulled; the changes meanwhile as usual */
 		p->told = node->vec_chg;
 		p->digest_at_ms = node->session_digest_ms;
+		how = "new: our digest after another's answer";
 	} else {
 		p->resync = true; /* our digest, or our whole vector */
 		if (!node->no_digest && (p->features & MSG_FEATURE_DIGEST))
 			node->session_digest_ms = now;
 		p->digest_at_ms = 0;
 	}
+	log_debug("peer %.12s: session %s", p->hex, how);
 	if (p->digest_at_ms) { /* the digest later, a while after */
 		p->resync = false;
 		p->digest_at_ms += NODE_RESUME_DIGEST_MS +

@@ -296,7 +296,7 @@ size_t sim_wire_hello(void)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	return s_len(wire_hello(w.desc, w.desc_len, true, &b, &len), &b, &len);
+	return s_len(wire_hello(w.desc, w.desc_len, true, false, &b, &len), &b, &len);
 }
 
 size_t sim_wire_peers(uint32_t n)

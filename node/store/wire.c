@@ -531,7 +531,7 @@ static int s_encode(const msg_t *m, uint8_t **ret, size_t *ret_len)
 }
 
 int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
-	       uint8_t **ret, size_t *ret_len)
+	       bool answer, uint8_t **ret, size_t *ret_len)
 {
 	msg_t m = { .type = MSG_HELLO };
 
@@ -541,7 +541,8 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 	 * and they do not stop a relay's pushes, so get none */
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
 			   MSG_FEATURE_PUSH |
-			   (digest ? MSG_FEATURE_DIGEST : 0);
+			   (digest ? MSG_FEATURE_DIGEST : 0) |
+			   (answer ? MSG_HELLO_ANSWER : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
 }

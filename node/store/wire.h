@@ -220,9 +220,10 @@ int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
 void wire_msg_free(wire_msg_t *m);
 
 /* Encoders: the returned bytes are the caller's. 0 or -errno. */
-/* digest: announce MSG_FEATURE_DIGEST (false only to test mixed versions) */
+/* digest: announce MSG_FEATURE_DIGEST (false only to test mixed versions);
+ * answer: set MSG_HELLO_ANSWER (see proto/msg.h) */
 int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
-	       uint8_t **ret, size_t *ret_len);
+	       bool answer, uint8_t **ret, size_t *ret_len);
 int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
 	       size_t *ret_len);
 int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
