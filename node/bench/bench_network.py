@@ -511,14 +511,8 @@ def trickle(net, count, acc):
     # the pings of the same minutes, from the idle rate, are not the
     # records' cost: the steady figure counts them
     acc['trickle_bytes'].append(sent / max(1, delivered))
-    kinds = {}
-    for a, b in zip(before, after):
-        for k, v in b.get('sent_by_kind', {}).items():
-            kinds[k] = kinds.get(k, 0) + v['bytes'] - \
-                a.get('sent_by_kind', {}).get(k, {}).get('bytes', 0)
     log('trickle: %d records delivered, %d B sent; by message type: %s' %
-        (delivered, sent, ', '.join('%s %d' % kv for kv in sorted(
-            kinds.items(), key=lambda kv: -kv[1]) if kv[1])))
+        (delivered, sent, s_kinds_text(s_kinds(before, after))))
     db = sqlite3.connect('file:%s?mode=ro' %
                          os.path.join(origin.home, 'store.db'), uri=True,
                          timeout=10)
@@ -529,6 +523,21 @@ def trickle(net, count, acc):
         acc['trickle_size'].append(float(row[0] or 0))
     finally:
         db.close()
+
+
+def s_kinds(before, after):
+    """Bytes sent by message type between two sweeps of the same nodes."""
+    kinds = {}
+    for a, b in zip(before, after):
+        for k, v in b.get('sent_by_kind', {}).items():
+            kinds[k] = kinds.get(k, 0) + v['bytes'] - \
+                a.get('sent_by_kind', {}).get(k, {}).get('bytes', 0)
+    return kinds
+
+
+def s_kinds_text(kinds):
+    return ', '.join('%s %d' % kv for kv in sorted(
+        kinds.items(), key=lambda kv: -kv[1]) if kv[1]) or 'nothing'
 
 
 def steady(net, idle, acc):
@@ -547,6 +556,15 @@ def steady(net, idle, acc):
     acc['idle_msgs'] = [(y['msgs_sent'] - x['msgs_sent']) * per_min
                         for x, y in zip(a, b)]
     acc['idle_cpu'] = [100.0 * (y - x) / CLK_TCK / dt for x, y in zip(ca, cb)]
+    # what the idle minutes carried, by message type, in all and from the
+    # node that sent most: a node still catching up shows here
+    kinds = s_kinds(a, b)
+    top = max(range(len(nodes)), key=lambda i: acc['idle_bytes'][i])
+    log('steady: %.0f s, %d B sent in all; by message type: %s; most from '
+        'node %d (%d B/min: %s)' % (
+            dt, sum(y['bytes_sent'] - x['bytes_sent'] for x, y in zip(a, b)),
+            s_kinds_text(kinds), top, acc['idle_bytes'][top],
+            s_kinds_text(s_kinds([a[top]], [b[top]]))))
     acc['idle_rss'] = [n.rss_kib() / 1024.0 for n in nodes]
 
 

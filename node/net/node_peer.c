@@ -226,6 +226,15 @@ void peer_connect(node_t *node, peer_t *p)
 	s_send_hello(node, p, false);
 }
 
+static size_t s_active(node_t *node)
+{
+	size_t up = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++)
+		up += node->peers[i]->state == PEER_ACTIVE;
+	return up;
+}
+
 void peer_down(node_t *node, peer_t *p, const char *why)
 {
 	int64_t now = node_now();
@@ -240,11 +249,15 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 	p->rtt_ms = -1;
 	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : NODE_BACKOFF_MIN_MS;
 	/* a seed is our way in: a full node makes room for newcomers now
-	 * and then, so a node with no other peer keeps knocking */
+	 * and then, so a node with no other peer keeps knocking; one with
+	 * peers waits as for any other (each knock on a full seed may
+	 * push one of its peers out) */
+	bool knock = p->seed && s_active(node) == 0;
+
 	if (p->backoff_ms > NODE_BACKOFF_MAX_MS ||
-	    (p->seed && p->backoff_ms > NODE_SEED_BACKOFF_MAX_MS))
-		p->backoff_ms = p->seed ? NODE_SEED_BACKOFF_MAX_MS :
-					  NODE_BACKOFF_MAX_MS;
+	    (knock && p->backoff_ms > NODE_SEED_BACKOFF_MAX_MS))
+		p->backoff_ms = knock ? NODE_SEED_BACKOFF_MAX_MS :
+					NODE_BACKOFF_MAX_MS;
 	p->next_try_ms = now + p->backoff_ms +
 			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
 }
@@ -460,11 +473,12 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 }
 
 static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
-		       const char *why)
+		       const char *why, bool full)
 {
 	switch (p->state) {
 	case PEER_DOWN:
-		if (now >= p->next_try_ms)
+		/* a seed is not needed by a node with max_peers others */
+		if (now >= p->next_try_ms && !(p->seed && full))
 			peer_connect(node, p);
 		break;
 	case PEER_CONNECTING:
@@ -485,15 +499,6 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 			peer_ping(node, p);
 		break;
 	}
-}
-
-static size_t s_active(node_t *node)
-{
-	size_t up = 0;
-
-	for (size_t i = 0; i < node->n_peers; i++)
-		up += node->peers[i]->state == PEER_ACTIVE;
-	return up;
 }
 
 /* Our own stall is not our peers' fault. Called first by the timers
@@ -550,11 +555,12 @@ void peer_tick(node_t *node)
 	int64_t now = node_now();
 	const char *why;
 	bool judge = s_may_judge(node, now, &why);
+	bool full = s_active(node) >= (size_t)node->max_peers;
 
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 
-		s_tick_one(node, p, now, judge, why);
+		s_tick_one(node, p, now, judge, why, full);
 		/* a peer we learned of that is down (or dropped us to make
 		 * room for a newcomer) is not retried while we have
 		 * max_peers others: retrying would push someone else out */
