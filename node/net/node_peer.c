@@ -299,11 +299,12 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 	if (was == PEER_ACTIVE) {
 		/* it restarted or lost us: a new session on both sides. An
 		 * answer to our hello restarts ours, and is not answered */
+		bool answer = m->msg->hello.features & MSG_HELLO_ANSWER;
+
 		log_debug("peer %.12s: %s in session: a new one", p->hex,
-			  m->msg->hello.features & MSG_HELLO_ANSWER ?
-				  "hello answering ours" : "hello");
+			  answer ? "hello answering ours" : "hello");
 		repl_forget_peer(node, p);
-		if (p->dealer && !(m->msg->hello.features & MSG_HELLO_ANSWER))
+		if (p->dealer && !answer)
 			s_send_hello(node, p, true);
 	}
 	if (!p->dealer)
