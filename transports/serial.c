@@ -246,6 +246,16 @@ void serial_console_emit(void *arg, const char *data, size_t len)
 
 /* ---- writing ---- */
 
+/* Read what is left: until the end of the stream, an error, or a second
+ * has gone by. */
+static void s_drain(serial_t *s)
+{
+	long long until = s_now_ms() + 1000;
+
+	while (s_now_ms() < until && s_pump(s, until) == 0)
+		;
+}
+
 static int s_write_all(serial_t *s, const char *p, size_t len,
 		       long long deadline_ms)
 {
@@ -271,9 +281,16 @@ static int s_write_all(serial_t *s, const char *p, size_t len,
 			continue;
 		n = write(s->fd, p, len);
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
+			int e = errno;
+
+			if (e == EAGAIN || e == EINTR)
 				continue;
-			return -errno;
+			/* the far end is gone (a board that panicked, its
+			 * QEMU ended): what it printed first is still to be
+			 * read, and belongs in the console log */
+			if (e == EPIPE || e == ECONNRESET || e == EIO)
+				s_drain(s);
+			return -e;
 		}
 		p += n;
 		len -= (size_t)n;

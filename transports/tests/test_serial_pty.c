@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define TEST_TCP_PORT 25501
@@ -369,6 +371,82 @@ static void test_socat(const char *label, enum lab_serial_kind kind,
 	fixture_kill(pid);
 }
 
+static void s_console(void *arg, enum transport_stream stream, const char *p,
+		      size_t n)
+{
+	(void)stream;
+	buf_append(arg, p, n);
+}
+
+/* The far end prints kernel records, then goes away while the lab is
+ * about to type (a kernel that panicked, its QEMU ended): the write
+ * fails, and what the far end printed first, more than one read's worth,
+ * is still read into the console log. */
+static void test_gone_drained(void)
+{
+	static const char cmd[] =
+		"yes \"$(printf '[    1.000000] board-fill-xxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxx\\r')\" | head -n 1000; "
+		"printf '[    2.000000] board-fill-end\\r\\n'; exit 0\n";
+	char *argv[] = { "/bin/sh", "-i", NULL };
+	lab_board_t b;
+	transport_t *t = NULL;
+	buf_t con;
+	int sv[2], st;
+	pid_t pid;
+
+	s_board(&b, LAB_SERIAL_PTY, NULL);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		CHECK(0);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(sv[1], 0);
+		dup2(sv[1], 1);
+		dup2(sv[1], 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	CHECK(pid > 0);
+	if (pid < 0 || fixture_transport_fd(&b, sv[0], &t) < 0) {
+		CHECK(0);
+		close(sv[0]);
+		if (pid > 0)
+			fixture_kill(pid);
+		return;
+	}
+	buf_init(&con, 1 << 20);
+	t->console_fn = s_console;
+	t->console_arg = &con;
+	CHECK(serial_write(t, cmd, strlen(cmd), serial_now_ms() + 10000) == 0);
+	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (kill(pid, 0) == 0) {
+		CHECK(!"the far end did not end");
+		fixture_kill(pid);
+	}
+	CHECK(serial_write(t, "\n", 1, serial_now_ms() + 10000) == -EPIPE);
+	transport_close(&t);
+	{
+		const char *c = buf_str(&con);
+		int lines = 0;
+
+		while ((c = strstr(c, "board-fill-xxx")) != NULL) {
+			lines++;
+			c++;
+		}
+		printf("far end gone: %d of 1000 lines in the console log, %s\n",
+		       lines, strstr(buf_str(&con), "board-fill-end") ?
+				      "and its last" : "not its last");
+		CHECK(lines == 1000);
+		CHECK(strstr(buf_str(&con), "board-fill-end") != NULL);
+	}
+	buf_free(&con);
+	close(sv[0]);
+}
+
 int main(void)
 {
 	char *dash[] = { "/bin/sh", "-i", NULL };
@@ -385,6 +463,7 @@ int main(void)
 	if (fixture_have("bash"))
 		test_pty_fd("serial pty (bash)", bash, false);
 	test_noise(dash);
+	test_gone_drained();
 	test_fallback(dash, false);
 	test_fallback(dash, true);
 	test_login("s3cret", 0);
