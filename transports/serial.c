@@ -285,8 +285,8 @@ static int s_write_all(serial_t *s, const char *p, size_t len,
 
 			if (e == EAGAIN || e == EINTR)
 				continue;
-			/* the far end is gone (a board that panicked, its
-			 * QEMU ended): what it printed first is still to be
+			/* the far end is gone (a console server or socket
+			 * that closed): what it sent first is still to be
 			 * read, and belongs in the console log */
 			if (e == EPIPE || e == ECONNRESET || e == EIO)
 				s_drain(s);

@@ -378,10 +378,10 @@ static void s_console(void *arg, enum transport_stream stream, const char *p,
 	buf_append(arg, p, n);
 }
 
-/* The far end prints kernel records, then goes away while the lab is
- * about to type (a kernel that panicked, its QEMU ended): the write
- * fails, and what the far end printed first, more than one read's worth,
- * is still read into the console log. */
+/* The far end prints kernel records, then closes while the lab is about
+ * to type (a console server or socket that went away): the write fails,
+ * and what the far end printed first, more than one read's worth, is
+ * still read into the console log. */
 static void test_gone_drained(void)
 {
 	static const char cmd[] =
