@@ -87,6 +87,7 @@ static lab_config_t *s_config_new(const char *path)
 	cfg->path = xstrdup(path);
 	cfg->trust_open = true;
 	cfg->max_peers = LAB_DEFAULT_MAX_PEERS;
+	cfg->liveness_ms = LAB_DEFAULT_LIVENESS_MS;
 	cfg->max_request_hours = LAB_DEFAULT_MAX_REQUEST_HOURS;
 	cfg->submitters_any = true;
 	cfg->build_any = true;
@@ -303,9 +304,12 @@ static int s_load_keys(yaml_val_t *map, const char *key, const char *word,
 	return 0;
 }
 
+static int s_duration_ms(const char *s, long long *ret);
+
 static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
 {
 	yaml_val_t *node = NULL;
+	char *live = NULL;
 	int r;
 
 	r = yaml_get_map(root, "node", YAML_OPTIONAL, &node);
@@ -326,6 +330,15 @@ static int s_load_node(yaml_val_t *root, lab_config_t *cfg)
 		return r;
 	r = yaml_get_int(node, "max_peers", YAML_OPTIONAL, 1, LAB_MAX_PEERS_CAP,
 			 &cfg->max_peers);
+	if (r < 0)
+		return r;
+	r = yaml_get_str(node, "liveness", YAML_OPTIONAL, 16, &live);
+	if (r > 0 && (s_duration_ms(live, &cfg->liveness_ms) < 0 ||
+		      cfg->liveness_ms < LAB_MIN_LIVENESS_MS ||
+		      cfg->liveness_ms > LAB_MAX_LIVENESS_MS))
+		r = yaml_fail_field(node, "liveness", "expected a time from 5s"
+				    " to 10m, like 5s or 30s");
+	free(live);
 	if (r < 0)
 		return r;
 	r = yaml_get_int(node, "max_request_hours", YAML_OPTIONAL, 1,

@@ -22,6 +22,9 @@
 #define LAB_MAX_LIST 256 /* tags, trust keys, submitters, args... */
 #define LAB_MAX_SUBMITTER_NAME 32
 #define LAB_DEFAULT_LEASE_MS (3600LL * 1000) /* policy.leases.max */
+#define LAB_DEFAULT_LIVENESS_MS 5000LL        /* node.liveness */
+#define LAB_MIN_LIVENESS_MS 5000LL
+#define LAB_MAX_LIVENESS_MS (10LL * 60 * 1000)
 #define LAB_DEFAULT_CONFIRM_RERUNS 3	    /* policy.confirm.reruns */
 #define LAB_DEFAULT_CONFIRM_PER_DAY 30	    /* policy.confirm.per_day */
 #define LAB_MAX_NAME 64  /* lab and board names: [A-Za-z0-9_.-]{1,64} */
@@ -189,6 +192,8 @@ typedef struct {
 	char **trust_keys; /* node ids (64 hex) */
 	size_t n_trust_keys;
 	int max_peers;     /* 8 by default */
+	/* a peer silent this long is gone; pings after 2/5 of it */
+	long long liveness_ms;
 	/* requests living longer (expires - created) are refused: 168 by
 	 * default, 1..PROTO_MAX_REQUEST_LIFETIME_MS in hours */
 	int max_request_hours;

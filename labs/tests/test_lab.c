@@ -74,6 +74,7 @@ static void test_examples(void)
 		  "8a88e3dd7409f195fd52db2d3cba5d72ca6709bf1d94121bf3748801b40f6f5c");
 	CHECK(!cfg->trust_open && cfg->n_trust_keys == 2);
 	CHECK(cfg->max_peers == 16 && cfg->beacon);
+	CHECK(cfg->liveness_ms == 15000);
 	CHECK(cfg->max_request_hours == 7 * 24); /* the default */
 	CHECK_STR(cfg->http, "127.0.0.1:8080");
 	CHECK(!cfg->submitters_any && cfg->n_submitters == 2);
@@ -216,6 +217,12 @@ static void test_errors(void)
 	    "lab.yaml:2: node.listen: 'tcp://127.0.0.1:70000' is not a valid endpoint (tcp://HOST:PORT)");
 	ERR("node:\n  max_peers: 0\n",
 	    "lab.yaml:2: node.max_peers: 0 is out of range (1 to 1024)");
+	ERR("node:\n  liveness: 4s\n",
+	    "lab.yaml:2: node.liveness: expected a time from 5s to 10m, like 5s or 30s");
+	ERR("node:\n  liveness: 11m\n",
+	    "lab.yaml:2: node.liveness: expected a time from 5s to 10m, like 5s or 30s");
+	ERR("node:\n  liveness: soon\n",
+	    "lab.yaml:2: node.liveness: expected a time from 5s to 10m, like 5s or 30s");
 	ERR("node:\n  max_request_hours: 721\n",
 	    "lab.yaml:2: node.max_request_hours: 721 is out of range (1 to 720)");
 	ERR("node:\n  beacon: maybe\n",

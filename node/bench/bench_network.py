@@ -76,6 +76,7 @@ TRICKLE_S = 0.5
 # machine takes their first exchanges leaves holes (see README.md)
 STAGGER_S = os.environ.get('LM_BENCH_STAGGER')
 HOMES = None  # where the nodes' homes go (--homes; default $TMPDIR)
+LIVENESS = None  # the nodes' node.liveness (--liveness; default theirs)
 
 
 def log(*a):
@@ -198,6 +199,8 @@ class Node:
     def config(self):
         lines = ['lab: {name: %s}' % self.name, 'node:',
                  '  listen: "%s"' % self.endpoint]
+        if LIVENESS:
+            lines.append('  liveness: %s' % LIVENESS)
         if self.seeds:
             lines.append('  seeds:')
             for s in self.seeds:
@@ -681,7 +684,7 @@ def s_report_steady(tag, n, acc):
 
 
 def report_size(n, topologies, acc, split):
-    tag = 'net N=%d' % n
+    tag = 'net N=%d' % n + (' liveness %s' % LIVENESS if LIVENESS else '')
     emit('%s: topologies connected (default max_peers 8)' % tag,
          # a split graph is one whose overlay fell short too
          topologies - len(acc['overlay_short']), 'of %d' % topologies,
@@ -825,9 +828,15 @@ def main():
                     help='directory for the nodes\' homes (default $TMPDIR);'
                     ' above a few hundred nodes the stores\' fsyncs make'
                     ' a disk the bottleneck: /dev/shm takes it out')
+    ap.add_argument('--liveness', default=None,
+                    help='the nodes\' node.liveness (5s to 10m; default'
+                    ' theirs, 5s): how long a silent peer keeps its'
+                    ' session, for more nodes than the cores can keep'
+                    ' in time')
     a = ap.parse_args()
-    global HOMES
+    global HOMES, LIVENESS
     HOMES = a.homes
+    LIVENESS = a.liveness
     # a node holds a few dozen descriptors (its peers' connections, its
     # stores); the children inherit the raised limit
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -45,7 +45,9 @@
 #define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
-#define NODE_PING_MS 2000               /* after silence; < liveness/2 */
+/* node.liveness by default, and the ping after silence it implies (its
+ * 2/5: < liveness/2, so a lost ping is sent again in time) */
+#define NODE_PING_MS 2000
 #define NODE_LIVENESS_MS 5000
 /* a tick this much later than due means we were not running (starved of
  * CPU, stopped): that time does not count as our peers' silence */
@@ -308,6 +310,7 @@ struct node {
 	zloop_t *loop;
 	zsock_t *router, *zap, *ctl;
 	int max_peers;
+	int64_t liveness_ms, ping_ms; /* node.liveness */
 	peer_t **peers;
 	size_t n_peers;
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */
@@ -417,6 +420,8 @@ void node_stop(node_t *node);
  * reload): boards, policy, seeds, trust without a restart. 0, or -errno
  * with *ret_err (caller frees), logged, and the node unchanged. */
 int node_reload(node_t *node, char **ret_err);
+/* node_reload.c: max_peers and liveness from node->cfg */
+void node_apply_limits(node_t *node);
 
 /* node_ids.c: the hex node id known here for a CURVE key (a peer's, one
  * on the trust list, a feed's author), borrowed until the next call, or

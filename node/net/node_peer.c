@@ -483,11 +483,11 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 			peer_connect(node, p);
 		break;
 	case PEER_CONNECTING:
-		if (judge && now - p->live_ms > NODE_LIVENESS_MS)
+		if (judge && now - p->live_ms > node->liveness_ms)
 			peer_down(node, p, "no answer");
 		break;
 	case PEER_ACTIVE:
-		if (judge && now - p->live_ms > NODE_LIVENESS_MS) {
+		if (judge && now - p->live_ms > node->liveness_ms) {
 			peer_down(node, p, why);
 			break;
 		}
@@ -495,8 +495,8 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 		 * peer silent for a while, so an idle link carries about
 		 * one ping and one pong per interval, not two of each */
 		if (now - (p->ping_sent_ms > p->last_seen_ms ?
-			   p->ping_sent_ms : p->last_seen_ms) >= NODE_PING_MS ||
-		    (p->ping_open && now - p->ping_sent_ms >= NODE_PING_MS))
+			   p->ping_sent_ms : p->last_seen_ms) >= node->ping_ms ||
+		    (p->ping_open && now - p->ping_sent_ms >= node->ping_ms))
 			peer_ping(node, p);
 		break;
 	}
@@ -517,7 +517,7 @@ void peer_note_stall(node_t *node, int64_t now)
 
 	if (late <= NODE_STALL_MS)
 		return;
-	if (late >= NODE_LIVENESS_MS) {
+	if (late >= node->liveness_ms) {
 		log_info("this node did not run for %.1f s: peers silent since end their sessions",
 			 (double)late / 1000.0);
 		node->long_stall_ms = now;
@@ -548,7 +548,7 @@ static bool s_may_judge(node_t *node, int64_t now, const char **why)
 		node->behind_since_ms = 0;
 	else if (!node->behind_since_ms)
 		node->behind_since_ms = now;
-	return !behind || now - node->behind_since_ms >= NODE_LIVENESS_MS;
+	return !behind || now - node->behind_since_ms >= node->liveness_ms;
 }
 
 void peer_tick(node_t *node)

@@ -6,7 +6,7 @@
  * returned to `labmesh reload`). What changes at once: boards (added,
  * removed when idle, changed), policy, recipes, seeds (new ones are
  * dialled), the trust list (for the connections made from then on),
- * max_peers, blob budget. What needs a restart: lab.name (the node's
+ * max_peers, liveness, blob budget. What needs a restart: lab.name (the node's
  * descriptor and every record carry it: refused) and node.listen (the
  * socket is bound: kept, with a warning).
  *
@@ -21,6 +21,19 @@
 
 #include <errno.h>
 #include <string.h>
+
+/* max_peers and liveness, at start and on each reload */
+void node_apply_limits(node_t *node)
+{
+	const lab_config_t *cfg = node->cfg;
+
+	node->max_peers = cfg->max_peers > 0 ? cfg->max_peers : 8;
+	if (node->max_peers > NODE_MAX_PEERS_HARD)
+		node->max_peers = NODE_MAX_PEERS_HARD;
+	node->liveness_ms = cfg->liveness_ms >= LAB_MIN_LIVENESS_MS ?
+				    cfg->liveness_ms : NODE_LIVENESS_MS;
+	node->ping_ms = node->liveness_ms * 2 / 5;
+}
 
 static int s_trust(node_t *node, const lab_config_t *cfg, zhashx_t **ret,
 		   char **ret_err)
@@ -145,9 +158,7 @@ int node_reload(node_t *node, char **ret_err)
 	node->cfg = cfg;
 	log_set_tag(cfg->name); /* the tag is borrowed from the config */
 	lab_config_destroy(&old);
-	node->max_peers = cfg->max_peers > 0 ? cfg->max_peers : 8;
-	if (node->max_peers > NODE_MAX_PEERS_HARD)
-		node->max_peers = NODE_MAX_PEERS_HARD;
+	node_apply_limits(node);
 	peer_seed(node); /* dials seeds it did not know */
 	jobs_reload_done(node->jobs);
 	rc = node_publish_advert(node);

@@ -170,9 +170,7 @@ static int s_setup(node_t *node, const node_opts_t *opts, char **ret_err)
 	node->board_queue = xcalloc(node->cfg->n_boards + 1, sizeof(uint32_t));
 	node->board_notes = xcalloc(NODE_NOTES * node->cfg->n_boards + 1,
 				    sizeof(char *));
-	node->max_peers = node->cfg->max_peers > 0 ? node->cfg->max_peers : 8;
-	if (node->max_peers > NODE_MAX_PEERS_HARD)
-		node->max_peers = NODE_MAX_PEERS_HARD;
+	node_apply_limits(node);
 	path = xasprintf("%s/node.key", node->home);
 	rc = wire_key_load_or_make(path, &node->key, ret_err);
 	free(path);
