@@ -310,7 +310,7 @@ struct node {
 	zloop_t *loop;
 	zsock_t *router, *zap, *ctl;
 	int max_peers;
-	int64_t liveness_ms, ping_ms; /* node.liveness */
+	int64_t liveness_ms; /* node.liveness; pings after 2/5 of it */
 	peer_t **peers;
 	size_t n_peers;
 	zhashx_t *by_curve;  /* z85 -> peer_t (borrowed) */

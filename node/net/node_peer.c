@@ -476,6 +476,8 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 		       const char *why, bool full)
 {
+	int64_t ping_ms = node->liveness_ms * 2 / 5;
+
 	switch (p->state) {
 	case PEER_DOWN:
 		/* a seed is not needed by a node with max_peers others */
@@ -495,8 +497,8 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 		 * peer silent for a while, so an idle link carries about
 		 * one ping and one pong per interval, not two of each */
 		if (now - (p->ping_sent_ms > p->last_seen_ms ?
-			   p->ping_sent_ms : p->last_seen_ms) >= node->ping_ms ||
-		    (p->ping_open && now - p->ping_sent_ms >= node->ping_ms))
+			   p->ping_sent_ms : p->last_seen_ms) >= ping_ms ||
+		    (p->ping_open && now - p->ping_sent_ms >= ping_ms))
 			peer_ping(node, p);
 		break;
 	}

@@ -32,7 +32,6 @@ void node_apply_limits(node_t *node)
 		node->max_peers = NODE_MAX_PEERS_HARD;
 	node->liveness_ms = cfg->liveness_ms >= LAB_MIN_LIVENESS_MS ?
 				    cfg->liveness_ms : NODE_LIVENESS_MS;
-	node->ping_ms = node->liveness_ms * 2 / 5;
 }
 
 static int s_trust(node_t *node, const lab_config_t *cfg, zhashx_t **ret,
