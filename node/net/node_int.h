@@ -45,10 +45,11 @@
 #define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
 #define NODE_SNDHWM 4096
 #define NODE_TICK_MS 500
-/* node.liveness by default, and the ping after silence it implies (its
- * 2/5: < liveness/2, so a lost ping is sent again in time) */
-#define NODE_PING_MS 2000
+/* node.liveness by default, and the ping after silence a liveness
+ * implies (its 2/5: < liveness/2, so a lost ping is sent again in time) */
 #define NODE_LIVENESS_MS 5000
+#define NODE_PING_OF(liveness_ms) ((liveness_ms) * 2 / 5)
+#define NODE_PING_MS NODE_PING_OF(NODE_LIVENESS_MS)
 /* a tick this much later than due means we were not running (starved of
  * CPU, stopped): that time does not count as our peers' silence */
 #define NODE_STALL_MS 1000

@@ -476,7 +476,7 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 		       const char *why, bool full)
 {
-	int64_t ping_ms = node->liveness_ms * 2 / 5;
+	int64_t ping_ms = NODE_PING_OF(node->liveness_ms);
 
 	switch (p->state) {
 	case PEER_DOWN:
