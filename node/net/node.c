@@ -408,21 +408,6 @@ static bool s_recv_one(node_t *node, void *sock)
 	return true;
 }
 
-/* Peers messages go to every peer when the table changed: at most one
- * round of them per NODE_PEERS_EVERY_MS, however fast peers come and go. */
-static void s_peers_paced(node_t *node)
-{
-	int64_t now = node_now();
-
-	if (!node->peers_changed ||
-	    (node->last_peers_ms && now - node->last_peers_ms <
-					    NODE_PEERS_EVERY_MS))
-		return;
-	node->peers_changed = false;
-	node->last_peers_ms = now;
-	peer_send_peers(node, NULL);
-}
-
 static int s_handle_router(zloop_t *loop, zsock_t *router, void *arg)
 {
 	node_t *node = arg;
@@ -439,7 +424,7 @@ static int s_handle_router(zloop_t *loop, zsock_t *router, void *arg)
 			break;
 	repl_send_vectors(node);
 	repl_pull_all(node);
-	s_peers_paced(node);
+	peer_send_peers(node);
 	return node->stopping ? -1 : 0;
 }
 
@@ -539,7 +524,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 		malloc_trim(0);
 		node->last_trim_ms = node_now();
 	}
-	s_peers_paced(node);
+	peer_send_peers(node);
 	return node->stopping ? -1 : 0;
 }
 

@@ -153,7 +153,13 @@
 					 * first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 #define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
-#define NODE_PEERS_EVERY_MS 1000        /* peers messages at most this often */
+/* peers messages: a peer gets our table when its session starts; after
+ * that, again when a peer left the table, at most once per
+ * NODE_PEERS_EVERY_MS (its replication leans on who is linked to whom:
+ * node_repl.c, s_author_tells), and for peers that joined, at most once
+ * per NODE_PEERS_NEWS_MS (each newcomer got the table itself) */
+#define NODE_PEERS_EVERY_MS 1000
+#define NODE_PEERS_NEWS_MS 30000
 #define NODE_NOTES 4 /* advert notes per board: maint, busy, lease, health */
 
 enum peer_state {
@@ -184,6 +190,10 @@ typedef struct peer {
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
 	size_t their_peers; /* in its last peers message */
+	/* our last peers message to it: when (0: none this session), and
+	 * the table's change count then (node->peers_gen) */
+	int64_t peers_sent_ms;
+	uint64_t peers_sent_gen;
 	/* the node ids of that message (verified), up to WIRE_MAX_DESCS:
 	 * peers it tells of its own records itself (node_repl.c) */
 	uint8_t their_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
@@ -378,8 +388,9 @@ struct node {
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
 	uint64_t pulls_stalled, pulls_stalled_first;
 	int64_t last_request_ms, last_record_ms;
-	bool peers_changed;
-	int64_t last_peers_ms; /* peers messages sent then */
+	/* the peer table's changes, counted; the count at the last one that
+	 * took a peer out (peer_send_peers) */
+	uint64_t peers_gen, peers_lost;
 	bool stopping;
 	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;
@@ -462,7 +473,7 @@ void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
 void peer_note_stall(node_t *node, int64_t now);
-void peer_send_peers(node_t *node, peer_t *only);
+void peer_send_peers(node_t *node);
 /* Ping p: its pong says it read everything we sent before. */
 void peer_ping(node_t *node, peer_t *p);
 int peer_seed(node_t *node);

@@ -40,12 +40,20 @@ static bool s_endpoint_ok(const char *ep)
 	       !strpbrk(ep, " \t\r\n");
 }
 
+/* The peer table changed: a peer joined it or, lost, left it. */
+static void s_table_changed(node_t *node, bool lost)
+{
+	node->peers_gen++;
+	if (lost)
+		node->peers_lost = node->peers_gen;
+}
+
 static void s_drop(node_t *node, size_t i)
 {
 	peer_t *p = node->peers[i];
 
 	if (p->state == PEER_ACTIVE)
-		node->peers_changed = true;
+		s_table_changed(node, true);
 	repl_forget_peer(node, p);
 	zhashx_delete(node->by_curve, p->curve);
 	peer_free(&node->peers[i]);
@@ -241,8 +249,9 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 
 	if (p->state == PEER_ACTIVE) {
 		log_info("peer %.12s (%s) gone: %s", p->hex, p->lab, why);
-		node->peers_changed = true;
+		s_table_changed(node, true);
 	}
+	p->peers_sent_ms = 0;
 	zsock_destroy(&p->dealer);
 	repl_forget_peer(node, p);
 	p->state = PEER_DOWN;
@@ -315,7 +324,8 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 	if (was != PEER_ACTIVE)
 		log_info("peer %.12s (%s) at %s up", p->hex, p->lab,
 			 p->endpoint);
-	node->peers_changed = true;
+	s_table_changed(node, false);
+	p->peers_sent_ms = 0; /* a new session: our table at once */
 	repl_on_active(node, p);
 	peer_ping(node, p); /* a pong proves its endpoint works both ways */
 }
@@ -420,9 +430,23 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 	}
 }
 
-void peer_send_peers(node_t *node, peer_t *only)
+/* Whether our table is due to go to peer to (NODE_PEERS_NEWS_MS). */
+static bool s_peers_due(node_t *node, peer_t *to, int64_t now)
+{
+	if (to->state != PEER_ACTIVE)
+		return false;
+	if (!to->peers_sent_ms)
+		return true;
+	if (to->peers_sent_gen < node->peers_lost)
+		return now - to->peers_sent_ms >= NODE_PEERS_EVERY_MS;
+	return to->peers_sent_gen < node->peers_gen &&
+	       now - to->peers_sent_ms >= NODE_PEERS_NEWS_MS;
+}
+
+void peer_send_peers(node_t *node)
 {
 	wire_bytes_t descs[WIRE_MAX_DESCS];
+	int64_t now = node_now();
 
 	for (size_t t = 0; t < node->n_peers; t++) {
 		peer_t *to = node->peers[t];
@@ -430,7 +454,7 @@ void peer_send_peers(node_t *node, peer_t *only)
 		uint8_t *b = NULL;
 		size_t len = 0;
 
-		if (to->state != PEER_ACTIVE || (only && to != only))
+		if (!s_peers_due(node, to, now))
 			continue;
 		for (size_t i = 0; i < node->n_peers && n < WIRE_MAX_DESCS; i++) {
 			peer_t *p = node->peers[i];
@@ -442,8 +466,14 @@ void peer_send_peers(node_t *node, peer_t *only)
 				descs[n++] = (wire_bytes_t){ p->desc,
 							     p->desc_len };
 		}
-		if (n && wire_peers(descs, n, &b, &len) == 0)
+		/* an empty table is not sent: the first peer it gains is
+		 * news to this one at once */
+		if (!n)
+			continue;
+		if (wire_peers(descs, n, &b, &len) == 0)
 			node_send(node, to, b, len);
+		to->peers_sent_ms = now;
+		to->peers_sent_gen = node->peers_gen;
 	}
 }
 
@@ -465,7 +495,7 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (p->rtt_ms < 0) {
 			/* reachable both ways: now worth remembering and
 			 * telling others about */
-			node->peers_changed = true;
+			s_table_changed(node, false);
 			store_put_peer(node->store, p->id, p->endpoint, p->desc,
 				       p->desc_len, node_now());
 		}

@@ -437,10 +437,30 @@ void repl_forget_peer(node_t *node, peer_t *p)
 
 static void s_send_evidence(node_t *node, peer_t *p);
 
+/* Our own feed's head, to p whose session starts with no digest now:
+ * the vector that goes now has it only if it changed meanwhile, and our
+ * other peers leave our records to us (s_author_tells), so without it p
+ * would hear of those made before the session only from the digest. */
+static void s_send_own_head(node_t *node, peer_t *p)
+{
+	vec_mine_t *e = node->vec_mine ?
+				zhashx_lookup(node->vec_mine, node->hex) :
+				NULL;
+	wire_vec_t v[1];
+	size_t n = 1;
+
+	if (!e || e->chg > p->told)
+		return;
+	memcpy(v[0].author, e->author, WIRE_KEY_BYTES);
+	v[0].seq = e->seq;
+	s_flush_vector(node, p, v, &n);
+}
+
 void repl_on_active(node_t *node, peer_t *p)
 {
 	int64_t now = node_now();
 	const char *how = "new: our digest (or whole vector) now";
+	bool own_head = false;
 
 	if (p->resume_ms && now - p->resume_ms < NODE_RESUME_MS &&
 	    p->resume_told <= node->vec_chg && !node->no_digest &&
@@ -461,6 +481,7 @@ void repl_on_active(node_t *node, peer_t *p)
 		 * answer is pulled; the changes meanwhile as usual */
 		p->told = node->vec_chg;
 		p->digest_at_ms = node->session_digest_ms;
+		own_head = true;
 		how = "new: our digest after another's answer";
 	} else {
 		p->resync = true; /* our digest, or our whole vector */
@@ -489,6 +510,8 @@ void repl_on_active(node_t *node, peer_t *p)
 	node->lazy_now = true; /* a new session hears it all at once */
 	s_send_vector(node, p);
 	node->lazy_now = false;
+	if (own_head)
+		s_send_own_head(node, p);
 	repl_send_request_ids(node, p);
 	s_send_evidence(node, p);
 }

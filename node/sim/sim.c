@@ -517,6 +517,8 @@ int sim_run(const sim_params_t *p, sim_result_t *ret)
 	s->r = ret;
 	memset(ret, 0, sizeof(*ret));
 	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
+	for (uint32_t i = 0; i < p->nodes; i++)
+		s->nodes[i].peers_at = -1;
 	s->end_ms = (int64_t)(1000 * p->window_s);
 	s->measuring = s->writing = true;
 	s_feeds(s);

@@ -304,36 +304,85 @@ void sim_pings_until(sim_t *s, sim_link_t *l, int64_t t)
 
 /* ---- sessions ------------------------------------------------------------ */
 
-/* node's table changed: one peers message to each peer, at most one
- * round of them per NODE_PEERS_EVERY_MS (node.c: s_peers_paced). */
-void sim_peers_changed(sim_t *s, uint32_t node)
+/* When node's table is next due to go to end d's peer, or -1
+ * (node_peer.c: s_peers_due). */
+static int64_t s_peers_due(const sim_node_t *n, const sim_end_t *d)
 {
-	if (s->nodes[node].peers_armed)
-		return;
-	s->nodes[node].peers_armed = true;
-	sim_at(s, s->now + NODE_PEERS_EVERY_MS, EV_PEERS, node, 0, NULL);
+	if (!d->active)
+		return -1;
+	if (d->peers_sent_ms < 0)
+		return 0;
+	if (d->peers_sent_gen < n->peers_lost)
+		return d->peers_sent_ms + NODE_PEERS_EVERY_MS;
+	if (d->peers_sent_gen < n->peers_gen)
+		return d->peers_sent_ms + NODE_PEERS_NEWS_MS;
+	return -1;
 }
 
+/* An EV_PEERS for node at the first time a peers message is due. */
+static void s_peers_arm(sim_t *s, uint32_t node)
+{
+	sim_node_t *n = &s->nodes[node];
+	int64_t at = -1;
+
+	for (uint32_t i = 0; i < n->deg; i++) {
+		sim_link_t *l = &s->links[n->links[i]];
+		int64_t due = s_peers_due(n, &l->end[sim_end_of(l, node)]);
+
+		if (due >= 0 && (at < 0 || due < at))
+			at = due;
+	}
+	if (at < 0)
+		return;
+	if (at < s->now)
+		at = s->now;
+	if (n->peers_at >= 0 && n->peers_at <= at)
+		return;
+	n->peers_at = at;
+	sim_at(s, at, EV_PEERS, node, 0, NULL);
+}
+
+/* node's table changed: a peer joined it or, lost, left it
+ * (node_peer.c: s_table_changed). */
+void sim_peers_changed(sim_t *s, uint32_t node, bool lost)
+{
+	sim_node_t *n = &s->nodes[node];
+
+	n->peers_gen++;
+	if (lost)
+		n->peers_lost = n->peers_gen;
+	s_peers_arm(s, node);
+}
+
+/* The peers messages due (node_peer.c: peer_send_peers): the table, but
+ * the peer it goes to; an empty one is not sent. */
 void sim_send_peers(sim_t *s, uint32_t node)
 {
 	sim_node_t *n = &s->nodes[node];
 	uint32_t up = 0;
 
-	n->peers_armed = false;
+	if (n->peers_at > s->now)
+		return; /* an earlier event, since moved on */
+	n->peers_at = -1;
 	if (!n->online)
 		return;
 	for (uint32_t i = 0; i < n->deg; i++)
 		up += s->links[n->links[i]]
 			      .end[sim_end_of(&s->links[n->links[i]], node)]
 			      .active;
-	for (uint32_t i = 0; i < n->deg; i++) {
+	for (uint32_t i = 0; i < n->deg && up > 1; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
-		int e = sim_end_of(l, node);
+		sim_end_t *d = &l->end[sim_end_of(l, node)];
+		int64_t due = s_peers_due(n, d);
 
-		if (l->end[e].active)
-			sim_send(s, n->links[i], e, sim_msg_new(SIM_PEERS),
-				 sim_wire_peers(up));
+		if (due < 0 || due > s->now)
+			continue;
+		sim_send(s, n->links[i], sim_end_of(l, node),
+			 sim_msg_new(SIM_PEERS), sim_wire_peers(up - 1));
+		d->peers_sent_ms = s->now;
+		d->peers_sent_gen = n->peers_gen;
 	}
+	s_peers_arm(s, node);
 }
 
 /* End e's node sees the session gone (node_peer.c: peer_down). */
@@ -345,7 +394,7 @@ static void s_end_down(sim_t *s, uint32_t link, int e)
 		return;
 	sim_repl_forget(s, link, e);
 	l->end[e].active = false;
-	sim_peers_changed(s, l->n[e]);
+	sim_peers_changed(s, l->n[e], true);
 }
 
 void sim_node_down(sim_t *s, uint32_t node)
@@ -370,7 +419,7 @@ void sim_node_down(sim_t *s, uint32_t node)
 	}
 	n->online = false;
 	n->n_ups = n->n_notes = 0;
-	n->peers_armed = false;
+	n->peers_at = -1;
 }
 
 void sim_detect(sim_t *s, uint32_t link, int e)
@@ -416,13 +465,14 @@ void sim_session_up(sim_t *s, uint32_t link)
 		d->ping_open = false;
 		d->ping_at = d->pong_at = -1;
 		d->fifo_ms = s->now;
+		d->peers_sent_ms = -1; /* a new session: our table at once */
 		d->active = true;
 		s_count(s, l->n[e], SIM_HELLO, sim_wire_hello(), true);
 		s_count(s, l->n[1 - e], SIM_HELLO, sim_wire_hello(), false);
 	}
 	for (int e = 0; e < 2; e++) {
 		sim_repl_on_active(s, link, e);
-		sim_peers_changed(s, l->n[e]);
+		sim_peers_changed(s, l->n[e], false);
 	}
 }
 

@@ -20,7 +20,7 @@
  *   a peer never has NODE_CREDIT_INITIAL records in flight;
  * - s_author_tells reads the author's sessions as they are, where the
  *   node reads the author's last peers message (sent within
- *   NODE_PEERS_EVERY_MS of a change);
+ *   NODE_PEERS_EVERY_MS of a peer lost);
  * - an entry is looked at for a vector when it changes (ours rose, or a
  *   peer said it holds less), not at every round: the node's round
  *   re-reads all its feeds, which finds nothing new unless a session
@@ -952,7 +952,21 @@ void sim_repl_on_active(sim_t *s, uint32_t link, int e)
 		       EV_RESUME_DIGEST, link, arg, NULL);
 	} else if (n->session_digest &&
 		   s->now - n->session_digest_ms < NODE_RESUME_DIGEST_MS) {
-		/* another new session's digest went just now */
+		/* another new session's digest went just now; our own
+		 * head now (node_repl.c: s_send_own_head) */
+		if (n->active != SIM_NO_ACTIVE && n->have[n->active]) {
+			uint32_t *ea = xcalloc(1, sizeof(*ea));
+			uint16_t *ed = xcalloc(1, sizeof(*ed));
+
+			ea[0] = n->active;
+			ed[0] = n->have[n->active];
+			s_send_entries(s, node, link, SIM_VECTOR, ea, ed, 1, 0,
+				       false);
+		} else {
+			/* a feed that did not grow: nothing to pull */
+			sim_send(s, link, e, sim_msg_new(SIM_VECTOR),
+				 sim_wire_head(s, node));
+		}
 		sim_at(s,
 		       n->session_digest_ms + NODE_RESUME_DIGEST_MS +
 			       sim_uniform(s, NODE_RESUME_DIGEST_MS / 2),

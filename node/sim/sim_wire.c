@@ -353,6 +353,19 @@ static size_t s_fill(sim_t *s, wire_vec_t *v, const uint32_t *ea,
 	return k;
 }
 
+/* The bytes of a vector of one entry: node's own head, of a feed that
+ * did not grow in the window (node_repl.c: s_send_own_head). */
+size_t sim_wire_head(sim_t *s, uint32_t node)
+{
+	wire_vec_t v;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	memset(&v, 0, sizeof(v));
+	v.seq = s->base_seq[node];
+	return s_len(wire_vector(&v, 1, &b, &len), &b, &len);
+}
+
 /* The bytes of the vector messages of these entries: WIRE_MAX_VECTOR
  * entries a message, as s_send_vector flushes them. */
 size_t sim_wire_vector(sim_t *s, uint32_t node, const uint32_t *ea,
