@@ -20,6 +20,7 @@ static const char *const s_names[] = {
 	[MSG_CANCEL] = "cancel",     [MSG_LEASE] = "lease",
 	[MSG_RELAY] = "relay",	     [MSG_RELAY_BACK] = "relay-back",
 	[MSG_DIGEST] = "digest",     [MSG_RANGES] = "ranges",
+	[MSG_PEERS_DELTA] = "peers-delta",
 };
 
 /* Number of fields after the tag, per type. */
@@ -30,6 +31,7 @@ static const uint32_t s_arity[] = {
 	[MSG_BLOB_DATA] = 4,   [MSG_PING] = 1,	 [MSG_PONG] = 1,
 	[MSG_CANCEL] = 1,      [MSG_LEASE] = 1,	 [MSG_RELAY] = 3,
 	[MSG_RELAY_BACK] = 3,  [MSG_DIGEST] = 1, [MSG_RANGES] = 2,
+	[MSG_PEERS_DELTA] = 2,
 };
 
 const char *msg_type_name(int type)
@@ -100,6 +102,25 @@ static int s_dec_ids(mp_reader_t *r, arena_t *a, msg_t *m)
 	}
 	m->request_ids.ids = ids;
 	m->request_ids.n = n;
+	return 0;
+}
+
+/* peers-delta: the descriptors that joined, the ids that left */
+static int s_dec_peers_delta(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	uint32_t n;
+	int e = s_dec_blobs(r, a, 0, PROTO_MAX_PEERS, PROTO_MAX_DESC,
+			    &m->peers.descs, &m->peers.n);
+
+	if (e < 0 || (e = mp_get_array(r, 34, PROTO_MAX_PEERS, &n)) < 0)
+		return e;
+	uint8_t *ids = arena_array(a, n ? n : 1, 32);
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_bin_exact(r, 32, ids + 32 * (size_t)i)) < 0)
+			return e;
+	}
+	m->peers.gone = ids;
+	m->peers.n_gone = n;
 	return 0;
 }
 
@@ -220,6 +241,8 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 	case MSG_PEERS:
 		return s_dec_blobs(r, a, 0, PROTO_MAX_PEERS, PROTO_MAX_DESC,
 				   &m->peers.descs, &m->peers.n);
+	case MSG_PEERS_DELTA:
+		return s_dec_peers_delta(r, a, m);
 	case MSG_REQUEST:
 		return mp_get_bin(r, PROTO_MAX_REQUEST, &m->request.p,
 				  &m->request.len);
@@ -278,6 +301,12 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 		return;
 	case MSG_PEERS:
 		s_enc_blobs(e, m->peers.descs, m->peers.n);
+		return;
+	case MSG_PEERS_DELTA:
+		s_enc_blobs(e, m->peers.descs, m->peers.n);
+		enc_array(e, m->peers.n_gone);
+		for (size_t i = 0; i < m->peers.n_gone; i++)
+			mp_put_bin(e, m->peers.gone + 32 * i, 32);
 		return;
 	case MSG_REQUEST:
 		mp_put_bin(e, m->request.p, m->request.len);

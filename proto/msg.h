@@ -72,6 +72,9 @@
 #define MSG_FEATURE_DIGEST (1u << 4) /* takes digest and ranges */
 /* stops a relay's pushes of a feed by a vector entry of it */
 #define MSG_FEATURE_PUSH (1u << 5)
+/* takes peers-delta: after the first peers message of a session, what
+ * joined and left the sender's table */
+#define MSG_FEATURE_PEERS_DELTA (1u << 6)
 /* Not a feature: set in a hello that answers a hello which restarted the
  * session. Its receiver starts a new session too, but does not answer,
  * so two hellos that cross cannot echo back and forth. */
@@ -99,8 +102,9 @@ enum msg_type {
 	MSG_RELAY_BACK,
 	MSG_DIGEST,
 	MSG_RANGES,
+	MSG_PEERS_DELTA,
 };
-#define MSG_TYPE_MAX MSG_RANGES
+#define MSG_TYPE_MAX MSG_PEERS_DELTA
 
 /* "hello", "peers"...; "?" out of range. Borrowed. */
 const char *msg_type_name(int type);
@@ -123,9 +127,14 @@ typedef struct msg {
 			uint64_t features; /* MSG_FEATURE_* */
 			proto_bytes_t desc;
 		} hello;
+		/* MSG_PEERS: the sender's table (descs); MSG_PEERS_DELTA:
+		 * the descriptors that joined it and the ids (n_gone * 32
+		 * bytes) that left it since its last message */
 		struct {
 			const proto_bytes_t *descs;
 			size_t n;
+			const uint8_t *gone;
+			size_t n_gone;
 		} peers;
 		proto_bytes_t request; /* MSG_REQUEST */
 		proto_bytes_t cancel;  /* MSG_CANCEL */

@@ -88,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wire_desc_verify(m.desc.p, m.desc.len, &d);
 		break;
 	case WIRE_PEERS:
+	case WIRE_PEERS_DELTA:
 		for (size_t i = 0; i < m.n_items; i++)
 			wire_desc_verify(m.items[i].p, m.items[i].len, &d);
 		break;

@@ -280,6 +280,7 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	switch (m->type) {
 	case WIRE_PEERS:
+	case WIRE_PEERS_DELTA:
 		peer_on_peers(node, p, m);
 		break;
 	case WIRE_PING:

@@ -71,6 +71,16 @@ static void s_peer_json(json_t *j, node_t *node, peer_t *p, int64_t now)
 	json_key_uint(j, "records_received", p->records_rx);
 	json_key_uint(j, "records_sent", p->records_tx);
 	json_key_bool(j, "equivocation", s_flagged(node, p->id));
+	/* the peers it told us of (its peers messages), by id */
+	json_key(j, "its_peers");
+	json_arr_open(j);
+	for (size_t i = 0; i < p->n_their_ids; i++) {
+		char hex[2 * WIRE_KEY_BYTES + 1];
+
+		wire_hex(p->their_ids[i], WIRE_KEY_BYTES, hex);
+		json_str(j, hex);
+	}
+	json_arr_close(j);
 	json_obj_close(j);
 }
 

@@ -153,13 +153,10 @@
 					 * first */
 #define NODE_MAX_DISTRUST 1024          /* such (peer, author) pairs */
 #define NODE_MAX_RESET_PER_MIN 6        /* sessions a peer may restart */
-/* peers messages: a peer gets our table when its session starts; after
- * that, again when a peer left the table, at most once per
- * NODE_PEERS_EVERY_MS (its replication leans on who is linked to whom:
- * node_repl.c, s_author_tells), and for peers that joined, at most once
- * per NODE_PEERS_NEWS_MS (each newcomer got the table itself) */
+/* peers messages: a peer gets our table when its session starts, and
+ * what changed in it at most once per NODE_PEERS_EVERY_MS after that: to
+ * a peer that takes them, as a peers-delta (what joined and what left) */
 #define NODE_PEERS_EVERY_MS 1000
-#define NODE_PEERS_NEWS_MS 30000
 #define NODE_NOTES 4 /* advert notes per board: maint, busy, lease, health */
 
 enum peer_state {
@@ -190,10 +187,13 @@ typedef struct peer {
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
 	size_t their_peers; /* in its last peers message */
-	/* our last peers message to it: when (0: none this session), and
-	 * the table's change count then (node->peers_gen) */
+	/* our last peers message to it: when (0: none this session), the
+	 * table's change count then (node->peers_gen), and the ids it
+	 * holds of our table by our messages */
 	int64_t peers_sent_ms;
 	uint64_t peers_sent_gen;
+	uint8_t told_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
+	size_t n_told_ids;
 	/* the node ids of that message (verified), up to WIRE_MAX_DESCS:
 	 * peers it tells of its own records itself (node_repl.c) */
 	uint8_t their_ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
@@ -388,9 +388,7 @@ struct node {
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
 	uint64_t pulls_stalled, pulls_stalled_first;
 	int64_t last_request_ms, last_record_ms;
-	/* the peer table's changes, counted; the count at the last one that
-	 * took a peer out (peer_send_peers) */
-	uint64_t peers_gen, peers_lost;
+	uint64_t peers_gen; /* the peer table's changes, counted */
 	bool stopping;
 	bool listen_fixed; /* --listen: the lab file's node.listen unused */
 	bool tamper;

@@ -40,20 +40,12 @@ static bool s_endpoint_ok(const char *ep)
 	       !strpbrk(ep, " \t\r\n");
 }
 
-/* The peer table changed: a peer joined it or, lost, left it. */
-static void s_table_changed(node_t *node, bool lost)
-{
-	node->peers_gen++;
-	if (lost)
-		node->peers_lost = node->peers_gen;
-}
-
 static void s_drop(node_t *node, size_t i)
 {
 	peer_t *p = node->peers[i];
 
 	if (p->state == PEER_ACTIVE)
-		s_table_changed(node, true);
+		node->peers_gen++;
 	repl_forget_peer(node, p);
 	zhashx_delete(node->by_curve, p->curve);
 	peer_free(&node->peers[i]);
@@ -249,7 +241,7 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 
 	if (p->state == PEER_ACTIVE) {
 		log_info("peer %.12s (%s) gone: %s", p->hex, p->lab, why);
-		s_table_changed(node, true);
+		node->peers_gen++;
 	}
 	p->peers_sent_ms = 0;
 	zsock_destroy(&p->dealer);
@@ -324,7 +316,7 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 	if (was != PEER_ACTIVE)
 		log_info("peer %.12s (%s) at %s up", p->hex, p->lab,
 			 p->endpoint);
-	s_table_changed(node, false);
+	node->peers_gen++;
 	p->peers_sent_ms = 0; /* a new session: our table at once */
 	repl_on_active(node, p);
 	peer_ping(node, p); /* a pong proves its endpoint works both ways */
@@ -391,6 +383,18 @@ void peer_rehello(node_t *node, peer_t *p)
 	s_send_hello(node, p, false);
 }
 
+/* Whether id is one of the n ids (WIRE_KEY_BYTES each) at ids. */
+static bool s_has_id(const void *ids, size_t n, const uint8_t *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp((const uint8_t *)ids + i * WIRE_KEY_BYTES, id,
+			   WIRE_KEY_BYTES) == 0)
+			return true;
+	return false;
+}
+
+/* A peers message (its table) or a peers-delta (what joined it and what
+ * left it since its last message). */
 void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 {
 	size_t n = m->n_items < WIRE_MAX_DESCS ? m->n_items : WIRE_MAX_DESCS;
@@ -398,8 +402,31 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 	 * list do not all dial the same first few */
 	size_t start = n ? randombytes_uniform((uint32_t)n) : 0;
 
-	from->their_peers = m->n_items;
-	from->n_their_ids = 0;
+	if (m->type == WIRE_PEERS_DELTA) {
+		/* what left its table since its last message; the rest
+		 * joined (below) */
+		for (size_t g = 0; g < m->n_gone; g++)
+			for (size_t i = 0; i < from->n_their_ids; i++)
+				if (memcmp(from->their_ids[i],
+					   m->gone + g * WIRE_KEY_BYTES,
+					   WIRE_KEY_BYTES) == 0) {
+					memmove(from->their_ids[i],
+						from->their_ids[i + 1],
+						(from->n_their_ids - i - 1) *
+							WIRE_KEY_BYTES);
+					from->n_their_ids--;
+					break;
+				}
+		from->their_peers = from->their_peers > m->n_gone ?
+					    from->their_peers - m->n_gone :
+					    0;
+		from->their_peers += m->n_items;
+		if (from->their_peers > PROTO_MAX_PEERS)
+			from->their_peers = PROTO_MAX_PEERS;
+	} else {
+		from->their_peers = m->n_items;
+		from->n_their_ids = 0;
+	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = (start + k) % n;
 		wire_desc_t d;
@@ -410,8 +437,10 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 			node_garbage(node, from->curve, "bad descriptor in peers");
 			return;
 		}
-		memcpy(from->their_ids[from->n_their_ids++], d.id,
-		       WIRE_KEY_BYTES);
+		if (!s_has_id(from->their_ids, from->n_their_ids, d.id) &&
+		    from->n_their_ids < WIRE_MAX_DESCS)
+			memcpy(from->their_ids[from->n_their_ids++], d.id,
+			       WIRE_KEY_BYTES);
 		if (peer_find(node, d.id) ||
 		    memcmp(d.id, node->key.pk, WIRE_KEY_BYTES) == 0)
 			continue;
@@ -430,50 +459,109 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 	}
 }
 
-/* Whether our table is due to go to peer to (NODE_PEERS_NEWS_MS). */
-static bool s_peers_due(node_t *node, peer_t *to, int64_t now)
+/* Our table for to: the peers that answered a ping (a made-up endpoint
+ * is never passed on) but to itself; their ids beside. */
+static size_t s_table(node_t *node, peer_t *to, wire_bytes_t *descs,
+		      uint8_t (*ids)[WIRE_KEY_BYTES])
 {
-	if (to->state != PEER_ACTIVE)
-		return false;
-	if (!to->peers_sent_ms)
-		return true;
-	if (to->peers_sent_gen < node->peers_lost)
-		return now - to->peers_sent_ms >= NODE_PEERS_EVERY_MS;
-	return to->peers_sent_gen < node->peers_gen &&
-	       now - to->peers_sent_ms >= NODE_PEERS_NEWS_MS;
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_peers && n < WIRE_MAX_DESCS; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p != to && p->state == PEER_ACTIVE && p->desc &&
+		    p->rtt_ms >= 0) {
+			descs[n] = (wire_bytes_t){ p->desc, p->desc_len };
+			memcpy(ids[n++], p->id, WIRE_KEY_BYTES);
+		}
+	}
+	return n;
 }
 
+/* What joined our table (descs, from the front of those given) and
+ * left it (gone) since to last heard; 0 when the whole table is smaller
+ * (an empty one is not: it is not sent), or to takes no delta. */
+static int s_delta(node_t *node, peer_t *to, wire_bytes_t *descs,
+		   uint8_t (*ids)[WIRE_KEY_BYTES], size_t n,
+		   uint8_t (*gone)[WIRE_KEY_BYTES], size_t *n_add,
+		   size_t *n_gone, bool *same)
+{
+	size_t add = 0, full = 0, cost = 0;
+
+	*n_gone = 0;
+	for (size_t i = 0; i < n; i++) {
+		full += descs[i].len;
+		if (!s_has_id(to->told_ids, to->n_told_ids, ids[i])) {
+			cost += descs[i].len;
+			wire_bytes_t d = descs[add];
+			uint8_t id[WIRE_KEY_BYTES];
+
+			/* joined ones to the front, in order */
+			memcpy(id, ids[add], WIRE_KEY_BYTES);
+			descs[add] = descs[i];
+			memcpy(ids[add], ids[i], WIRE_KEY_BYTES);
+			descs[i] = d;
+			memcpy(ids[i], id, WIRE_KEY_BYTES);
+			add++;
+		}
+	}
+	for (size_t i = 0; i < to->n_told_ids; i++)
+		if (!s_has_id(ids, n, to->told_ids[i])) {
+			memcpy(gone[(*n_gone)++], to->told_ids[i],
+			       WIRE_KEY_BYTES);
+			cost += WIRE_KEY_BYTES + 2;
+		}
+	*n_add = add;
+	*same = !add && !*n_gone;
+	if (!to->peers_sent_ms || node->no_digest ||
+	    !(to->features & MSG_FEATURE_PEERS_DELTA))
+		return 0;
+	return !n || cost < full;
+}
+
+/* Our table to each peer whose session is new, and what changed in it
+ * to the others, at most once per NODE_PEERS_EVERY_MS. */
 void peer_send_peers(node_t *node)
 {
 	wire_bytes_t descs[WIRE_MAX_DESCS];
+	uint8_t ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
+	uint8_t gone[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
 	int64_t now = node_now();
 
 	for (size_t t = 0; t < node->n_peers; t++) {
 		peer_t *to = node->peers[t];
-		size_t n = 0;
+		size_t n, n_add, n_gone;
 		uint8_t *b = NULL;
 		size_t len = 0;
+		bool same;
+		int rc;
 
-		if (!s_peers_due(node, to, now))
+		if (to->state != PEER_ACTIVE ||
+		    (to->peers_sent_ms &&
+		     (to->peers_sent_gen == node->peers_gen ||
+		      now - to->peers_sent_ms < NODE_PEERS_EVERY_MS)))
 			continue;
-		for (size_t i = 0; i < node->n_peers && n < WIRE_MAX_DESCS; i++) {
-			peer_t *p = node->peers[i];
-
-			/* only peers that answered a ping: a made-up
-			 * endpoint is never passed on */
-			if (p != to && p->state == PEER_ACTIVE && p->desc &&
-			    p->rtt_ms >= 0)
-				descs[n++] = (wire_bytes_t){ p->desc,
-							     p->desc_len };
-		}
+		n = s_table(node, to, descs, ids);
 		/* an empty table is not sent: the first peer it gains is
 		 * news to this one at once */
-		if (!n)
+		if (!n && !to->peers_sent_ms)
 			continue;
-		if (wire_peers(descs, n, &b, &len) == 0)
+		if (s_delta(node, to, descs, ids, n, gone, &n_add, &n_gone,
+			    &same))
+			rc = same ? 0 :
+				    wire_peers_delta(descs, n_add,
+						     (const void *)gone, n_gone,
+						     &b, &len);
+		else
+			rc = n ? wire_peers(descs, n, &b, &len) : 0;
+		if (rc < 0)
+			continue;
+		if (b)
 			node_send(node, to, b, len);
 		to->peers_sent_ms = now;
 		to->peers_sent_gen = node->peers_gen;
+		memcpy(to->told_ids, ids, n * WIRE_KEY_BYTES);
+		to->n_told_ids = n;
 	}
 }
 
@@ -495,7 +583,7 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (p->rtt_ms < 0) {
 			/* reachable both ways: now worth remembering and
 			 * telling others about */
-			s_table_changed(node, false);
+			node->peers_gen++;
 			store_put_peer(node->store, p->id, p->endpoint, p->desc,
 				       p->desc_len, node_now());
 		}

@@ -49,9 +49,11 @@ typedef struct {
 	int64_t ended_ms;
 	bool resumed;
 	/* our last peers message to it (node_peer.c: peer_send_peers):
-	 * when (-1: none this session), and our table's change count then */
+	 * when (-1: none this session), and our table's change count then;
+	 * the peers that joined and left our table since */
 	int64_t peers_sent_ms;
 	uint32_t peers_sent_gen;
+	uint16_t peers_add, peers_gone;
 } sim_end_t;
 
 typedef struct {
@@ -100,10 +102,9 @@ typedef struct {
 	bool vec_dirty;	  /* node->vec_dirty */
 	bool session_digest;	 /* node->session_digest_ms, when set */
 	int64_t session_digest_ms;
-	/* the table's changes, counted, and the count at the last that
-	 * lost a peer (node->peers_gen, peers_lost); an EV_PEERS is due at
-	 * peers_at (-1: none) */
-	uint32_t peers_gen, peers_lost;
+	/* the table's changes, counted (node->peers_gen); an EV_PEERS is
+	 * due at peers_at (-1: none) */
+	uint32_t peers_gen;
 	int64_t peers_at;
 	uint8_t *reqs;	  /* bitmap: requests of the window held */
 	uint64_t tx[SIM_KINDS], rx[SIM_KINDS];
@@ -223,7 +224,7 @@ void sim_node_down(sim_t *s, uint32_t node);
 void sim_node_up(sim_t *s, uint32_t node);
 void sim_detect(sim_t *s, uint32_t link, int e);
 void sim_grow_active(sim_t *s, uint32_t cap);
-void sim_peers_changed(sim_t *s, uint32_t node, bool lost);
+void sim_peers_changed(sim_t *s, uint32_t node, uint32_t link, bool joined);
 void sim_send_peers(sim_t *s, uint32_t node);
 
 /* sim_repl.c: replication, flooding and the digest, as the node does */
@@ -247,6 +248,7 @@ void sim_wire_fini(void);
 bool sim_wire_failed(void); /* an encoder refused one: figures wrong */
 size_t sim_wire_record(int kind);
 size_t sim_wire_head(sim_t *s, uint32_t node);
+size_t sim_wire_peers_delta(uint32_t add, uint32_t gone);
 size_t sim_wire_vector(sim_t *s, uint32_t node, const uint32_t *ea,
 		       const uint16_t *ed, uint32_t n, uint64_t mask);
 size_t sim_wire_want(sim_t *s, uint32_t a, uint64_t from);

@@ -304,18 +304,16 @@ void sim_pings_until(sim_t *s, sim_link_t *l, int64_t t)
 
 /* ---- sessions ------------------------------------------------------------ */
 
-/* When node's table is next due to go to end d's peer, or -1
- * (node_peer.c: s_peers_due). */
+/* When node's table, or what changed in it, is next due to go to end
+ * d's peer, or -1 (node_peer.c: peer_send_peers). */
 static int64_t s_peers_due(const sim_node_t *n, const sim_end_t *d)
 {
 	if (!d->active)
 		return -1;
 	if (d->peers_sent_ms < 0)
 		return 0;
-	if (d->peers_sent_gen < n->peers_lost)
+	if (d->peers_sent_gen != n->peers_gen)
 		return d->peers_sent_ms + NODE_PEERS_EVERY_MS;
-	if (d->peers_sent_gen < n->peers_gen)
-		return d->peers_sent_ms + NODE_PEERS_NEWS_MS;
 	return -1;
 }
 
@@ -342,20 +340,30 @@ static void s_peers_arm(sim_t *s, uint32_t node)
 	sim_at(s, at, EV_PEERS, node, 0, NULL);
 }
 
-/* node's table changed: a peer joined it or, lost, left it
- * (node_peer.c: s_table_changed). */
-void sim_peers_changed(sim_t *s, uint32_t node, bool lost)
+/* node's table changed: the peer at link joined it or left it; news
+ * for its other peers (node_peer.c: node->peers_gen). */
+void sim_peers_changed(sim_t *s, uint32_t node, uint32_t link, bool joined)
 {
 	sim_node_t *n = &s->nodes[node];
 
 	n->peers_gen++;
-	if (lost)
-		n->peers_lost = n->peers_gen;
+	for (uint32_t i = 0; i < n->deg; i++) {
+		sim_link_t *l = &s->links[n->links[i]];
+		sim_end_t *d = &l->end[sim_end_of(l, node)];
+
+		if (n->links[i] == link || !d->active)
+			continue;
+		if (joined)
+			d->peers_add++;
+		else
+			d->peers_gone++;
+	}
 	s_peers_arm(s, node);
 }
 
 /* The peers messages due (node_peer.c: peer_send_peers): the table, but
- * the peer it goes to; an empty one is not sent. */
+ * the peer it goes to, to a new session (an empty one is not sent); to
+ * the others what changed, or the table when that is smaller. */
 void sim_send_peers(sim_t *s, uint32_t node)
 {
 	sim_node_t *n = &s->nodes[node];
@@ -370,17 +378,29 @@ void sim_send_peers(sim_t *s, uint32_t node)
 		up += s->links[n->links[i]]
 			      .end[sim_end_of(&s->links[n->links[i]], node)]
 			      .active;
-	for (uint32_t i = 0; i < n->deg && up > 1; i++) {
+	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
 		sim_end_t *d = &l->end[sim_end_of(l, node)];
 		int64_t due = s_peers_due(n, d);
+		size_t full = up > 1 ? sim_wire_peers(up - 1) : 0, len = full;
 
-		if (due < 0 || due > s->now)
+		if (due < 0 || due > s->now || (d->peers_sent_ms < 0 && !full))
 			continue;
-		sim_send(s, n->links[i], sim_end_of(l, node),
-			 sim_msg_new(SIM_PEERS), sim_wire_peers(up - 1));
+		if (d->peers_sent_ms >= 0) {
+			size_t delta = d->peers_add || d->peers_gone ?
+					       sim_wire_peers_delta(
+						       d->peers_add,
+						       d->peers_gone) :
+					       0;
+
+			len = delta < full || !full ? delta : full;
+		}
+		if (len)
+			sim_send(s, n->links[i], sim_end_of(l, node),
+				 sim_msg_new(SIM_PEERS), len);
 		d->peers_sent_ms = s->now;
 		d->peers_sent_gen = n->peers_gen;
+		d->peers_add = d->peers_gone = 0;
 	}
 	s_peers_arm(s, node);
 }
@@ -394,7 +414,7 @@ static void s_end_down(sim_t *s, uint32_t link, int e)
 		return;
 	sim_repl_forget(s, link, e);
 	l->end[e].active = false;
-	sim_peers_changed(s, l->n[e], true);
+	sim_peers_changed(s, l->n[e], link, false);
 }
 
 void sim_node_down(sim_t *s, uint32_t node)
@@ -466,13 +486,14 @@ void sim_session_up(sim_t *s, uint32_t link)
 		d->ping_at = d->pong_at = -1;
 		d->fifo_ms = s->now;
 		d->peers_sent_ms = -1; /* a new session: our table at once */
+		d->peers_add = d->peers_gone = 0;
 		d->active = true;
 		s_count(s, l->n[e], SIM_HELLO, sim_wire_hello(), true);
 		s_count(s, l->n[1 - e], SIM_HELLO, sim_wire_hello(), false);
 	}
 	for (int e = 0; e < 2; e++) {
 		sim_repl_on_active(s, link, e);
-		sim_peers_changed(s, l->n[e], false);
+		sim_peers_changed(s, l->n[e], link, true);
 	}
 }
 

@@ -312,6 +312,25 @@ size_t sim_wire_peers(uint32_t n)
 	return s_len(wire_peers(d, n, &b, &len), &b, &len);
 }
 
+size_t sim_wire_peers_delta(uint32_t add, uint32_t gone)
+{
+	wire_bytes_t d[WIRE_MAX_DESCS];
+	uint8_t ids[WIRE_MAX_DESCS][WIRE_KEY_BYTES];
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (add > WIRE_MAX_DESCS)
+		add = WIRE_MAX_DESCS;
+	if (gone > WIRE_MAX_DESCS)
+		gone = WIRE_MAX_DESCS;
+	memset(ids, 0x5a, sizeof(ids));
+	for (uint32_t i = 0; i < add; i++)
+		d[i] = (wire_bytes_t){w.desc, w.desc_len};
+	return s_len(wire_peers_delta(d, add, (const void *)ids, gone, &b,
+				      &len),
+		     &b, &len);
+}
+
 _Static_assert(DIGEST_BUCKETS == WIRE_DIGEST_RANGES, "one digest range a wire range");
 
 size_t sim_wire_digest(const digest_t *d)

@@ -447,6 +447,13 @@ static void s_from_msg(wire_msg_t *w, msg_t *m)
 		w->items = m->peers.descs;
 		w->n_items = m->peers.n;
 		break;
+	case MSG_PEERS_DELTA:
+		w->type = WIRE_PEERS_DELTA;
+		w->items = m->peers.descs;
+		w->n_items = m->peers.n;
+		w->gone = m->peers.gone;
+		w->n_gone = m->peers.n_gone;
+		break;
 	case MSG_REQUEST:
 		w->type = WIRE_REQUEST;
 		w->items = &m->request;
@@ -541,7 +548,9 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 	 * and they do not stop a relay's pushes, so get none */
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
 			   MSG_FEATURE_PUSH |
-			   (digest ? MSG_FEATURE_DIGEST : 0) |
+			   (digest ? MSG_FEATURE_DIGEST |
+					     MSG_FEATURE_PEERS_DELTA :
+				     0) |
 			   (answer ? MSG_HELLO_ANSWER : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
 	return s_encode(&m, ret, ret_len);
@@ -554,6 +563,19 @@ int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
 
 	m.peers.descs = descs;
 	m.peers.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_peers_delta(const wire_bytes_t *descs, size_t n,
+		     const uint8_t (*gone)[WIRE_KEY_BYTES], size_t n_gone,
+		     uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_PEERS_DELTA };
+
+	m.peers.descs = descs;
+	m.peers.n = n;
+	m.peers.gone = (const uint8_t *)gone;
+	m.peers.n_gone = n_gone;
 	return s_encode(&m, ret, ret_len);
 }
 

@@ -187,6 +187,7 @@ enum wire_type {
 	WIRE_PING,
 	WIRE_DIGEST,
 	WIRE_RANGES,
+	WIRE_PEERS_DELTA,
 	WIRE_OTHER, /* valid but not handled here (blobs) */
 };
 
@@ -201,8 +202,11 @@ typedef struct {
 	enum wire_type type;
 	wire_bytes_t desc;          /* hello */
 	const wire_bytes_t *items;        /* peers: descriptors; records: records;
-				     * request: one request; request-ids: ids */
+				     * request: one request; request-ids: ids;
+				     * peers-delta: descriptors that joined */
 	size_t n_items;
+	const uint8_t *gone;        /* peers-delta: n_gone ids that left */
+	size_t n_gone;
 	const wire_vec_t *vec;            /* vector, ranges */
 	size_t n_vec;
 	uint64_t mask;              /* ranges: the ranges it holds in full */
@@ -220,12 +224,18 @@ int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
 void wire_msg_free(wire_msg_t *m);
 
 /* Encoders: the returned bytes are the caller's. 0 or -errno. */
-/* digest: announce MSG_FEATURE_DIGEST (false only to test mixed versions);
+/* digest: announce MSG_FEATURE_DIGEST and MSG_FEATURE_PEERS_DELTA (false
+ * only to test mixed versions);
  * answer: set MSG_HELLO_ANSWER (see proto/msg.h) */
 int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 	       bool answer, uint8_t **ret, size_t *ret_len);
 int wire_peers(const wire_bytes_t *descs, size_t n, uint8_t **ret,
 	       size_t *ret_len);
+/* to a peer that takes them: the descriptors that joined our table and
+ * the ids (WIRE_KEY_BYTES each) that left it since our last message */
+int wire_peers_delta(const wire_bytes_t *descs, size_t n,
+		     const uint8_t (*gone)[WIRE_KEY_BYTES], size_t n_gone,
+		     uint8_t **ret, size_t *ret_len);
 int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
 		 size_t *ret_len);
 int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,

@@ -30,6 +30,8 @@
  *         peers          64 descriptors of invented nodes, epoch 2^62,
  *                        8 endpoints each (PORT+2..PORT+9, closed), and
  *                        empty lists
+ *         peers-delta    the same descriptors joined and 64 random ids
+ *                        left, and empty deltas
  *         request        requests of the largest size (64 suites, 256
  *                        boards, 32 tags) and that same one again
  *         want AUTHOR    want(AUTHOR, 1, 1024) and want(invented, 2^62,
@@ -463,6 +465,29 @@ static uint8_t *s_gen_peers(adv_t *a, unsigned long n, size_t *ret_len)
 	return s_encode(&m, ret_len);
 }
 
+/* What joined and left a table that never was: PROTO_MAX_PEERS of each,
+ * the ids that left made up; every fourth one empty. */
+static uint8_t *s_gen_peers_delta(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static uint8_t gone[PROTO_MAX_PEERS * 32];
+	proto_bytes_t d[PROTO_MAX_PEERS];
+	msg_t m = { .type = MSG_PEERS_DELTA };
+
+	if (!a->pool[0])
+		s_make_descs(a);
+	if (n % 4) {
+		for (int i = 0; i < PROTO_MAX_PEERS; i++)
+			d[i] = (proto_bytes_t){ a->pool[(i + n) % POOL],
+						a->pool_len[(i + n) % POOL] };
+		randombytes_buf(gone, sizeof(gone));
+		m.peers.descs = d;
+		m.peers.n = PROTO_MAX_PEERS;
+		m.peers.gone = gone;
+		m.peers.n_gone = PROTO_MAX_PEERS;
+	}
+	return s_encode(&m, ret_len);
+}
+
 static uint8_t *s_gen_request(adv_t *a, unsigned long n, size_t *ret_len)
 {
 	uint64_t now = (uint64_t)zclock_time();
@@ -716,6 +741,7 @@ static const struct mode {
 	{ "hellos", s_gen_hellos, 400, false, false },
 	{ "blob-get", s_gen_blob_get, 2000, false, false },
 	{ "peers", s_gen_peers, 20, true, false },
+	{ "peers-delta", s_gen_peers_delta, 20, true, false },
 	{ "request", s_gen_request, 500, true, false },
 	{ "want", s_gen_want, 500, false, false },
 	{ "records", s_gen_records, 10, true, false },

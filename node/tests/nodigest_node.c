@@ -1,8 +1,8 @@
 /*
  * nodigest_node: a node of the version before digests, for tests of mixed
  * versions. It runs the real node code with the testing switch that
- * leaves MSG_FEATURE_DIGEST out of its hello and sends every peer whole
- * vectors.
+ * leaves MSG_FEATURE_DIGEST and MSG_FEATURE_PEERS_DELTA out of its hello,
+ * sends every peer whole vectors and whole peer tables.
  *
  *   nodigest_node HOME CONFIG
  */

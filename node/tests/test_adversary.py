@@ -94,6 +94,7 @@ MODES = [
     ('blob-get', 'blob'),
     ('http', None),
     ('peers', None),
+    ('peers-delta', None),
     ('request', None),
     ('want', 'author'),
     ('records', None),

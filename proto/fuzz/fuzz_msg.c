@@ -50,6 +50,7 @@ static void s_nested(const msg_t *m)
 		}
 		break;
 	case MSG_PEERS:
+	case MSG_PEERS_DELTA:
 		for (size_t i = 0; i < m->peers.n; i++) {
 			if (desc_decode(m->peers.descs[i].p,
 					m->peers.descs[i].len, &d) == 0)

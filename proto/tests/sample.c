@@ -458,6 +458,15 @@ static void s_msg_lists(enum msg_type type, msg_t *m)
 		m->peers.descs = list;
 		m->peers.n = 2;
 		break;
+	case MSG_PEERS_DELTA: /* one joined, two left */
+		list[0] = s_desc_bytes(1);
+		m->peers.descs = list;
+		m->peers.n = 1;
+		for (int i = 0; i < 2; i++)
+			s_id(ids + 32 * i, (uint8_t)(0x40 + i));
+		m->peers.gone = ids;
+		m->peers.n_gone = 2;
+		break;
 	case MSG_RECORDS:
 		sample_record_bytes(RECORD_EVENT, 2, 0, &p, &n);
 		list[0] = s_bytes(p, n);
@@ -564,6 +573,7 @@ void sample_msg(enum msg_type type, msg_t *m)
 		m->hello.desc = s_desc_bytes(0);
 		break;
 	case MSG_PEERS:
+	case MSG_PEERS_DELTA:
 	case MSG_RECORDS:
 	case MSG_REQUEST_IDS:
 	case MSG_VECTOR:

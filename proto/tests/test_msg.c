@@ -139,6 +139,14 @@ static void s_roundtrip(enum msg_type type)
 			  0);
 		desc_destroy(&d);
 		break;
+	case MSG_PEERS_DELTA:
+		CHECK(got->peers.n == 1 && got->peers.n_gone == 2);
+		CHECK(got->peers.gone[0] == 0x40 && got->peers.gone[32] == 0x41);
+		CHECK_ERR(desc_decode(got->peers.descs[0].p,
+				      got->peers.descs[0].len, &d),
+			  0);
+		desc_destroy(&d);
+		break;
 	case MSG_REQUEST:
 		CHECK_ERR(request_decode(got->request.p, got->request.len, &q),
 			  0);
