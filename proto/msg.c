@@ -88,10 +88,12 @@ static int s_dec_hello(mp_reader_t *r, msg_t *m)
 			  &m->hello.desc.len);
 }
 
-static int s_dec_ids(mp_reader_t *r, arena_t *a, msg_t *m)
+/* A list of at most max ids of 32 bytes. */
+static int s_dec_id_list(mp_reader_t *r, arena_t *a, uint32_t max,
+			 const uint8_t **ret, size_t *ret_n)
 {
 	uint32_t n;
-	int e = mp_get_array(r, 34, PROTO_MAX_IDS, &n);
+	int e = mp_get_array(r, 34, max, &n);
 
 	if (e < 0)
 		return e;
@@ -100,28 +102,21 @@ static int s_dec_ids(mp_reader_t *r, arena_t *a, msg_t *m)
 		if ((e = mp_get_bin_exact(r, 32, ids + 32 * (size_t)i)) < 0)
 			return e;
 	}
-	m->request_ids.ids = ids;
-	m->request_ids.n = n;
+	*ret = ids;
+	*ret_n = n;
 	return 0;
 }
 
 /* peers-delta: the descriptors that joined, the ids that left */
 static int s_dec_peers_delta(mp_reader_t *r, arena_t *a, msg_t *m)
 {
-	uint32_t n;
 	int e = s_dec_blobs(r, a, 0, PROTO_MAX_PEERS, PROTO_MAX_DESC,
 			    &m->peers.descs, &m->peers.n);
 
-	if (e < 0 || (e = mp_get_array(r, 34, PROTO_MAX_PEERS, &n)) < 0)
+	if (e < 0)
 		return e;
-	uint8_t *ids = arena_array(a, n ? n : 1, 32);
-	for (uint32_t i = 0; i < n; i++) {
-		if ((e = mp_get_bin_exact(r, 32, ids + 32 * (size_t)i)) < 0)
-			return e;
-	}
-	m->peers.gone = ids;
-	m->peers.n_gone = n;
-	return 0;
+	return s_dec_id_list(r, a, PROTO_MAX_PEERS, &m->peers.gone,
+			     &m->peers.n_gone);
 }
 
 static int s_dec_entries(mp_reader_t *r, arena_t *a,
@@ -256,7 +251,8 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 	case MSG_RELAY_BACK:
 		return s_dec_relay(r, m);
 	case MSG_REQUEST_IDS:
-		return s_dec_ids(r, a, m);
+		return s_dec_id_list(r, a, PROTO_MAX_IDS, &m->request_ids.ids,
+				     &m->request_ids.n);
 	case MSG_VECTOR:
 		return s_dec_vector(r, a, m);
 	case MSG_RANGES:
