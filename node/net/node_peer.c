@@ -263,8 +263,31 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
 }
 
-static void s_take_desc(peer_t *p, const wire_desc_t *d, const wire_bytes_t *b)
+/* p's descriptor changed: the peers that heard of p hear of it again,
+ * as one that joined (peer_send_peers) */
+static void s_untell(node_t *node, const peer_t *p)
 {
+	for (size_t t = 0; t < node->n_peers; t++) {
+		peer_t *q = node->peers[t];
+
+		for (size_t i = 0; i < q->n_told_ids; i++)
+			if (memcmp(q->told_ids[i], p->id, WIRE_KEY_BYTES) == 0) {
+				memmove(q->told_ids[i], q->told_ids[i + 1],
+					(q->n_told_ids - i - 1) *
+						WIRE_KEY_BYTES);
+				q->n_told_ids--;
+				node->peers_gen++;
+				break;
+			}
+	}
+}
+
+static void s_take_desc(node_t *node, peer_t *p, const wire_desc_t *d,
+			const wire_bytes_t *b)
+{
+	if (p->desc && (p->desc_len != b->len ||
+			memcmp(p->desc, b->p, b->len) != 0))
+		s_untell(node, p);
 	free(p->desc);
 	p->desc = xmalloc(b->len);
 	memcpy(p->desc, b->p, b->len);
@@ -296,7 +319,7 @@ static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
 {
 	enum peer_state was = p->state;
 
-	s_take_desc(p, d, &m->desc);
+	s_take_desc(node, p, d, &m->desc);
 	if (was == PEER_ACTIVE) {
 		/* it restarted or lost us: a new session on both sides. An
 		 * answer to our hello restarts ours, and is not answered */
