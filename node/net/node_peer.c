@@ -263,23 +263,29 @@ void peer_down(node_t *node, peer_t *p, const char *why)
 			 (int64_t)randombytes_uniform((uint32_t)p->backoff_ms / 2 + 1);
 }
 
+/* Take id out of the *n ids (WIRE_KEY_BYTES each) at ids; whether it
+ * was there. */
+static bool s_drop_id(uint8_t (*ids)[WIRE_KEY_BYTES], size_t *n,
+		      const uint8_t *id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (memcmp(ids[i], id, WIRE_KEY_BYTES) == 0) {
+			memmove(ids[i], ids[i + 1],
+				(*n - i - 1) * WIRE_KEY_BYTES);
+			(*n)--;
+			return true;
+		}
+	return false;
+}
+
 /* p's descriptor changed: the peers that heard of p hear of it again,
  * as one that joined (peer_send_peers) */
 static void s_untell(node_t *node, const peer_t *p)
 {
-	for (size_t t = 0; t < node->n_peers; t++) {
-		peer_t *q = node->peers[t];
-
-		for (size_t i = 0; i < q->n_told_ids; i++)
-			if (memcmp(q->told_ids[i], p->id, WIRE_KEY_BYTES) == 0) {
-				memmove(q->told_ids[i], q->told_ids[i + 1],
-					(q->n_told_ids - i - 1) *
-						WIRE_KEY_BYTES);
-				q->n_told_ids--;
-				node->peers_gen++;
-				break;
-			}
-	}
+	for (size_t t = 0; t < node->n_peers; t++)
+		if (s_drop_id(node->peers[t]->told_ids,
+			      &node->peers[t]->n_told_ids, p->id))
+			node->peers_gen++;
 }
 
 static void s_take_desc(node_t *node, peer_t *p, const wire_desc_t *d,
@@ -429,17 +435,8 @@ void peer_on_peers(node_t *node, peer_t *from, const wire_msg_t *m)
 		/* what left its table since its last message; the rest
 		 * joined (below) */
 		for (size_t g = 0; g < m->n_gone; g++)
-			for (size_t i = 0; i < from->n_their_ids; i++)
-				if (memcmp(from->their_ids[i],
-					   m->gone + g * WIRE_KEY_BYTES,
-					   WIRE_KEY_BYTES) == 0) {
-					memmove(from->their_ids[i],
-						from->their_ids[i + 1],
-						(from->n_their_ids - i - 1) *
-							WIRE_KEY_BYTES);
-					from->n_their_ids--;
-					break;
-				}
+			s_drop_id(from->their_ids, &from->n_their_ids,
+				  m->gone + g * WIRE_KEY_BYTES);
 		from->their_peers = from->their_peers > m->n_gone ?
 					    from->their_peers - m->n_gone :
 					    0;

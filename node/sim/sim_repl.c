@@ -20,7 +20,7 @@
  *   a peer never has NODE_CREDIT_INITIAL records in flight;
  * - s_author_tells reads the author's sessions as they are, where the
  *   node reads the author's last peers message (sent within
- *   NODE_PEERS_EVERY_MS of a peer lost);
+ *   NODE_PEERS_EVERY_MS of a change);
  * - an entry is looked at for a vector when it changes (ours rose, or a
  *   peer said it holds less), not at every round: the node's round
  *   re-reads all its feeds, which finds nothing new unless a session
