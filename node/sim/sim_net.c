@@ -305,27 +305,43 @@ void sim_pings_until(sim_t *s, sim_link_t *l, int64_t t)
 /* ---- sessions ------------------------------------------------------------ */
 
 /* When node's table, or what changed in it, is next due to go to end
- * d's peer, or -1 (node_peer.c: peer_send_peers). */
-static int64_t s_peers_due(const sim_node_t *n, const sim_end_t *d)
+ * d's peer, or -1 (node_peer.c: peer_send_peers); up: node's sessions.
+ * A new session waits while the table it would get is empty. */
+static int64_t s_peers_due(const sim_node_t *n, const sim_end_t *d,
+			   uint32_t up)
 {
 	if (!d->active)
 		return -1;
 	if (d->peers_sent_ms < 0)
-		return 0;
+		return up > 1 ? 0 : -1;
 	if (d->peers_sent_gen != n->peers_gen)
 		return d->peers_sent_ms + NODE_PEERS_EVERY_MS;
 	return -1;
+}
+
+/* node's sessions up */
+static uint32_t s_up(const sim_t *s, const sim_node_t *n, uint32_t node)
+{
+	uint32_t up = 0;
+
+	for (uint32_t i = 0; i < n->deg; i++) {
+		const sim_link_t *l = &s->links[n->links[i]];
+
+		up += l->end[sim_end_of(l, node)].active;
+	}
+	return up;
 }
 
 /* An EV_PEERS for node at the first time a peers message is due. */
 static void s_peers_arm(sim_t *s, uint32_t node)
 {
 	sim_node_t *n = &s->nodes[node];
+	uint32_t up = s_up(s, n, node);
 	int64_t at = -1;
 
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
-		int64_t due = s_peers_due(n, &l->end[sim_end_of(l, node)]);
+		int64_t due = s_peers_due(n, &l->end[sim_end_of(l, node)], up);
 
 		if (due >= 0 && (at < 0 || due < at))
 			at = due;
@@ -367,24 +383,21 @@ void sim_peers_changed(sim_t *s, uint32_t node, uint32_t link, bool joined)
 void sim_send_peers(sim_t *s, uint32_t node)
 {
 	sim_node_t *n = &s->nodes[node];
-	uint32_t up = 0;
+	uint32_t up;
 
 	if (n->peers_at > s->now)
 		return; /* an earlier event, since moved on */
 	n->peers_at = -1;
 	if (!n->online)
 		return;
-	for (uint32_t i = 0; i < n->deg; i++)
-		up += s->links[n->links[i]]
-			      .end[sim_end_of(&s->links[n->links[i]], node)]
-			      .active;
+	up = s_up(s, n, node);
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
 		sim_end_t *d = &l->end[sim_end_of(l, node)];
-		int64_t due = s_peers_due(n, d);
+		int64_t due = s_peers_due(n, d, up);
 		size_t full = up > 1 ? sim_wire_peers(up - 1) : 0, len = full;
 
-		if (due < 0 || due > s->now || (d->peers_sent_ms < 0 && !full))
+		if (due < 0 || due > s->now)
 			continue;
 		if (d->peers_sent_ms >= 0) {
 			size_t delta = d->peers_add || d->peers_gone ?
