@@ -39,7 +39,10 @@
 #define NODE_CREDIT_MAX 1024
 #define NODE_MAX_INFLIGHT 32            /* batches sent, not credited */
 #define NODE_MAX_PENDING_BYTES (8 * 1024 * 1024) /* unacknowledged bytes */
-#define NODE_MAX_WANTS 16               /* wants a peer may queue with us */
+/* wants a peer may queue with us: as many as we keep in flight to one
+ * peer (NODE_MAX_PULLS_PER_PEER), since a want past it is not answered
+ * and its pull would stall and drop that peer's claim */
+#define NODE_MAX_WANTS 64
 #define NODE_WANT_RECORDS 512           /* records asked for at a time */
 #define NODE_MAX_EVIDENCE_SENT 32       /* evidence pairs told a new peer */
 #define NODE_MAX_EVIDENCE_BATCH 4       /* equivocations spread per batch */
@@ -128,9 +131,14 @@
 #define NODE_RESUME_DIGEST_MS 5000
 #define NODE_MAX_DIGEST_PER_MIN 30
 #define NODE_MAX_PULLS_PER_PEER 64      /* wants in flight to one peer */
+_Static_assert(NODE_MAX_PULLS_PER_PEER <= NODE_MAX_WANTS,
+	       "a peer queues every want we keep in flight to it");
 #define NODE_MAX_PULL_TODO 8192         /* authors waiting to be pulled,
 					 * held feeds and others each */
 #define NODE_PULL_PER_TURN 256          /* of those looked at per wakeup */
+#define NODE_PULL_RETRY 4               /* of those waiting for a peer's
+					 * wants in flight, looked at again
+					 * for each pull ended */
 /* An upstream must deliver at least this many records (or all it claimed)
  * per NODE_WANT_TIMEOUT_MS, or it loses the feed: judged by rate, so a
  * relay trickling one record per window cannot hold a feed back */
@@ -330,6 +338,11 @@ struct node {
 	/* hex author -> "": to look at for pulling, feeds we hold and
 	 * authors we do not */
 	zhashx_t *pull_known, *pull_new;
+	/* hex author -> "": authors whose every claiming peer had its
+	 * wants in flight full, looked at again as pulls end (pull_retry:
+	 * how many, NODE_PULL_RETRY for each pull ended) */
+	zhashx_t *pull_wait;
+	size_t pull_retry;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
 	/* node ids known here by CURVE key (node_ids.c): z85 -> hex (owned),
 	 * the hex ids already converted, and the feeds looked at */

@@ -375,8 +375,12 @@ static void s_pull_note(node_t *node, const char *hex)
 static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
 			   bool again)
 {
-	if (u->peer && u->peer->pulls_out)
+	if (u->peer && u->peer->pulls_out) {
 		u->peer->pulls_out--;
+		/* a want in flight freed: some authors waiting for one */
+		if (node->pull_retry < zhashx_size(node->pull_wait))
+			node->pull_retry += NODE_PULL_RETRY;
+	}
 	u->peer = NULL;
 	if (again)
 		s_pull_note(node, hex);
@@ -681,7 +685,7 @@ static int s_rank(const peer_t *p, const char *hex, int64_t now)
 }
 
 static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
-			       int *ret_rank)
+			       int *ret_rank, bool *ret_busy)
 {
 	peer_t *best = NULL, *last = NULL;
 	uint64_t best_seq = have, last_seq = have;
@@ -701,19 +705,25 @@ static peer_t *s_best_upstream(node_t *node, const char *hex, uint64_t have,
 	if (a && a->state == PEER_ACTIVE && !s_distrusted(a, hex, now) &&
 	    repl_their_seq(a, hex) > have) {
 		*ret_rank = 2;
-		return a->pulls_out < NODE_MAX_PULLS_PER_PEER ? a : NULL;
+		if (a->pulls_out < NODE_MAX_PULLS_PER_PEER)
+			return a;
+		*ret_busy = true;
+		return NULL;
 	}
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *p = node->peers[i];
 		uint64_t s;
 		int rank;
 
-		if (p->state != PEER_ACTIVE ||
-		    p->pulls_out >= NODE_MAX_PULLS_PER_PEER)
+		if (p->state != PEER_ACTIVE)
 			continue;
 		s = repl_their_seq(p, hex);
 		if (s <= have)
 			continue;
+		if (p->pulls_out >= NODE_MAX_PULLS_PER_PEER) {
+			*ret_busy = true;
+			continue;
+		}
 		if (s_distrusted(p, hex, now)) {
 			if (s > last_seq)
 				last = p, last_seq = s;
@@ -802,12 +812,19 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	size_t len = 0;
 	peer_t *p;
 	int rank;
-	bool fault = false;
+	bool fault = false, busy = false;
 
 	if ((f && f->flagged) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
 		return;
-	p = s_best_upstream(node, hex, have, &rank);
+	p = s_best_upstream(node, hex, have, &rank, &busy);
+	if (!p && busy && !u) {
+		/* claimed by peers whose wants in flight are full: looked
+		 * at again as those end, not only by the round */
+		if (zhashx_size(node->pull_wait) < NODE_MAX_PULL_TODO)
+			zhashx_insert(node->pull_wait, hex, (void *)s_mark);
+		return;
+	}
 	if (!p)
 		return;
 	if (u && !s_takes_over(hex, u, p, rank, &fault))
@@ -893,6 +910,14 @@ void repl_pull_all(node_t *node)
 		node->pull_dirty = false;
 		s_note_all(node);
 	}
+	for (const char *k = zhashx_first(node->pull_wait);
+	     k && node->pull_retry; k = zhashx_first(node->pull_wait)) {
+		s_pull_note(node, zhashx_cursor(node->pull_wait));
+		zhashx_delete(node->pull_wait, zhashx_cursor(node->pull_wait));
+		node->pull_retry--;
+	}
+	if (!zhashx_size(node->pull_wait))
+		node->pull_retry = 0;
 	n = s_pull_some(node, node->pull_known, NODE_PULL_PER_TURN);
 	if (n < NODE_PULL_PER_TURN)
 		s_pull_some(node, node->pull_new, NODE_PULL_PER_TURN - n);

@@ -364,6 +364,7 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	zhashx_set_destructor(node->upstream, s_free_stranger);
 	node->pull_known = zhashx_new(); /* items: a static "" */
 	node->pull_new = zhashx_new();
+	node->pull_wait = zhashx_new();
 	rc = s_setup(node, opts, ret_err);
 	if (rc == 0)
 		rc = s_setup_jobs(node, ret_err);
@@ -402,6 +403,7 @@ void node_destroy(node_t **p)
 	repl_vec_destroy(node);
 	zhashx_destroy(&node->pull_known);
 	zhashx_destroy(&node->pull_new);
+	zhashx_destroy(&node->pull_wait);
 	zhashx_destroy(&node->trust);
 	node_ids_destroy(node);
 	store_destroy(&node->store);

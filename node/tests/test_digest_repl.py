@@ -3,7 +3,9 @@
 
 A's store is filled beforehand with 240 feeds of synthetic signed runs
 (lm-mkruns); B starts empty and seeds from A:
-- B ends with every feed of A, through digests and their answers (ranges);
+- B ends with every feed of A, through digests and their answers (ranges),
+  pulling each feed once: A queues as many of B's wants as B keeps in
+  flight to it, so none goes unanswered and stalls;
 - idle, the pair sends digests only (the safety net), each of the same
   fixed size, far below the whole vector of that many feeds, and no
   ranges or vector entries;
@@ -73,6 +75,15 @@ def test(net):
     for n in (a, b):
         check(kind(n, 'digest')[0] >= 1, '%s sent a digest' % n.name)
     check(kind(a, 'ranges')[0] >= 1, 'A answered with ranges')
+    # A queues every want B keeps in flight to it: no want goes
+    # unanswered, so no pull stalls and no feed is pulled twice (a few
+    # allowed for a loaded machine: each stall is a 2 s wait unanswered)
+    st = b.status()
+    print('B: %d pulls, %d stalled' % (st['pulls_started'],
+                                       st['pulls_stalled']))
+    check(st['pulls_stalled'] <= 4 and st['pulls_started'] <= FEEDS + 4,
+          'B pulled each feed once: %d pulls, %d stalled' %
+          (st['pulls_started'], st['pulls_stalled']))
     print('converged: A sent %r digest, %r ranges, %r vector (msgs, bytes)'
           % (kind(a, 'digest'), kind(a, 'ranges'), kind(a, 'vector')))
 
