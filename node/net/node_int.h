@@ -144,6 +144,9 @@ _Static_assert(NODE_MAX_PULLS_PER_PEER <= NODE_MAX_WANTS,
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
+/* ...or, from a peer serving our other pulls meanwhile or silent
+ * altogether (node_repl.c: s_judge), by this */
+#define NODE_PULL_PATIENCE_MS 30000
 /* ...and all of the first of them by this when another peer claims at
  * least as much of the feed then: one that answered short of them (a
  * trickle), or one asked although it did not deliver lately, loses the
@@ -277,6 +280,7 @@ typedef struct peer {
 	zhashx_t *distrust;
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
+	int64_t pull_rx_ms; /* it last sent records of a pull of ours */
 	uint64_t serve_rate;       /* records a second, that pull */
 	int64_t reset_window_ms;
 	int reset_count;
@@ -396,10 +400,11 @@ struct node {
 	 * author is in flight to, or from another (a push, a late answer
 	 * of a pull since moved); pulls started, moved to a better placed
 	 * peer (of those, before it answered at all), and moved for want
-	 * of records (of those, at the first batch) */
+	 * of records (of those, at the first batch; of those, from a peer
+	 * that said nothing at all since the want) */
 	uint64_t dup_pulled, dup_other;
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
-	uint64_t pulls_stalled, pulls_stalled_first;
+	uint64_t pulls_stalled, pulls_stalled_first, pulls_silent;
 	int64_t last_request_ms, last_record_ms;
 	uint64_t peers_gen; /* the peer table's changes, counted */
 	bool stopping;

@@ -608,14 +608,15 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
 	repl_take_entries(node, p, m->vec, m->n_vec, false);
 }
 
-/* Drop p's claim on author hex (it did not deliver): the entry, and p's
- * word for that author for NODE_DISTRUST_MS. */
-static void s_distrust(node_t *node, peer_t *p, const char *hex)
+/* Drop p's claim on author hex (it did not deliver): the entry (unless
+ * keep: it said nothing at all, see s_judge), and p's word for that
+ * author for NODE_DISTRUST_MS. */
+static void s_distrust(node_t *node, peer_t *p, const char *hex, bool keep)
 {
 	int64_t *until = zhashx_lookup(p->distrust, hex);
 	uint8_t author[WIRE_KEY_BYTES];
 
-	if (zhashx_lookup(p->their_vec, hex)) {
+	if (!keep && zhashx_lookup(p->their_vec, hex)) {
 		if (wire_unhex(hex, author, sizeof(author)) == 0 &&
 		    !store_feed(node->store, author) && p->vec_unknown)
 			p->vec_unknown--;
@@ -841,7 +842,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		 * ends its upstreams */
 		s_upstream_end(node, hex, u, false);
 		if (fault) /* a trickle, or a claim again not delivered */
-			s_distrust(node, was, hex);
+			s_distrust(node, was, hex, false);
 	}
 	node->pulls_started++;
 	u = xzalloc(sizeof(*u));
@@ -1362,6 +1363,8 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
+	if (added)
+		p->pull_rx_ms = node_now();
 	if (!u->got && added) /* it answers: the rest by rate */
 		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
 	u->got += added;
@@ -1521,7 +1524,7 @@ static peer_t *s_random_active(node_t *node)
 /* u (of author k) loses the feed: it did not deliver at the rate asked,
  * so its claim is dropped and the next best one asked. */
 static void s_stalled(node_t *node, const char *k, upstream_t *u,
-		      uint64_t gained, uint64_t due)
+		      uint64_t gained, uint64_t due, bool silent)
 {
 	peer_t *p = u->peer;
 
@@ -1531,7 +1534,7 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
 	s_upstream_end(node, k, u, true);
-	s_distrust(node, p, k);
+	s_distrust(node, p, k, silent);
 }
 
 /* Judge the upstream u of author k by now. */
@@ -1555,7 +1558,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		    (u->got || s_distrusted(u->peer, k, now)) &&
 		    s_alternative(node, u->peer, k, now)) {
 			node->pulls_stalled_first++;
-			s_stalled(node, k, u, gained, u->need);
+			s_stalled(node, k, u, gained, u->need, false);
 			return;
 		}
 	}
@@ -1564,6 +1567,29 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		if (now - u->started_ms >= NODE_PREEMPT_MS)
 			s_pull_note(node, k);
 		return;
+	}
+	if (!u->got && u->peer && now - u->started_ms < NODE_PULL_PATIENCE_MS) {
+		/* no records by the deadline from a peer that is not
+		 * holding the feed back: one serving other pulls of ours
+		 * since the want (it serves wants in turn, as credit
+		 * allows: ours comes), or one with not a word since (no
+		 * records, no pong: not running, starved of CPU or
+		 * stopped). The pull waits for it, but for a silent one
+		 * when another peer claims as much: that one is asked, and
+		 * the silent one's claim stands (its session ends if it
+		 * stays silent past the liveness) */
+		peer_t *p = u->peer;
+		bool silent = p->last_seen_ms < u->started_ms;
+
+		if (silent && s_alternative(node, p, k, now)) {
+			node->pulls_silent++;
+			s_stalled(node, k, u, gained, u->need, true);
+			return;
+		}
+		if (silent || p->pull_rx_ms >= u->started_ms) {
+			u->deadline_ms = now + NODE_FIRST_RECORDS_MS;
+			return;
+		}
 	}
 	/* once its first records are in, due pro rata of the time since
 	 * the want: a trickle loses the feed early */
@@ -1574,7 +1600,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	if (u->deadline_ms > now && gained >= due)
 		return;
 	if (u->peer && gained < due) {
-		s_stalled(node, k, u, gained, due);
+		s_stalled(node, k, u, gained, due, false);
 		return;
 	}
 	if (u->peer)
