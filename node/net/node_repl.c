@@ -1569,25 +1569,27 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		return;
 	}
 	if (!u->got && u->peer && now - u->started_ms < NODE_PULL_PATIENCE_MS) {
-		/* no records by the deadline from a peer that is not
+		/* no records by the deadline from a peer that need not be
 		 * holding the feed back: one serving other pulls of ours
-		 * since the want (it serves wants in turn, as credit
-		 * allows: ours comes), or one with not a word since (no
-		 * records, no pong: not running, starved of CPU or
-		 * stopped). The pull waits for it, but for a silent one
-		 * when another peer claims as much: that one is asked, and
-		 * the silent one's claim stands (its session ends if it
-		 * stays silent past the liveness) */
+		 * since the want (it serves wants in turn, as our credit
+		 * comes back: ours comes), or the only one claiming as much
+		 * (not running for a while, starved of CPU or stopped: there
+		 * is no one else to ask, and dropping its claim would only
+		 * wait for a digest to tell it again). The pull waits for
+		 * it. One with not a word since the want (no records, no
+		 * pong) loses it to another peer claiming as much, but its
+		 * claim stands (its session ends if it stays silent past
+		 * the liveness) */
 		peer_t *p = u->peer;
-		bool silent = p->last_seen_ms < u->started_ms;
+		bool other = s_alternative(node, p, k, now);
 
-		if (silent && s_alternative(node, p, k, now)) {
-			node->pulls_silent++;
-			s_stalled(node, k, u, gained, u->need, true);
+		if (p->pull_rx_ms >= u->started_ms || !other) {
+			u->deadline_ms = now + NODE_FIRST_RECORDS_MS / 2;
 			return;
 		}
-		if (silent || p->pull_rx_ms >= u->started_ms) {
-			u->deadline_ms = now + NODE_FIRST_RECORDS_MS;
+		if (p->last_seen_ms < u->started_ms) {
+			node->pulls_silent++;
+			s_stalled(node, k, u, gained, u->need, true);
 			return;
 		}
 	}
