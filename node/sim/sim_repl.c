@@ -1066,6 +1066,13 @@ static bool s_judge(sim_t *s, uint32_t node, sim_up_t *u)
 			s_note(s, node, u->a);
 		return true;
 	}
+	/* the only peer claiming as much: the pull waits for it (no CPU
+	 * here: a peer serving other pulls, or silent, is not modelled) */
+	if (!u->got && s->now - u->started_ms < NODE_PULL_PATIENCE_MS &&
+	    !s_alternative(s, node, u->link, u->a)) {
+		u->deadline_ms = s->now + NODE_FIRST_RECORDS_MS / 2;
+		return true;
+	}
 	due = u->need;
 	if (u->deadline_ms > s->now)
 		due = (uint32_t)(u->need * (uint64_t)(s->now - u->started_ms) /
