@@ -780,13 +780,24 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 		node->judge_armed = true;
 }
 
+/* How long a pull of u's peer may go unanswered before a better placed
+ * peer takes it: NODE_PREEMPT_MS, or twice the peer's round trip when
+ * longer (a loaded machine): an answer cannot come sooner, and the
+ * range it then sends anyway would come twice. */
+static int64_t s_preempt_ms(const peer_t *p)
+{
+	int64_t rtt2 = p->rtt_ms > 0 ? 2 * (int64_t)p->rtt_ms : 0;
+
+	return rtt2 > NODE_PREEMPT_MS ? rtt2 : NODE_PREEMPT_MS;
+}
+
 /* Whether p (of rank) takes author hex over from its upstream u in
  * flight; else u ends by progress or by its deadline. A peer that has
  * sent its first batch is serving its range and keeps it (two upstreams
  * would each send it); one ranked below p that has not loses it at
  * once when it answered short (a trickle) or was asked only for want of
  * another (its claim was not delivered lately), and after
- * NODE_PREEMPT_MS when it has not answered yet (an honest peer about to
+ * s_preempt_ms when it has not answered yet (an honest peer about to
  * answer would send its range as well). Waiting for the first batch's
  * judgement would cost every replication that deadline. */
 static bool s_takes_over(const char *hex, const upstream_t *u, const peer_t *p,
@@ -801,7 +812,7 @@ static bool s_takes_over(const char *hex, const upstream_t *u, const peer_t *p,
 	if (rank <= cur)
 		return false;
 	*ret_fault = cur < 0 || u->got > 0;
-	return *ret_fault || now - u->started_ms >= NODE_PREEMPT_MS;
+	return *ret_fault || now - u->started_ms >= s_preempt_ms(u->peer);
 }
 
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
