@@ -781,14 +781,17 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 }
 
 /* How long a pull of u's peer may go unanswered before a better placed
- * peer takes it: NODE_PREEMPT_MS, or twice the peer's round trip when
- * longer (a loaded machine): an answer cannot come sooner, and the
- * range it then sends anyway would come twice. */
+ * peer takes it: NODE_PREEMPT_MS, or twice the peer's round trip or its
+ * recent time to answer a want when longer (a loaded machine): an
+ * answer cannot come sooner, and the range it then sends anyway would
+ * come twice. */
 static int64_t s_preempt_ms(const peer_t *p)
 {
-	int64_t rtt2 = p->rtt_ms > 0 ? 2 * (int64_t)p->rtt_ms : 0;
+	int64_t ms = p->rtt_ms > 0 ? 2 * (int64_t)p->rtt_ms : 0;
 
-	return rtt2 > NODE_PREEMPT_MS ? rtt2 : NODE_PREEMPT_MS;
+	if (2 * p->answer_ms > ms)
+		ms = 2 * p->answer_ms;
+	return ms > NODE_PREEMPT_MS ? ms : NODE_PREEMPT_MS;
 }
 
 /* Whether p (of rank) takes author hex over from its upstream u in
@@ -1376,6 +1379,12 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 		return;
 	if (added)
 		p->pull_rx_ms = node_now();
+	if (!u->got && added) {
+		/* its time to answer a want, smoothed (s_preempt_ms) */
+		int64_t ms = node_now() - u->started_ms;
+
+		p->answer_ms = p->answer_ms ? (3 * p->answer_ms + ms) / 4 : ms;
+	}
 	if (!u->got && added) /* it answers: the rest by rate */
 		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
 	u->got += added;
