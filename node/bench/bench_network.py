@@ -469,16 +469,16 @@ def replicate(net, graph, burst, acc):
     why = {k: sum(b.get(k, 0) - a.get(k, 0) for a, b in zip(before, after))
            for k in ('duplicates_pulled', 'duplicates_other', 'pulls_started',
                      'pulls_taken_over', 'pulls_preempted', 'pulls_stalled',
-                     'pulls_stalled_first', 'pulls_silent')}
+                     'pulls_stalled_first', 'pulls_waited')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
         ' %d from others; pulls %d, moved %d to a better placed peer'
         ' (%d before any answer), %d for want of records (%d at the'
-        ' first batch, %d from a peer silent since the want)' %
+        ' first batch); %d waited for their peer' %
         (received, delivered, why['duplicates_pulled'],
          why['duplicates_other'], why['pulls_started'],
          why['pulls_taken_over'], why['pulls_preempted'],
          why['pulls_stalled'], why['pulls_stalled_first'],
-         why['pulls_silent']))
+         why['pulls_waited']))
     acc['repl_all'].append(max(done) / 1000.0)
     acc['repl_hop'].append(statistics.median(one_hop) / 1000.0)
     acc['repl_bytes'].append(sent / max(1, delivered))

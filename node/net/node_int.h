@@ -144,8 +144,8 @@ _Static_assert(NODE_MAX_PULLS_PER_PEER <= NODE_MAX_WANTS,
  * relay trickling one record per window cannot hold a feed back */
 #define NODE_PULL_MIN_RECORDS 16
 #define NODE_FIRST_RECORDS_MS 2000      /* the first of them due by then */
-/* ...or, from a peer serving our other pulls meanwhile or silent
- * altogether (node_repl.c: s_judge), by this */
+/* ...or, from a peer that need not be holding it back (silent, busy,
+ * slow lately or the only one: node_repl.c: s_waits), by this */
 #define NODE_PULL_PATIENCE_MS 30000
 /* ...and all of the first of them by this when another peer claims at
  * least as much of the feed then: one that answered short of them (a
@@ -322,6 +322,7 @@ typedef struct {
 	uint64_t got;  /* records it delivered since the want */
 	int64_t first_batch_ms; /* need due by then (another peer has as
 				 * much), or 0 */
+	bool waited; /* past its first deadline, for its peer (s_judge) */
 } upstream_t;
 
 struct node {
@@ -402,11 +403,11 @@ struct node {
 	 * author is in flight to, or from another (a push, a late answer
 	 * of a pull since moved); pulls started, moved to a better placed
 	 * peer (of those, before it answered at all), and moved for want
-	 * of records (of those, at the first batch; of those, from a peer
-	 * that said nothing at all since the want) */
+	 * of records (of those, at the first batch), and pulls that waited
+	 * for their peer past their first deadline */
 	uint64_t dup_pulled, dup_other;
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
-	uint64_t pulls_stalled, pulls_stalled_first, pulls_silent;
+	uint64_t pulls_stalled, pulls_stalled_first, pulls_waited;
 	int64_t last_request_ms, last_record_ms;
 	uint64_t peers_gen; /* the peer table's changes, counted */
 	bool stopping;

@@ -608,15 +608,14 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
 	repl_take_entries(node, p, m->vec, m->n_vec, false);
 }
 
-/* Drop p's claim on author hex (it did not deliver): the entry (unless
- * keep: it said nothing at all, see s_judge), and p's word for that
- * author for NODE_DISTRUST_MS. */
-static void s_distrust(node_t *node, peer_t *p, const char *hex, bool keep)
+/* Drop p's claim on author hex (it did not deliver): the entry, and p's
+ * word for that author for NODE_DISTRUST_MS. */
+static void s_distrust(node_t *node, peer_t *p, const char *hex)
 {
 	int64_t *until = zhashx_lookup(p->distrust, hex);
 	uint8_t author[WIRE_KEY_BYTES];
 
-	if (!keep && zhashx_lookup(p->their_vec, hex)) {
+	if (zhashx_lookup(p->their_vec, hex)) {
 		if (wire_unhex(hex, author, sizeof(author)) == 0 &&
 		    !store_feed(node->store, author) && p->vec_unknown)
 			p->vec_unknown--;
@@ -856,7 +855,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		 * ends its upstreams */
 		s_upstream_end(node, hex, u, false);
 		if (fault) /* a trickle, or a claim again not delivered */
-			s_distrust(node, was, hex, false);
+			s_distrust(node, was, hex);
 	}
 	node->pulls_started++;
 	u = xzalloc(sizeof(*u));
@@ -1544,7 +1543,7 @@ static peer_t *s_random_active(node_t *node)
 /* u (of author k) loses the feed: it did not deliver at the rate asked,
  * so its claim is dropped and the next best one asked. */
 static void s_stalled(node_t *node, const char *k, upstream_t *u,
-		      uint64_t gained, uint64_t due, bool silent)
+		      uint64_t gained, uint64_t due)
 {
 	peer_t *p = u->peer;
 
@@ -1554,7 +1553,28 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
 	s_upstream_end(node, k, u, true);
-	s_distrust(node, p, k, silent);
+	s_distrust(node, p, k);
+}
+
+/* Whether u, with no records by its deadline, waits for its peer: that
+ * need not be holding the feed back when it said nothing at all since
+ * the want (no records, no pong: not running, starved of CPU or
+ * stopped; asking another peer would only have the range sent twice,
+ * and its session ends if it stays silent past the liveness), served
+ * other pulls of ours since (it serves wants in turn as our credit
+ * comes back: ours comes), has lately taken longer than this to answer
+ * a want (a loaded machine: four times its time, s_progress), or is
+ * the only peer claiming as much (dropping its claim would only wait
+ * for a digest to tell it again). At most NODE_PULL_PATIENCE_MS. */
+static bool s_waits(node_t *node, const char *k, const upstream_t *u,
+		    int64_t now)
+{
+	const peer_t *p = u->peer;
+
+	return p->last_seen_ms < u->started_ms ||
+	       p->pull_rx_ms >= u->started_ms ||
+	       now - u->started_ms < 4 * p->answer_ms ||
+	       !s_alternative(node, u->peer, k, now);
 }
 
 /* Judge the upstream u of author k by now. */
@@ -1578,7 +1598,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		    (u->got || s_distrusted(u->peer, k, now)) &&
 		    s_alternative(node, u->peer, k, now)) {
 			node->pulls_stalled_first++;
-			s_stalled(node, k, u, gained, u->need, false);
+			s_stalled(node, k, u, gained, u->need);
 			return;
 		}
 	}
@@ -1588,30 +1608,13 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 			s_pull_note(node, k);
 		return;
 	}
-	if (!u->got && u->peer && now - u->started_ms < NODE_PULL_PATIENCE_MS) {
-		/* no records by the deadline from a peer that need not be
-		 * holding the feed back: one serving other pulls of ours
-		 * since the want (it serves wants in turn, as our credit
-		 * comes back: ours comes), or the only one claiming as much
-		 * (not running for a while, starved of CPU or stopped: there
-		 * is no one else to ask, and dropping its claim would only
-		 * wait for a digest to tell it again). The pull waits for
-		 * it. One with not a word since the want (no records, no
-		 * pong) loses it to another peer claiming as much, but its
-		 * claim stands (its session ends if it stays silent past
-		 * the liveness) */
-		peer_t *p = u->peer;
-		bool other = s_alternative(node, p, k, now);
-
-		if (p->pull_rx_ms >= u->started_ms || !other) {
-			u->deadline_ms = now + NODE_FIRST_RECORDS_MS / 2;
-			return;
-		}
-		if (p->last_seen_ms < u->started_ms) {
-			node->pulls_silent++;
-			s_stalled(node, k, u, gained, u->need, true);
-			return;
-		}
+	if (!u->got && u->peer && now - u->started_ms < NODE_PULL_PATIENCE_MS &&
+	    s_waits(node, k, u, now)) {
+		if (!u->waited)
+			node->pulls_waited++;
+		u->waited = true;
+		u->deadline_ms = now + NODE_FIRST_RECORDS_MS / 2;
+		return;
 	}
 	/* once its first records are in, due pro rata of the time since
 	 * the want: a trickle loses the feed early */
@@ -1622,7 +1625,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	if (u->deadline_ms > now && gained >= due)
 		return;
 	if (u->peer && gained < due) {
-		s_stalled(node, k, u, gained, due, false);
+		s_stalled(node, k, u, gained, due);
 		return;
 	}
 	if (u->peer)

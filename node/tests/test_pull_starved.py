@@ -61,9 +61,9 @@ def test(net):
         th.join()
         os.kill(a.proc.pid, signal.SIGCONT)
     st = b.status()
-    print('B caught up in %.1f s: %d pulls, %d stalled (%d of a silent'
-          ' peer)' % (time.time() - t0, st['pulls_started'],
-                      st['pulls_stalled'], st['pulls_silent']))
+    print('B caught up in %.1f s: %d pulls, %d stalled, %d waited for A'
+          % (time.time() - t0, st['pulls_started'], st['pulls_stalled'],
+             st['pulls_waited']))
     check(st['pulls_stalled'] == 0,
           'no pull stalled: %d' % st['pulls_stalled'])
     check(st['pulls_started'] <= FEEDS + 2,
