@@ -783,13 +783,16 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
  * peer takes it: NODE_PREEMPT_MS, or twice the peer's round trip or its
  * recent time to answer a want when longer (a loaded machine): an
  * answer cannot come sooner, and the range it then sends anyway would
- * come twice. */
+ * come twice. But no longer than NODE_FIRST_RECORDS_MS: a peer that
+ * answers slowly on purpose holds a feed back no longer than before. */
 static int64_t s_preempt_ms(const peer_t *p)
 {
 	int64_t ms = p->rtt_ms > 0 ? 2 * (int64_t)p->rtt_ms : 0;
 
 	if (2 * p->answer_ms > ms)
 		ms = 2 * p->answer_ms;
+	if (ms > NODE_FIRST_RECORDS_MS)
+		ms = NODE_FIRST_RECORDS_MS;
 	return ms > NODE_PREEMPT_MS ? ms : NODE_PREEMPT_MS;
 }
 
@@ -1379,13 +1382,13 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	if (added)
 		p->pull_rx_ms = node_now();
 	if (!u->got && added) {
-		/* its time to answer a want, smoothed (s_preempt_ms) */
+		/* it answers: the rest by rate; and its time to answer a
+		 * want, smoothed (s_preempt_ms, s_waits) */
 		int64_t ms = node_now() - u->started_ms;
 
 		p->answer_ms = p->answer_ms ? (3 * p->answer_ms + ms) / 4 : ms;
-	}
-	if (!u->got && added) /* it answers: the rest by rate */
 		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
+	}
 	u->got += added;
 	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
 	    ours >= repl_their_seq(p, hex)) {
