@@ -282,7 +282,8 @@ typedef struct peer {
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
 	int64_t pull_rx_ms; /* it last sent records of a pull of ours */
 	int64_t answer_ms;  /* its time from a want to its first records,
-			     * smoothed (node_repl.c: s_preempt_ms) */
+			     * smoothed (node_repl.c: s_preempt_ms,
+			     * s_waits) */
 	uint64_t serve_rate;       /* records a second, that pull */
 	int64_t reset_window_ms;
 	int reset_count;

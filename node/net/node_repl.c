@@ -927,8 +927,7 @@ void repl_pull_all(node_t *node)
 		node->pull_dirty = false;
 		s_note_all(node);
 	}
-	for (const char *k = zhashx_first(node->pull_wait);
-	     k && node->pull_retry; k = zhashx_first(node->pull_wait)) {
+	while (node->pull_retry && zhashx_first(node->pull_wait)) {
 		s_pull_note(node, zhashx_cursor(node->pull_wait));
 		zhashx_delete(node->pull_wait, zhashx_cursor(node->pull_wait));
 		node->pull_retry--;
