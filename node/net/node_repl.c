@@ -872,7 +872,12 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	s_arm_first_batch(node, NODE_FIRST_BATCH_MS);
 	claim = repl_their_seq(p, hex) - have;
 	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
-	if (wire_want(author, have + 1, NODE_WANT_RECORDS, &b, &len) == 0)
+	/* no more than it claims: a peer serves what it holds when the want
+	 * comes, often more than its vector said, and the pull ends at the
+	 * claim (s_progress), so the rest would come while the next want,
+	 * to it or another peer, asks for the same records */
+	if (wire_want(author, have + 1, claim < NODE_WANT_RECORDS ?
+		      claim : NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
 
