@@ -169,6 +169,7 @@ static void s_init(jobs_t *j, jobs_fetch_t *f, const uint8_t id[32],
 	memset(f, 0, sizeof(*f));
 	memcpy(f->id, id, 32);
 	f->active = true;
+	jobs_wake(j);
 	f->total = -1;
 	f->offset = s_part_size(j, id);
 	f->deadline_ms = jobs_now() + timeout_ms;

@@ -182,6 +182,9 @@ void jobs_update_board(jobs_t *j, size_t bi)
 	int state = j->slots[bi].job || j->slots[bi].lease_on ? BOARD_BUSY
 							      : BOARD_IDLE;
 
+	if (state == BOARD_BUSY)
+		jobs_wake(j);
+
 	if (state == BOARD_IDLE && j->slots[bi].lock_fd >= 0) {
 		close(j->slots[bi].lock_fd); /* the board is free */
 		j->slots[bi].lock_fd = -1;
@@ -418,6 +421,38 @@ static void s_pick(jobs_t *j, size_t bi)
 	s_advance_fetch(j, bi);
 }
 
+/* Work under way that the tick drives. */
+static bool s_busy(jobs_t *j)
+{
+	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++) {
+		const jobs_slot_t *s = &j->slots[i];
+
+		if (s->job || s->lease_on || s->health_pid)
+			return true;
+	}
+	for (size_t i = 0; i < JOBS_MAX_FETCHES; i++)
+		if (j->fetches[i].active)
+			return true;
+	return sess_dying();
+}
+
+static int s_handle_tick(zloop_t *loop, int timer_id, void *arg);
+
+static void s_set_tick(jobs_t *j, size_t ms)
+{
+	if (!j->loop || (j->timer >= 0 && j->tick_ms == ms))
+		return;
+	if (j->timer >= 0)
+		zloop_timer_end(j->loop, j->timer);
+	j->timer = zloop_timer(j->loop, ms, 0, s_handle_tick, j);
+	j->tick_ms = ms;
+}
+
+void jobs_wake(jobs_t *j)
+{
+	s_set_tick(j, JOBS_TICK_MS);
+}
+
 static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 {
 	jobs_t *j = arg;
@@ -434,6 +469,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 		else if (!j->slots[i].pid)
 			s_advance_fetch(j, i);
 	}
+	s_set_tick(j, s_busy(j) ? JOBS_TICK_MS : JOBS_IDLE_TICK_MS);
 	return 0;
 }
 
@@ -768,7 +804,7 @@ void jobs_start(jobs_t *j, zloop_t *loop)
 	for (size_t i = 0; i < j->ctx.cfg->n_boards; i++)
 		if (j->slots[i].maint_reason)
 			jobs_update_board(j, i);
-	j->timer = zloop_timer(j->loop, JOBS_TICK_MS, 0, s_handle_tick, j);
+	s_set_tick(j, JOBS_TICK_MS);
 }
 
 void jobs_destroy(jobs_t **p)

@@ -23,7 +23,12 @@
 #undef LOG_DEBUG
 #include "proto/log.h"
 
+/* The tick: this often while work is under way (a job, a fetch, a lease,
+ * a health check, a session ending), JOBS_IDLE_TICK_MS otherwise, so that
+ * an idle lab's node is woken five times less; what starts work calls
+ * jobs_wake (jobs.c: s_set_tick) */
 #define JOBS_TICK_MS 200
+#define JOBS_IDLE_TICK_MS 1000
 #define JOBS_MAX_ATTEMPTS 2          /* a job interrupted once is re-run */
 #define JOBS_MAX_QUEUED 4096         /* jobs waiting in the whole lab */
 #define JOBS_KILL_GRACE_MS 3000      /* SIGTERM, then SIGKILL */
@@ -131,6 +136,7 @@ struct jobs {
 	jobs_slot_t *slots; /* one per board of the lab */
 	jobs_fetch_t fetches[JOBS_MAX_FETCHES];
 	int timer;
+	size_t tick_ms; /* the timer's period: JOBS_TICK_MS or idle */
 	char *self_exe;
 	char *home; /* the node's home, absolute (executors chdir) */
 	int64_t confirm_next_ms; /* confirm.c's next look (monotonic) */
@@ -223,6 +229,8 @@ int sess_start(jobs_t *j, size_t bi);
 void sess_stop(jobs_t *j, size_t bi);
 int sess_send(jobs_t *j, size_t bi, const lease_t *l);
 void sess_tick(jobs_t *j);
+/* Whether a session's process is still being stopped. */
+bool sess_dying(void);
 
 /* The lease session child: `labmesh lease-session` (lease_child.c). */
 #define SESS_MAX_FRAME (LEASE_MAX_DATA + PROTO_MAX_TEXT + 64)
@@ -250,6 +258,8 @@ int jobs_publish_event(jobs_t *j, const uint8_t *req_id, const char *board,
 		       const char *suite, const char *text);
 int jobs_set_state(jobs_t *j, int64_t job, int state, const char *text);
 void jobs_update_board(jobs_t *j, size_t bi);
+/* Work started: the tick at JOBS_TICK_MS again. */
+void jobs_wake(jobs_t *j);
 /* Take board bi's lock (held until it is idle again); false when a
  * local `labmesh run` holds it. */
 bool jobs_lock_board(jobs_t *j, size_t bi);

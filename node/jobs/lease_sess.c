@@ -214,6 +214,11 @@ void sess_stop(jobs_t *j, size_t bi)
 	s->sess_pid = 0;
 }
 
+bool sess_dying(void)
+{
+	return s_dying_n > 0;
+}
+
 void sess_tick(jobs_t *j)
 {
 	int64_t now = jobs_now();
