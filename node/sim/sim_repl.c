@@ -455,6 +455,8 @@ static void s_pull(sim_t *s, uint32_t node, uint32_t a)
 	m = sim_msg_new(SIM_WANT);
 	m->a = a;
 	m->from = u->from;
+	/* no more than it claims */
+	m->count = claim < NODE_WANT_RECORDS ? claim : NODE_WANT_RECORDS;
 	sim_send(s, link, sim_end_of(&s->links[link], node), m,
 		 sim_wire_want(s, a, sim_seq(s, a, u->from)));
 }
@@ -483,7 +485,7 @@ static void s_on_want(sim_t *s, uint32_t node, uint32_t link,
 		      const sim_msg_t *m)
 {
 	uint16_t have = s->nodes[node].have[m->a];
-	uint32_t left = NODE_WANT_RECORDS, next = m->from;
+	uint32_t left = m->count, next = m->from;
 	const sim_feed_t *f = &s->feeds[m->a];
 	int e = sim_end_of(&s->links[link], node);
 
