@@ -625,6 +625,13 @@ static void s_tick_one(node_t *node, peer_t *p, int64_t now, bool judge,
 	case PEER_CONNECTING:
 		if (judge && now - p->live_ms > node->liveness_ms)
 			peer_down(node, p, "no answer");
+		else if (p->seed && s_active(node) == 0 &&
+			 now - p->last_hello_ms >= NODE_REHELLO_MS)
+			/* knocking: a full seed ignores a hello when it
+			 * made room for another newcomer within the second,
+			 * and we know no one else; waiting out the liveness
+			 * window (up to minutes) would leave us alone */
+			s_send_hello(node, p, false);
 		break;
 	case PEER_ACTIVE:
 		if (judge && now - p->live_ms > node->liveness_ms) {
