@@ -77,6 +77,7 @@ void repl_vec_sync(node_t *node, const uint8_t *author)
 		zlistx_move_end(node->vec_log, e->handle);
 	}
 	e->step = seq > e->seq ? seq - e->seq : 0;
+	e->pushed = false; /* the records path says (node_repl.c: s_took) */
 	e->seq = seq;
 	e->chg = ++node->vec_chg;
 }

@@ -72,6 +72,13 @@
  * takes pushes (node_repl.c: the push tree), only between half this and
  * this: the repair path, with the records of the while as one entry */
 #define NODE_LAZY_MS 4000
+/* ...and, when the record came by push (the push tree of that feed
+ * works here), to this many of the peers it waits for, at random (each
+ * told with probability NODE_LAZY_FANOUT / their number): every node
+ * repairs so, so a node hears it from about this many peers, not from
+ * each. One we pulled (the tree missed us, and likely our peers) goes
+ * to every peer waiting. */
+#define NODE_LAZY_FANOUT 2
 /* feeds a peer may have us push (those it pulled from us to our head) */
 #define NODE_MAX_PUSH_FEEDS 4096
 #define NODE_APPEND_CHUNK 2000          /* debug appends per loop turn */
@@ -310,6 +317,7 @@ typedef struct {
 	uint64_t seq;
 	uint64_t chg;
 	uint64_t step; /* records its last change added */
+	bool pushed;   /* ...and they came by push (s_lazy_pick) */
 	void *handle; /* in vec_log */
 } vec_mine_t;
 
@@ -374,6 +382,7 @@ struct node {
 	/* changes held back for NODE_LAZY_MS: some wait, their timer is
 	 * set, they go now */
 	bool lazy_dirty, lazy_armed, lazy_now;
+	zhashx_t *lazy_count; /* hex author -> peers waiting (s_lazy_count) */
 	/* a request could not be stored then (0: none lately): our request
 	 * ids go to every peer each round for NODE_REQ_RETRY_MS after, as
 	 * a peer sends a request again only NODE_REQ_RESEND_MS after the

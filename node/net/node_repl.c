@@ -140,16 +140,24 @@ static void s_their_prune(node_t *node, peer_t *p)
 
 static const char s_mark[] = "";
 
-/* Whether p hears of e now: not when it holds as much (said so, or sent
- * us the records, or we pushed them), nor when e's author tells it
- * itself (looked at again next time: that link may go). */
-static bool s_tells(node_t *node, peer_t *p, const vec_mine_t *e,
+/* Whether p holds as much as e: it said so, or sent us the records, or
+ * we pushed them. */
+static bool s_holds(node_t *node, peer_t *p, const vec_mine_t *e,
 		    const char *hex)
 {
 	uint64_t *pushed = zhashx_lookup(p->push_to, hex);
 
-	if (repl_their_seq(p, hex) >= e->seq || (pushed && *pushed >= e->seq) ||
-	    (strcmp(hex, node->hex) == 0 && p->own_sent >= e->seq))
+	return repl_their_seq(p, hex) >= e->seq ||
+	       (pushed && *pushed >= e->seq) ||
+	       (strcmp(hex, node->hex) == 0 && p->own_sent >= e->seq);
+}
+
+/* Whether p hears of e now: not when it holds as much, nor when e's
+ * author tells it itself (looked at again next time: that link may go). */
+static bool s_tells(node_t *node, peer_t *p, const vec_mine_t *e,
+		    const char *hex)
+{
+	if (s_holds(node, p, e, hex))
 		return false; /* it holds as much */
 	if (s_author_tells(node, e->author, p)) {
 		zhashx_insert(p->skip, hex, (void *)s_mark);
@@ -191,13 +199,58 @@ static void s_add_told(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
 		*rc = -EAGAIN;
 }
 
+/* The lazy timer: how many peers wait for each author (node->lazy_count,
+ * hex -> count), so each is told with probability NODE_LAZY_FANOUT /
+ * that when the record came by push. The push tree brings the record;
+ * this is its repair, and the digest (one random peer every
+ * NODE_FULL_VECTOR_MS) repairs the rest. A record we pulled goes to
+ * every peer waiting: the tree did not bring it here. Peers that hold as much, or hear it from its author, are not
+ * counted. */
+static void s_lazy_count(node_t *node)
+{
+	zhashx_purge(node->lazy_count);
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->state != PEER_ACTIVE)
+			continue;
+		for (void *m = zhashx_first(p->lazy); m;
+		     m = zhashx_next(p->lazy)) {
+			const char *k = zhashx_cursor(p->lazy);
+			vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
+			uintptr_t c;
+
+			if (!e || s_holds(node, p, e, k) ||
+			    s_author_tells(node, e->author, p))
+				continue;
+			c = (uintptr_t)zhashx_lookup(node->lazy_count, k);
+			if (c)
+				zhashx_update(node->lazy_count, k,
+					      (void *)(c + 1));
+			else
+				zhashx_insert(node->lazy_count, k,
+					      (void *)(uintptr_t)1);
+		}
+	}
+}
+
+static bool s_lazy_pick(node_t *node, const vec_mine_t *e, const char *hex)
+{
+	uintptr_t c = (uintptr_t)zhashx_lookup(node->lazy_count, hex);
+
+	return !e->pushed || c <= NODE_LAZY_FANOUT ||
+	       randombytes_uniform((uint32_t)c) < NODE_LAZY_FANOUT;
+}
+
 /* The changes held back for p in h, looked at again: those its author
  * was to tell it of (p->skip), and, when the lazy timer fires, those
- * that waited for it (p->lazy: s_lazy holds none back then). */
+ * that waited for it (p->lazy: s_lazy holds none back then), to a few
+ * of the peers that wait for each (s_lazy_pick). */
 static void s_held_back(node_t *node, peer_t *p, zhashx_t *h, wire_vec_t *v,
 			size_t *n, int *rc)
 {
 	zlistx_t *keys;
+	bool lazy = h == p->lazy;
 
 	if (!zhashx_size(h))
 		return;
@@ -207,7 +260,8 @@ static void s_held_back(node_t *node, peer_t *p, zhashx_t *h, wire_vec_t *v,
 
 		zhashx_delete(h, k);
 		if (e && e->chg <= p->told && s_tells(node, p, e, k) &&
-		    !s_lazy(node, p, e, k))
+		    !s_lazy(node, p, e, k) &&
+		    (!lazy || s_lazy_pick(node, e, k)))
 			s_add_told(node, p, v, n, e, rc);
 	}
 	zlistx_destroy(&keys);
@@ -299,6 +353,7 @@ static int s_handle_lazy(zloop_t *loop, int timer_id, void *arg)
 	node->lazy_armed = false;
 	node->lazy_dirty = false;
 	node->lazy_now = true;
+	s_lazy_count(node);
 	for (size_t i = 0; i < node->n_peers; i++)
 		if (node->peers[i]->state == PEER_ACTIVE)
 			s_send_vector(node, node->peers[i]);
@@ -1370,6 +1425,21 @@ static int s_put_one(node_t *node, peer_t *p, const wire_bytes_t *item,
 	return rc;
 }
 
+/* We took records of author from p: by push unless we pull that feed
+ * from p (s_lazy_pick). Before s_progress, which may end the pull. */
+static void s_took(node_t *node, peer_t *p, const uint8_t *author)
+{
+	char hex[2 * WIRE_KEY_BYTES + 1];
+	upstream_t *u;
+	vec_mine_t *e;
+
+	wire_hex(author, WIRE_KEY_BYTES, hex);
+	e = node->vec_mine ? zhashx_lookup(node->vec_mine, hex) : NULL;
+	u = zhashx_lookup(node->upstream, hex);
+	if (e)
+		e->pushed = !(u && u->peer == p);
+}
+
 /* Records of author from p: its upstream is done once the range is in or
  * p has no more; the next want goes out from repl_pull_all. */
 static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
@@ -1517,6 +1587,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (top) /* one author a batch: added, or flagged */
 		repl_vec_sync(node, last_author);
+	if (added)
+		s_took(node, p, last_author);
 	if (any)
 		s_progress(node, p, last_author, added); /* one author a batch */
 	if (top)

@@ -358,6 +358,7 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	node->home = xstrdup(opts->home);
 	node->debug_timer = -1;
 	node->by_curve = zhashx_new();
+	node->lazy_count = zhashx_new();
 	node->strangers = zhashx_new();
 	zhashx_set_destructor(node->strangers, s_free_stranger);
 	node->upstream = zhashx_new();
@@ -398,6 +399,7 @@ void node_destroy(node_t **p)
 		free(path);
 	}
 	zhashx_destroy(&node->by_curve);
+	zhashx_destroy(&node->lazy_count);
 	zhashx_destroy(&node->strangers);
 	zhashx_destroy(&node->upstream);
 	repl_vec_destroy(node);

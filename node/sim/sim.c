@@ -470,6 +470,7 @@ static void s_free(sim_t *s)
 		free(n->is_dirty);
 		free(n->step);
 		free(n->is_lazy);
+		free(n->pushed);
 		free(n->lazy);
 		free(n->notes);
 		free(n->claims);
@@ -490,6 +491,7 @@ static void s_free(sim_t *s)
 	free(s->nodes);
 	free(s->links);
 	free(s->feeds);
+	free(s->lazy_cnt);
 	free(s->base_seq);
 	free(s->heap);
 	free(s->req_t0);

@@ -90,6 +90,7 @@ typedef struct {
 	/* per active author: records its last change added; the authors
 	 * whose entries wait for the lazy timer (node_repl.c: s_lazy) */
 	uint16_t *step;
+	bool *pushed; /* ...and they came by push (s_lazy_pick) */
 	bool *is_lazy;
 	uint32_t *lazy, n_lazy, a_lazy;
 	bool lazy_armed, lazy_now;
@@ -170,6 +171,8 @@ typedef struct sim {
 	sim_link_t *links;
 	uint32_t n_links, a_links;
 	sim_feed_t *feeds; /* per active author */
+	uint32_t *lazy_cnt; /* per active author: at a node's lazy timer, the
+			     * peers waiting for its entry (s_lazy_count) */
 	uint32_t n_active, a_active;
 	uint64_t *base_seq; /* per node: its feed's seq at the start */
 	digest_t base_dg;

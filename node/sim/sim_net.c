@@ -116,6 +116,8 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 	if (cap <= old)
 		return;
 	s->feeds = xreallocarray(s->feeds, cap, sizeof(*s->feeds));
+	s->lazy_cnt = xreallocarray(s->lazy_cnt, cap, sizeof(*s->lazy_cnt));
+	memset(s->lazy_cnt + old, 0, (cap - old) * sizeof(*s->lazy_cnt));
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
 		sim_node_t *n = &s->nodes[i];
 
@@ -125,6 +127,8 @@ void sim_grow_active(sim_t *s, uint32_t cap)
 		n->step = xreallocarray(n->step, cap, sizeof(*n->step));
 		n->is_lazy =
 			xreallocarray(n->is_lazy, cap, sizeof(*n->is_lazy));
+		n->pushed = xreallocarray(n->pushed, cap, sizeof(*n->pushed));
+		memset(n->pushed + old, 0, (cap - old) * sizeof(bool));
 		memset(n->have + old, 0, (cap - old) * sizeof(*n->have));
 		memset(n->is_dirty + old, 0, (cap - old) * sizeof(bool));
 		memset(n->step + old, 0, (cap - old) * sizeof(*n->step));

@@ -198,6 +198,13 @@ static void s_send_vector(sim_t *s, uint32_t node, uint32_t link)
 		    s_author_tells(s, node, a, link) || s_lazy(s, node, a))
 			continue;
 		d->sent[a] = h;
+		/* node_repl.c: s_lazy_pick — at the lazy timer, each peer
+		 * waiting for an entry that came by push hears it with
+		 * probability NODE_LAZY_FANOUT / their number */
+		if (n->lazy_now && n->pushed[a] &&
+		    s->lazy_cnt[a] > NODE_LAZY_FANOUT &&
+		    sim_uniform(s, s->lazy_cnt[a]) >= NODE_LAZY_FANOUT)
+			continue;
 		ea[k] = a;
 		ed[k++] = h;
 	}
@@ -233,22 +240,48 @@ static void s_send_vectors_now(sim_t *s, uint32_t node)
 	}
 }
 
-/* node_repl.c: s_handle_lazy — the entries held back, to every peer */
+/* node_repl.c: s_lazy_count — the peers that wait for a's entry: those
+ * not told it, that do not hold as much and do not hear it from its
+ * author */
+static uint32_t s_lazy_count(sim_t *s, uint32_t node, uint32_t a)
+{
+	sim_node_t *n = &s->nodes[node];
+	uint16_t h = n->have[a];
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < n->deg; i++) {
+		uint32_t link = n->links[i];
+		sim_end_t *d = s_my(s, link, node);
+
+		if (d->active && d->sent[a] != h && d->their[a] < h &&
+		    d->push_to[a] < h && !s_author_tells(s, node, a, link))
+			c++;
+	}
+	return c;
+}
+
+/* node_repl.c: s_handle_lazy — the entries held back, to a few of the
+ * peers that wait for each (s_lazy_pick) */
 void sim_repl_lazy(sim_t *s, uint32_t node)
 {
 	sim_node_t *n = &s->nodes[node];
+	uint32_t k = n->n_lazy;
 
 	n->lazy_armed = false;
-	for (uint32_t i = 0; i < n->n_lazy; i++) {
+	for (uint32_t i = 0; i < k; i++) {
 		n->is_lazy[n->lazy[i]] = false;
 		s_dirty(s, node, n->lazy[i], true);
 	}
 	n->n_lazy = 0;
 	if (!n->online)
 		return;
+	for (uint32_t i = 0; i < k; i++)
+		s->lazy_cnt[n->lazy[i]] = s_lazy_count(s, node, n->lazy[i]);
 	n->lazy_now = true;
 	s_send_vectors_now(s, node);
 	n->lazy_now = false;
+	for (uint32_t i = 0; i < k; i++)
+		s->lazy_cnt[n->lazy[i]] = 0;
 }
 
 /* node_repl.c: repl_send_vectors — a random while, up to
@@ -630,8 +663,12 @@ static void s_on_records(sim_t *s, uint32_t node, uint32_t link,
 	if (added) {
 		digest_update(&n->dg, s->nodes[s->feeds[a].node].key,
 			      sim_seq(s, a, old), sim_seq(s, a, n->have[a]));
+		sim_up_t *u = s_up_of(n, a);
+
 		s->r->deliveries += added;
 		n->step[a] = (uint16_t)added;
+		/* node_repl.c: s_took */
+		n->pushed[a] = !(u && u->link == link);
 		s_dirty(s, node, a, true);
 		s_progress(s, node, link, a, added);
 	}
@@ -668,6 +705,7 @@ void sim_repl_write(sim_t *s, uint32_t node, int kind)
 	f->kinds[f->n++] = (uint8_t)kind;
 	d = ++n->have[a];
 	n->step[a] = 1;
+	n->pushed[a] = false;
 	digest_update(&n->dg, n->key, sim_seq(s, a, d - 1), sim_seq(s, a, d));
 	s_dirty(s, node, a, true);
 	for (uint32_t i = 0; i < n->deg; i++) {
