@@ -204,8 +204,8 @@ static void s_add_told(node_t *node, peer_t *p, wire_vec_t *v, size_t *n,
  * that when the record came by push. The push tree brings the record;
  * this is its repair, and the digest (one random peer every
  * NODE_FULL_VECTOR_MS) repairs the rest. A record we pulled goes to
- * every peer waiting: the tree did not bring it here. Peers that hold as much, or hear it from its author, are not
- * counted. */
+ * every peer waiting: the tree did not bring it here. Peers that hold
+ * as much, or hear it from its author, are not counted. */
 static void s_lazy_count(node_t *node)
 {
 	zhashx_purge(node->lazy_count);
