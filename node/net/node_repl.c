@@ -220,16 +220,12 @@ static void s_lazy_count(node_t *node)
 			vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
 			uintptr_t c;
 
-			if (!e || s_holds(node, p, e, k) ||
+			/* a pulled record goes to every peer: not counted */
+			if (!e || !e->pushed || s_holds(node, p, e, k) ||
 			    s_author_tells(node, e->author, p))
 				continue;
 			c = (uintptr_t)zhashx_lookup(node->lazy_count, k);
-			if (c)
-				zhashx_update(node->lazy_count, k,
-					      (void *)(c + 1));
-			else
-				zhashx_insert(node->lazy_count, k,
-					      (void *)(uintptr_t)1);
+			zhashx_update(node->lazy_count, k, (void *)(c + 1));
 		}
 	}
 }
