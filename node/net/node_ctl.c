@@ -15,6 +15,7 @@
 #include "proto/mem.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -369,6 +370,21 @@ static void s_cmd_requests(ctl_ctx_t *c)
 	json_finish(&j);
 }
 
+/* Where the heap is: what malloc hands out (all threads' arenas),
+ * what it holds free, and SQLite's share of what it hands out. */
+static void s_status_memory(json_t *j)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	json_key(j, "memory");
+	json_obj_open(j);
+	json_key_uint(j, "heap_in_use", mi.uordblks + mi.hblkhd);
+	json_key_uint(j, "heap_free", mi.fordblks);
+	json_key_uint(j, "heap_arena", mi.arena);
+	json_key_uint(j, "sqlite", store_mem_used());
+	json_obj_close(j);
+}
+
 static void s_cmd_status(ctl_ctx_t *c)
 {
 	node_t *node = c->node;
@@ -423,6 +439,7 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));
 	json_key_int(&j, "last_request_ms", node->last_request_ms);
 	json_key_int(&j, "last_record_ms", node->last_record_ms);
+	s_status_memory(&j);
 	json_obj_close(&j);
 	json_finish(&j);
 }

@@ -309,6 +309,13 @@ size_t store_shrink_idle(store_t *s)
 	       (size_t)(before - sqlite3_memory_used()) : 0;
 }
 
+size_t store_mem_used(void)
+{
+	sqlite3_int64 n = sqlite3_memory_used();
+
+	return n > 0 ? (size_t)n : 0;
+}
+
 void store_rollback(store_t *s)
 {
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

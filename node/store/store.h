@@ -230,4 +230,7 @@ int store_check(store_t *s);
  * OS's file cache on the next reads. */
 size_t store_shrink_idle(store_t *s);
 
+/* Bytes SQLite holds in this process (its page caches, statements). */
+size_t store_mem_used(void);
+
 #endif

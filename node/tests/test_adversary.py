@@ -21,10 +21,11 @@ status and another samples its RSS. One row per mode:
   one slow sample on a shared machine is noise; unloaded: this row's
   samples and the next one's), and from AFTER_S after it <= RATIO_MAX x
   unloaded; no single one, during or after, over STALL_MAX x (a stall is
-  not noise). A row that broke only the RATIO_MAX bounds is run once
-  more at the end, against unloaded samples taken just before it and
-  just after it, and that run decides (a load spike does not come back
-  on cue; a real cost does);
+  not noise). A row that broke only the RATIO_MAX bounds is run again
+  at the end, against unloaded samples taken just before it and just
+  after it, up to AGAIN_MAX times; the first run within the bounds
+  passes it (a load spike does not come back on cue; a real cost does,
+  every time);
 - RSS peak <= RSS_PEAK_KIB over the level before the attack, and back
   within RSS_SETTLED_KIB once the node has trimmed (TRIM_WAIT_S; skipped
   in a sanitized build, whose allocator keeps freed memory);
@@ -67,7 +68,8 @@ RATIO_MAX = 2.0
 AFTER_S = 2.0                 # after the attack stopped
 RSS_PEAK_KIB = 32 * 1024
 RSS_SETTLED_KIB = 3 * 1024
-TRIM_WAIT_S = 7               # NODE_TRIM_MS (5 s) and a tick
+TRIM_WAIT_S = 12              # two NODE_TRIM_MS (5 s) and a tick: what is
+                              # freed just after one trim goes at the next
 CTL_MAX_S = 1.0
 STOP_MAX_S = 2.0
 REPL_TIMEOUT_S = 30 if LONG else 12
@@ -75,6 +77,7 @@ WARMUP_S = 5.0 if LONG else 1.0
 SAMPLES_DURING = 9 if LONG else 5
 SAMPLES_BASE = 3 if LONG else 2
 SAMPLES_AFTER = 5 if LONG else 3
+AGAIN_MAX = 2                 # runs again of a row only too slow
 STALL_MAX = 10.0              # no single replication this many x unloaded
 RECOVER_S = 20                # to catch up after an attack, or a restart
 FILL_REQUESTS = 600
@@ -359,7 +362,8 @@ def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss,
     if peak - rss0 > limit_rss:
         row['fails'].append('RSS +%d KiB' % (peak - rss0))
     if rss1 - rss0 > limit_rss * RSS_SETTLED_KIB // RSS_PEAK_KIB:
-        row['fails'].append('RSS +%d KiB after' % (rss1 - rss0))
+        row['fails'].append('RSS +%d KiB after (%s)' % (
+            rss1 - rss0, t.status().get('memory')))
     if ctl_max > CTL_MAX_S or ctl_fail:
         row['fails'].append('control socket %.1f s (%d failed)'
                             % (ctl_max, ctl_fail))
@@ -442,8 +446,8 @@ def judge(rows):
               % (r['mode'], base * 1000, d * 1000, d / base, worst * 1000,
                  r['after'] * 1000, r['after'] / base, r['peak'],
                  r['settled'], r['ctl'] * 1000, res))
-        if fails:
-            failed.append(r['mode'])
+        if fails:  # the reasons too: the last line may be all one sees
+            failed.append('%s (%s)' % (r['mode'], '; '.join(fails)))
     return failed
 
 
@@ -510,11 +514,16 @@ def test(net):
             rows.append(run_mode(net, t, h, rep, mon, stage, blob, mode, arg,
                                  limit))
         for i in [i for i in range(len(rows)) if slow_only(rows, i)]:
-            first = timing_fails(rows[i], baseline(rows, i))
-            rows[i] = run_mode(net, t, h, rep, mon, stage, blob,
-                               rows[i]['mode'], rows[i]['arg'], limit,
-                               2 * SAMPLES_BASE + 1)
-            rows[i]['again'] = 'first ' + ', '.join(first)
+            first = []
+            for _ in range(AGAIN_MAX):
+                first.append(', '.join(timing_fails(rows[i],
+                                                    baseline(rows, i))))
+                rows[i] = run_mode(net, t, h, rep, mon, stage, blob,
+                                   rows[i]['mode'], rows[i]['arg'], limit,
+                                   2 * SAMPLES_BASE + 1)
+                rows[i]['again'] = 'before: ' + '; '.join(first)
+                if not slow_only(rows, i):
+                    break
         dt = stop_under_attack(net, t, h, stage, blob)
     finally:
         mon.stop()
