@@ -584,6 +584,26 @@ def steady(net, idle, acc):
             s_kinds_text(kinds), top, acc['idle_bytes'][top],
             s_kinds_text(s_kinds([a[top]], [b[top]]))))
     acc['idle_rss'] = [n.rss_kib() / 1024.0 for n in nodes]
+    s_log_memory(nodes, acc['idle_rss'])
+
+
+def s_log_memory(nodes, rss):
+    """Where the memory of the largest nodes and of a median one is:
+    malloc's arenas in use and free, SQLite's share, the feeds held."""
+    order = sorted(range(len(nodes)), key=lambda i: rss[i])
+    for i in order[-3:][::-1] + [order[len(order) // 2]]:
+        try:
+            st = nodes[i].status()
+        except Exception:  # a node that does not answer: skip it
+            continue
+        m = st.get('memory') or {}
+        log('memory of node %d: RSS %.1f MiB; heap in use %.1f, free %.1f,'
+            ' arena %.1f MiB; SQLite %.1f MiB; %d feeds, %d peers up' % (
+                i, rss[i], m.get('heap_in_use', 0) / 1048576.0,
+                m.get('heap_free', 0) / 1048576.0,
+                m.get('heap_arena', 0) / 1048576.0,
+                m.get('sqlite', 0) / 1048576.0, st.get('feeds', 0),
+                st.get('peers_up', 0)))
 
 
 def new_acc():
