@@ -294,26 +294,26 @@ static void s_reload_feeds(store_t *s)
 	s_load_feeds(s);
 }
 
-size_t store_shrink_idle(store_t *s)
-{
-	int64_t changes = sqlite3_total_changes64(s->db);
-	sqlite3_int64 before;
-
-	if (s->in_tx || changes != s->changes_seen) {
-		s->changes_seen = changes;
-		return 0;
-	}
-	before = sqlite3_memory_used();
-	sqlite3_db_release_memory(s->db);
-	return before > sqlite3_memory_used() ?
-	       (size_t)(before - sqlite3_memory_used()) : 0;
-}
-
 size_t store_mem_used(void)
 {
 	sqlite3_int64 n = sqlite3_memory_used();
 
 	return n > 0 ? (size_t)n : 0;
+}
+
+size_t store_shrink_idle(store_t *s)
+{
+	int64_t changes = sqlite3_total_changes64(s->db);
+	size_t before, after;
+
+	if (s->in_tx || changes != s->changes_seen) {
+		s->changes_seen = changes;
+		return 0;
+	}
+	before = store_mem_used();
+	sqlite3_db_release_memory(s->db);
+	after = store_mem_used();
+	return before > after ? before - after : 0;
 }
 
 void store_rollback(store_t *s)

@@ -295,6 +295,14 @@ class Node:
     def rss_kib(self):
         return rss_kib(self.proc.pid)
 
+    def memory(self):
+        """Where its memory is (`debug status`), or why that is not
+        known: said beside a memory bound that failed."""
+        try:
+            return self.status().get('memory')
+        except Exception as e:  # the failure being reported matters more
+            return 'status: %s' % e
+
 
 class Net:
     """A temporary directory for the nodes' homes, and the labmesh binary

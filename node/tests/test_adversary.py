@@ -363,7 +363,7 @@ def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss,
         row['fails'].append('RSS +%d KiB' % (peak - rss0))
     if rss1 - rss0 > limit_rss * RSS_SETTLED_KIB // RSS_PEAK_KIB:
         row['fails'].append('RSS +%d KiB after (%s)' % (
-            rss1 - rss0, memory_of(t)))
+            rss1 - rss0, t.memory()))
     if ctl_max > CTL_MAX_S or ctl_fail:
         row['fails'].append('control socket %.1f s (%d failed)'
                             % (ctl_max, ctl_fail))
@@ -381,14 +381,6 @@ def run_mode(net, t, h, rep, mon, stage, blob, mode, arg, limit_rss,
           ' %s' % (mode, ms(during), ms(afters), row['peak'], row['settled'],
                    ctl_max * 1000, row['out']), flush=True)
     return row
-
-
-def memory_of(node):
-    """The node's memory breakdown (`debug status`), or why not."""
-    try:
-        return node.status().get('memory')
-    except Exception as e:  # the failure being reported matters more
-        return 'status: %s' % e
 
 
 def ms(xs):

@@ -280,7 +280,7 @@ def attack_phase(net, n, h, limit):
           % (rss0, rss_peak, rss1, time.time() - t_end, limit, settled,
              TRIM_WAIT_S))
     if rss1 - rss0 >= settled:
-        print('target memory: %s' % n.status().get('memory'))
+        print('target memory: %s' % n.memory())
     check(rss_peak - rss0 < limit, 'RSS bounded under the attack')
     check(rss1 - rss0 < settled, 'RSS back down after the attack')
     st = n.status()
