@@ -43,6 +43,12 @@ int64_t node_wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler)
+{
+	return node->loop ? zloop_timer(node->loop, delay_ms, 1, handler, node) :
+			    -1;
+}
+
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 {
 	int rc = 0;

@@ -436,6 +436,9 @@ struct node {
 
 int64_t node_now(void);
 int64_t node_wall_ms(void);
+/* Call handler(NULL-or-loop, id, node) once, delay_ms from now, on the
+ * node's loop: an id, or -1 with no loop (then the caller acts at once) */
+int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler);
 
 /* A sliding one-minute counter: true while under max. */
 static inline bool node_rate_ok(int64_t *window, int *count, int max)

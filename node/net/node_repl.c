@@ -366,8 +366,7 @@ static void s_arm_lazy(node_t *node)
 
 	if (!node->lazy_dirty || node->lazy_armed)
 		return;
-	if (node->loop &&
-	    zloop_timer(node->loop, ms, 1, s_handle_lazy, node) >= 0)
+	if (node_timer(node, ms, s_handle_lazy) >= 0)
 		node->lazy_armed = true;
 	else
 		s_handle_lazy(NULL, 0, node);
@@ -396,9 +395,8 @@ void repl_send_vectors(node_t *node)
 	s_arm_lazy(node);
 	if (!node->vec_dirty || node->vec_armed)
 		return;
-	if (node->loop &&
-	    zloop_timer(node->loop, 1 + randombytes_uniform(NODE_ANNOUNCE_MS),
-			1, s_handle_announce, node) >= 0)
+	if (node_timer(node, 1 + randombytes_uniform(NODE_ANNOUNCE_MS),
+		       s_handle_announce) >= 0)
 		node->vec_armed = true;
 	else
 		s_send_vectors_now(node);
@@ -825,8 +823,8 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 {
 	if (node->judge_armed || !node->loop)
 		return;
-	if (zloop_timer(node->loop, (size_t)(delay_ms > 0 ? delay_ms : 1), 1,
-			s_handle_first_batch, node) >= 0)
+	if (node_timer(node, (size_t)(delay_ms > 0 ? delay_ms : 1),
+		       s_handle_first_batch) >= 0)
 		node->judge_armed = true;
 }
 

@@ -66,7 +66,7 @@ double sim_unit(sim_t *s)
 	return (double)(sim_rand(s) >> 11) / 9007199254740992.0;
 }
 
-static double s_exp(sim_t *s, double mean)
+double sim_exp(sim_t *s, double mean)
 {
 	return -mean * log(1.0 - sim_unit(s));
 }
@@ -99,7 +99,7 @@ void sim_at(sim_t *s, int64_t t, uint32_t type, uint32_t id, uint32_t arg,
 	}
 }
 
-static sim_event_t s_pop(sim_t *s)
+sim_event_t sim_pop(sim_t *s)
 {
 	sim_event_t top = s->heap[0];
 	size_t i = 0;
@@ -202,18 +202,18 @@ static void s_job(sim_t *s, double t0)
 		       NULL);
 }
 
-static void s_workload(sim_t *s)
+void sim_workload(sim_t *s)
 {
 	double w = s->p.window_s;
 
 	/* jobs that started before the window write in it too */
-	for (double t = -s->p.job_s + s_exp(s, 86400 / s->p.runs_per_day);
+	for (double t = -s->p.job_s + sim_exp(s, 86400 / s->p.runs_per_day);
 	     s->p.runs_per_day > 0 && t < w - 0.001;
-	     t += s_exp(s, 86400 / s->p.runs_per_day))
+	     t += sim_exp(s, 86400 / s->p.runs_per_day))
 		s_job(s, t);
-	for (double t = s_exp(s, 86400 / s->p.requests_per_day);
+	for (double t = sim_exp(s, 86400 / s->p.requests_per_day);
 	     s->p.requests_per_day > 0 && t < w;
-	     t += s_exp(s, 86400 / s->p.requests_per_day))
+	     t += sim_exp(s, 86400 / s->p.requests_per_day))
 		sim_at(s, (int64_t)(1000 * t), EV_SUBMIT, 0, 0, NULL);
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
 		sim_at(s,
@@ -226,9 +226,9 @@ static void s_workload(sim_t *s)
 		if (sim_unit(s) < s->p.churn)
 			sim_at(s, 0, EV_DOWN, i, 0, NULL);
 	}
-	for (double t = s_exp(s, s->p.offline_s / (s->p.churn * s->p.nodes));
+	for (double t = sim_exp(s, s->p.offline_s / (s->p.churn * s->p.nodes));
 	     s->p.churn > 0 && t < w;
-	     t += s_exp(s, s->p.offline_s / (s->p.churn * s->p.nodes)))
+	     t += sim_exp(s, s->p.offline_s / (s->p.churn * s->p.nodes)))
 		sim_at(s, (int64_t)(1000 * t), EV_DOWN, UINT32_MAX, 0, NULL);
 }
 
@@ -241,7 +241,7 @@ static void s_down(sim_t *s, uint32_t node)
 	sim_node_down(s, node);
 	if (s->measuring)
 		s->r->churned++;
-	sim_at(s, s->now + (int64_t)(1000 * s_exp(s, s->p.offline_s)), EV_UP,
+	sim_at(s, s->now + (int64_t)(1000 * sim_exp(s, s->p.offline_s)), EV_UP,
 	       node, 0, NULL);
 }
 
@@ -324,7 +324,7 @@ static void s_loop(sim_t *s)
 	int64_t stop = s->end_ms + (int64_t)(1000 * s->p.drain_s);
 
 	while (s->n_heap && s->heap[0].t <= stop) {
-		sim_event_t ev = s_pop(s);
+		sim_event_t ev = sim_pop(s);
 
 		if (s->measuring && ev.t >= s->end_ms)
 			s_end_window(s);
@@ -335,7 +335,7 @@ static void s_loop(sim_t *s)
 	if (s->measuring)
 		s_end_window(s);
 	while (s->n_heap) {
-		sim_event_t ev = s_pop(s);
+		sim_event_t ev = sim_pop(s);
 
 		if (ev.type == EV_MSG)
 			sim_msg_free(ev.msg);
@@ -367,7 +367,7 @@ static sim_stat_t s_stat(double *v, size_t n)
 	return st;
 }
 
-static void s_traffic(sim_t *s, sim_result_t *r)
+void sim_traffic(sim_t *s, sim_result_t *r)
 {
 	double scale = 86400.0 / s->p.window_s;
 	double *v = xcalloc(s->p.nodes, sizeof(*v));
@@ -427,7 +427,7 @@ static double s_quantile_u32(uint32_t *v, size_t n, double q)
 	return x;
 }
 
-static void s_flood(sim_t *s, sim_result_t *r)
+void sim_flood_figures(sim_t *s, sim_result_t *r)
 {
 	uint32_t *all = xcalloc(s->n_reqs + 1, sizeof(*all));
 
@@ -445,9 +445,9 @@ static void s_figures(sim_t *s, sim_result_t *r)
 {
 	uint64_t deg = 0;
 
-	s_traffic(s, r);
+	sim_traffic(s, r);
 	s_delivery(s, r);
-	s_flood(s, r);
+	sim_flood_figures(s, r);
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
 		deg += s->nodes[i].deg;
 		if (s->nodes[i].deg > r->degree_max)
@@ -531,7 +531,7 @@ int sim_run(const sim_params_t *p, sim_result_t *ret)
 					(p->runs_per_day +
 					 p->requests_per_day * p->accept_labs) *
 					p->window_s / 86400));
-	s_workload(s);
+	sim_workload(s);
 	s_loop(s);
 	s_figures(s, ret);
 	s_free(s);

@@ -91,9 +91,19 @@ typedef struct {
 	uint64_t lost;	       /* messages lost on links */
 	uint64_t events;       /* simulator events processed */
 	size_t record_size[8]; /* by record kind (wire.h's WIRE_KIND_*) */
+	/* sim_run_real: bad messages the nodes counted (none in an honest
+	 * run), and pulls moved to another peer before their first answer */
+	uint64_t garbage;
+	uint64_t pulls_preempted;
 } sim_result_t;
 
 /* Run the simulation. 0, or -ENOMEM / -EINVAL (bad parameters). */
 int sim_run(const sim_params_t *p, sim_result_t *ret);
+
+/* The same workload, overlay and figures, run by the node's own
+ * replication code (node_repl.c, node_digest.c, node_flood.c) with a
+ * store each (sim_real.c). Memory grows as nodes x feeds: thousands of
+ * nodes, not tens of thousands. 0, -EINVAL or -EPROTO. */
+int sim_run_real(const sim_params_t *p, sim_result_t *ret);
 
 #endif

@@ -162,6 +162,11 @@ struct sim_msg {
 	bool back;     /* repair: the answer to an answer */
 	digest_t *dg;  /* digest */
 	uint8_t *reqs; /* request-ids: the sender's bitmap */
+	/* sim_real.c: the message's bytes; a timer's handler and its
+	 * argument */
+	uint8_t *bytes;
+	zloop_timer_fn *timer_fn;
+	void *timer_arg;
 };
 
 typedef struct sim {
@@ -204,6 +209,13 @@ void sim_at(sim_t *s, int64_t t, uint32_t type, uint32_t id, uint32_t arg,
 	    sim_msg_t *m);
 uint32_t sim_active_of(sim_t *s, uint32_t node); /* makes one if none */
 uint64_t sim_seq(const sim_t *s, uint32_t a, uint16_t have);
+double sim_exp(sim_t *s, double mean);
+sim_event_t sim_pop(sim_t *s);
+/* jobs, requests and churn of the window, as events */
+void sim_workload(sim_t *s);
+/* bytes per node per day, from the nodes' counters; the flood's delays */
+void sim_traffic(sim_t *s, sim_result_t *r);
+void sim_flood_figures(sim_t *s, sim_result_t *r);
 
 /* sim_net.c: topology, links, pings, sending */
 void sim_topology(sim_t *s);
@@ -217,6 +229,10 @@ static inline uint32_t sim_peer(const sim_link_t *l, int e)
 }
 sim_msg_t *sim_msg_new(int kind);
 void sim_msg_free(sim_msg_t *m);
+/* Count len bytes of kind sent (tx) or received by node, in the window */
+void sim_count(sim_t *s, uint32_t node, int kind, size_t len, bool tx);
+/* Whether a message of kind may be lost on a link (s->p.loss) */
+bool sim_lossy(int kind);
 /* Send m (len bytes) from end e of link: counted, then lost or due. */
 void sim_send(sim_t *s, uint32_t link, int e, sim_msg_t *m, size_t len);
 /* A message arrived: false when dropped (the session ended). */
@@ -250,6 +266,11 @@ int sim_wire_init(void);
 void sim_wire_fini(void);
 bool sim_wire_failed(void); /* an encoder refused one: figures wrong */
 size_t sim_wire_record(int kind);
+/* a record of kind as signed at init (its body is a template), borrowed */
+const uint8_t *sim_wire_sample(int kind, size_t *ret_len);
+/* A signed request made at created_ms by kp: 0 or a negative code */
+int sim_wire_request_new(const key_pair_t *kp, int64_t created_ms,
+			 uint8_t **ret, size_t *ret_len, uint8_t ret_id[32]);
 size_t sim_wire_head(sim_t *s, uint32_t node);
 size_t sim_wire_peers_delta(uint32_t add, uint32_t gone);
 size_t sim_wire_vector(sim_t *s, uint32_t node, const uint32_t *ea,

@@ -168,10 +168,11 @@ void sim_msg_free(sim_msg_t *m)
 	free(m->ed);
 	free(m->dg);
 	free(m->reqs);
+	free(m->bytes);
 	free(m);
 }
 
-static void s_count(sim_t *s, uint32_t node, int kind, size_t len, bool tx)
+void sim_count(sim_t *s, uint32_t node, int kind, size_t len, bool tx)
 {
 	if (!s->measuring)
 		return;
@@ -187,7 +188,7 @@ static void s_count(sim_t *s, uint32_t node, int kind, size_t len, bool tx)
 /* Lost with a connection, as TCP loses them: what the safety net is for.
  * Pings, pongs, hellos, peers and credit are not (a lost credit would
  * only end the session, which churn models). */
-static bool s_lossy(int kind)
+bool sim_lossy(int kind)
 {
 	return kind != SIM_PING && kind != SIM_PONG && kind != SIM_HELLO &&
 	       kind != SIM_PEERS && kind != SIM_CREDIT;
@@ -199,8 +200,8 @@ void sim_send(sim_t *s, uint32_t link, int e, sim_msg_t *m, size_t len)
 	sim_end_t *d = &l->end[e];
 	int64_t t;
 
-	s_count(s, l->n[e], m->kind, len, true);
-	if (!l->up || (s_lossy(m->kind) && sim_unit(s) < s->p.loss)) {
+	sim_count(s, l->n[e], m->kind, len, true);
+	if (!l->up || (sim_lossy(m->kind) && sim_unit(s) < s->p.loss)) {
 		if (l->up && s->measuring)
 			s->r->lost++;
 		sim_msg_free(m);
@@ -225,7 +226,7 @@ bool sim_arrive(sim_t *s, sim_msg_t *m)
 		return false;
 	sim_pings_until(s, l, s->now);
 	l->end[m->to].seen_ms = s->now;
-	s_count(s, l->n[m->to], m->kind, m->len, false);
+	sim_count(s, l->n[m->to], m->kind, m->len, false);
 	return true;
 }
 
@@ -283,21 +284,21 @@ void sim_pings_until(sim_t *s, sim_link_t *l, int64_t t)
 		sim_end_t *d = &l->end[e], *o = &l->end[1 - e];
 
 		if (what == 0) { /* e pings */
-			s_count(s, l->n[e], SIM_PING, sim_wire_ping(false),
+			sim_count(s, l->n[e], SIM_PING, sim_wire_ping(false),
 				true);
 			d->ping_ms = at;
 			d->ping_open = true;
 			d->ping_at = at + l->lat_ms;
 		} else if (what == 1) { /* e's ping arrives; the pong back */
-			s_count(s, l->n[1 - e], SIM_PING, sim_wire_ping(false),
+			sim_count(s, l->n[1 - e], SIM_PING, sim_wire_ping(false),
 				false);
 			o->seen_ms = at;
-			s_count(s, l->n[1 - e], SIM_PONG, sim_wire_ping(true),
+			sim_count(s, l->n[1 - e], SIM_PONG, sim_wire_ping(true),
 				true);
 			d->ping_at = -1;
 			d->pong_at = at + l->lat_ms;
 		} else { /* the pong reaches e */
-			s_count(s, l->n[e], SIM_PONG, sim_wire_ping(true),
+			sim_count(s, l->n[e], SIM_PONG, sim_wire_ping(true),
 				false);
 			d->seen_ms = at;
 			d->ping_open = false;
@@ -505,8 +506,8 @@ void sim_session_up(sim_t *s, uint32_t link)
 		d->peers_sent_ms = -1; /* a new session: our table at once */
 		d->peers_add = d->peers_gone = 0;
 		d->active = true;
-		s_count(s, l->n[e], SIM_HELLO, sim_wire_hello(), true);
-		s_count(s, l->n[1 - e], SIM_HELLO, sim_wire_hello(), false);
+		sim_count(s, l->n[e], SIM_HELLO, sim_wire_hello(), true);
+		sim_count(s, l->n[1 - e], SIM_HELLO, sim_wire_hello(), false);
 	}
 	for (int e = 0; e < 2; e++) {
 		sim_repl_on_active(s, link, e);

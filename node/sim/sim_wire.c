@@ -148,14 +148,14 @@ static int s_advert(void)
 	return s_sign(&t, WIRE_KIND_ADVERT);
 }
 
-static int s_request(void)
+int sim_wire_request_new(const key_pair_t *kp, int64_t created_ms,
+			 uint8_t **ret, size_t *ret_len, uint8_t ret_id[32])
 {
 	static const char *const suites[] = {"kselftest-net"};
 	request_t r = {0};
-	uint8_t id[32];
 
-	r.created_ms = (uint64_t)s_ts;
-	r.expires_ms = (uint64_t)s_ts + 24ULL * 3600 * 1000;
+	r.created_ms = (uint64_t)created_ms;
+	r.expires_ms = (uint64_t)created_ms + 24ULL * 3600 * 1000;
 	randombytes_buf(r.nonce, sizeof(r.nonce));
 	r.kernel.type = REQUEST_KERNEL_GIT;
 	r.kernel.url = "https://git.kernel.org/pub/scm/linux/kernel/git/"
@@ -168,7 +168,15 @@ static int s_request(void)
 	r.suites = suites;
 	r.n_suites = 1;
 	r.select.arch = "x86_64";
-	return request_sign(&r, &w.node_key.kp, &w.req, &w.req_len, id);
+	return request_sign(&r, kp, ret, ret_len, ret_id);
+}
+
+static int s_request(void)
+{
+	uint8_t id[32];
+
+	return sim_wire_request_new(&w.node_key.kp, s_ts, &w.req, &w.req_len,
+				    id);
 }
 
 int sim_wire_init(void)
@@ -213,6 +221,12 @@ void sim_wire_fini(void)
 bool sim_wire_failed(void)
 {
 	return w.failed;
+}
+
+const uint8_t *sim_wire_sample(int kind, size_t *ret_len)
+{
+	*ret_len = sim_wire_record(kind);
+	return *ret_len ? w.rec[kind] : NULL;
 }
 
 size_t sim_wire_record(int kind)

@@ -1,0 +1,958 @@
+/*
+ * sim_real: the node's own replication code run by N nodes in one
+ * process. node_repl.c, node_digest.c, node_flood.c and digest.c are
+ * linked as the daemon links them (the objects of node/net's library);
+ * each node is a node_t with its own store (SQLite, in memory) and a
+ * peer_t per link. This file stands in for what the daemon's other files
+ * give that code: the clock (node_now, node_wall_ms: virtual time), the
+ * sockets (node_send: a link with latency, in order, maybe lossy), the
+ * loop's timers (zloop_timer: the event heap), pings (peer_ping and the
+ * pong as node_peer.c takes it), the tick (s_handle_tick: pings after
+ * silence, repl_tick), the router's wakeup (repl_send_vectors,
+ * repl_pull_all after the messages of a moment), and the jobs side
+ * (jobs_on_request: labs accept or decline; jobs_on_stored).
+ *
+ * Not sent: hellos and peers messages. A session starts as node_peer.c
+ * starts one once hellos are exchanged (state, features, repl_on_active,
+ * a ping), and each peer's table (peer_t.their_ids, which node_repl.c
+ * reads) is set as its next peers message would set it. A node that goes
+ * offline (churn) is cut off from its peers and its sessions end on both
+ * sides at once; it keeps its state, as after a network outage.
+ *
+ * The workload, the overlay and the figures are sim.c's and sim_net.c's,
+ * so a run and the model's (sim_run) at one seed have the same jobs,
+ * requests and links. Every node holds one record (an advert) of every
+ * feed at the start; the model starts feeds at seq 100-5100, which only
+ * changes the size of the numbers in vectors.
+ */
+#include "node/sim/sim_int.h"
+#include "node/jobs/jobs.h"
+
+#include "proto/mem.h"
+#include "proto/record.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* what a node of this version says in its hello */
+#define REAL_FEATURES                                                     \
+	(MSG_FEATURE_BLOBS | MSG_FEATURE_CANCEL | MSG_FEATURE_LEASE |     \
+	 MSG_FEATURE_BLOB_RELAY | MSG_FEATURE_DIGEST | MSG_FEATURE_PUSH | \
+	 MSG_FEATURE_PEERS_DELTA)
+
+enum {
+	EV_R_TIMER = 100, /* a zloop timer of a node fires */
+	EV_R_WAKE,	  /* the router's wakeup after messages */
+	EV_R_ANSWER,	  /* a lab signs its answer to a request */
+};
+
+struct jobs {
+	uint32_t idx; /* the node's index */
+};
+
+typedef struct {
+	peer_t p; /* first: the node's code holds peer_t pointers */
+	uint32_t link;
+	int end;
+} real_peer_t;
+
+typedef struct {
+	node_t node;
+	struct jobs jobs;
+	bool wake; /* an EV_R_WAKE is due */
+} real_node_t;
+
+typedef struct {
+	sim_t *s;
+	real_node_t *nodes;
+	real_peer_t **ends; /* per link, its two ends */
+	record_t *tmpl[8];  /* per WIRE_KIND_*: a body to sign */
+	lab_config_t cfg;
+	uint8_t (*req_ids)[WIRE_ID_BYTES];
+	uint32_t origin; /* of the request being submitted */
+	uint64_t garbage;
+	int64_t wall0;
+	char loop; /* its address stands for the nodes' zloop */
+} real_t;
+
+static real_t *R; /* the run: the node's code calls plain functions */
+
+static void s_free_box(void **item)
+{
+	free(*item);
+	*item = NULL;
+}
+
+/* ---- what node.c and node_peer.c give the replication code ------------ */
+
+/* the node's monotonic clock: never 0, which its code takes for unset */
+#define REAL_CLOCK_MS (1000LL * 1000 * 1000)
+/* sessions start this long before the window, so that what it measures
+ * is a network under way, as the model's is */
+#define REAL_WARMUP_MS (120 * 1000)
+
+int64_t node_now(void)
+{
+	return REAL_CLOCK_MS + R->s->now;
+}
+
+int64_t node_wall_ms(void)
+{
+	return R->wall0 + R->s->now;
+}
+
+void node_garbage(node_t *node, const char *curve, const char *what)
+{
+	if (R->garbage++ < 5)
+		log_warn("sim: node %.12s took a message of %.12s as garbage:"
+			 " %s", node->hex, curve, what);
+}
+
+peer_t *peer_find(node_t *node, const uint8_t *id)
+{
+	for (size_t i = 0; i < node->n_peers; i++)
+		if (memcmp(node->peers[i]->id, id, WIRE_KEY_BYTES) == 0)
+			return node->peers[i];
+	return NULL;
+}
+
+/* Virtual time: a node never stalls. */
+void peer_note_stall(node_t *node, int64_t now)
+{
+	(void)node;
+	(void)now;
+}
+
+/* As node_peer.c's. */
+void peer_ping(node_t *node, peer_t *p)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	p->ping_nonce = randombytes_random();
+	p->ping_sent_ms = node_now();
+	p->ask_at_ping = p->ask_sent;
+	p->told_at_ping = p->told;
+	p->ping_open = true;
+	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
+int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler)
+{
+	sim_msg_t *m = sim_msg_new(0);
+
+	m->timer_fn = handler;
+	m->timer_arg = node;
+	sim_at(R->s, R->s->now + (int64_t)delay_ms, EV_R_TIMER, 0, 0, m);
+	return 1;
+}
+
+static int s_kind(const uint8_t *b, size_t len)
+{
+	switch (len >= 2 ? b[1] : 0) {
+	case MSG_HELLO:
+		return SIM_HELLO;
+	case MSG_PEERS:
+	case MSG_PEERS_DELTA:
+		return SIM_PEERS;
+	case MSG_REQUEST:
+		return SIM_REQUEST;
+	case MSG_REQUEST_IDS:
+		return SIM_REQUEST_IDS;
+	case MSG_VECTOR:
+		return SIM_VECTOR;
+	case MSG_RANGES:
+		return SIM_REPAIR;
+	case MSG_WANT:
+		return SIM_WANT;
+	case MSG_RECORDS:
+		return SIM_RECORDS;
+	case MSG_CREDIT:
+		return SIM_CREDIT;
+	case MSG_PING:
+		return SIM_PING;
+	case MSG_PONG:
+		return SIM_PONG;
+	case MSG_DIGEST:
+		return SIM_DIGEST;
+	default:
+		return -1;
+	}
+}
+
+int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
+{
+	real_peer_t *rp = (real_peer_t *)p;
+	sim_t *s = R->s;
+	sim_link_t *l = &s->links[rp->link];
+	sim_end_t *d = &l->end[rp->end];
+	int kind = bytes ? s_kind(bytes, len) : -1;
+	sim_msg_t *m;
+	int64_t t;
+
+	if (!bytes)
+		return -EINVAL;
+	if (!l->up || kind < 0) {
+		if (kind < 0)
+			R->garbage++; /* a message the simulator cannot name */
+		free(bytes);
+		return -ENOTCONN;
+	}
+	node->msgs_tx++;
+	node->bytes_tx += len;
+	node->kind_msgs_tx[bytes[1]]++;
+	node->kind_bytes_tx[bytes[1]] += len;
+	sim_count(s, l->n[rp->end], kind, len, true);
+	if (sim_lossy(kind) && sim_unit(s) < s->p.loss) {
+		if (s->measuring)
+			s->r->lost++;
+		free(bytes);
+		return 0; /* gone with the connection: the sender cannot tell */
+	}
+	t = s->now + l->lat_ms;
+	if (t < d->fifo_ms)
+		t = d->fifo_ms; /* one connection: in order */
+	d->fifo_ms = t;
+	m = sim_msg_new(kind);
+	m->bytes = bytes;
+	m->len = (uint32_t)len;
+	m->link = rp->link;
+	m->to = 1 - rp->end;
+	m->session = l->session;
+	sim_at(s, t, EV_MSG, rp->link, 0, m);
+	return 0;
+}
+
+/* ---- the jobs side ------------------------------------------------------- */
+
+void jobs_on_stored(jobs_t *j, const void *items, size_t n)
+{
+	(void)j;
+	(void)items;
+	(void)n;
+}
+
+static bool s_accepts(const sim_t *s, uint32_t req, uint32_t node)
+{
+	const uint32_t *acc =
+		(const uint32_t *)s->req_accepts + (size_t)req * s->p.accept_labs;
+
+	for (uint32_t i = 0; i < s->p.accept_labs; i++)
+		if (acc[i] == node)
+			return true;
+	return false;
+}
+
+/* A new valid request reached node j: its delay is the flood's (not at
+ * its origin), and the lab answers a moment later. */
+void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,
+		     size_t len)
+{
+	sim_t *s = R->s;
+	uint32_t req = s->n_reqs;
+
+	(void)bytes;
+	(void)len;
+	while (req > 0 && memcmp(R->req_ids[req - 1], id, WIRE_ID_BYTES))
+		req--;
+	if (!req--)
+		return;
+	if (j->idx != R->origin) {
+		if (s->n_flood == s->a_flood) {
+			s->a_flood = s->a_flood ? s->a_flood * 2 : 65536;
+			s->flood_ms = xreallocarray(s->flood_ms, s->a_flood,
+						    sizeof(*s->flood_ms));
+		}
+		s->flood_ms[s->n_flood++] = (uint32_t)(s->now - s->req_t0[req]);
+		s->req_reached[req]++;
+		if (s->now > s->req_last[req])
+			s->req_last[req] = s->now;
+	}
+	if (s_accepts(s, req, j->idx))
+		sim_at(s, s->now, EV_R_ANSWER, j->idx, WIRE_KIND_ACCEPT, NULL);
+	else if (s->p.every_lab_answers)
+		sim_at(s, s->now, EV_R_ANSWER, j->idx, WIRE_KIND_DECLINE, NULL);
+}
+
+/* ---- records and requests ------------------------------------------------ */
+
+/* Sign kind's body as record seq of node's feed after prev: the bytes
+ * (caller frees), or NULL; *rec says what they are. */
+static uint8_t *s_sign(node_t *node, int kind, uint64_t seq,
+		       const uint8_t *prev, wire_record_t *rec, size_t *ret_len)
+{
+	record_t *t = R->tmpl[kind];
+	uint8_t *bytes = NULL;
+
+	if (kind == WIRE_KIND_ADVERT)
+		memcpy(t->advert.node_id, node->key.pk, WIRE_KEY_BYTES);
+	if (wire_record_sign(&node->key, t, seq, prev, node_wall_ms(), &bytes,
+			     ret_len, rec) < 0)
+		return NULL;
+	return bytes;
+}
+
+/* As node_feed.c's node_append_record: signed, stored, pushed. */
+static void s_append(uint32_t idx, int kind)
+{
+	node_t *node = &R->nodes[idx].node;
+	const store_feed_t *f = store_feed(node->store, node->key.pk);
+	wire_record_t rec;
+	store_rec_t sr;
+	size_t len = 0;
+	uint8_t *bytes;
+
+	if (kind <= 0 || kind >= 8 || !R->tmpl[kind] || !f)
+		return;
+	bytes = s_sign(node, kind, f->seq + 1, f->head, &rec, &len);
+	if (!bytes) {
+		R->garbage++;
+		return;
+	}
+	sr = wire_store_rec(&rec, bytes, len);
+	if (store_begin(node->store) == 0 &&
+	    store_put_record(node->store, &sr) == STORE_ADDED &&
+	    store_commit(node->store) == 0) {
+		repl_pushed_own(node, rec.seq, bytes, len);
+		if (R->s->measuring) {
+			R->s->r->records++;
+			R->s->r->record_bytes += len;
+		}
+	} else {
+		store_rollback(node->store);
+		R->garbage++;
+	}
+	free(bytes);
+}
+
+static void s_req_grow(sim_t *s)
+{
+	s->a_reqs = s->a_reqs ? 2 * s->a_reqs : 256;
+	s->req_t0 = xreallocarray(s->req_t0, s->a_reqs, sizeof(*s->req_t0));
+	s->req_last = xreallocarray(s->req_last, s->a_reqs,
+				    sizeof(*s->req_last));
+	s->req_reached = xreallocarray(s->req_reached, s->a_reqs,
+				       sizeof(*s->req_reached));
+	s->req_accepts = xreallocarray(s->req_accepts,
+				       (size_t)s->a_reqs * s->p.accept_labs,
+				       sizeof(uint32_t));
+	R->req_ids = xreallocarray(R->req_ids, s->a_reqs,
+				   sizeof(*R->req_ids));
+}
+
+/* A request signed by a random online lab and flooded from it. */
+static void s_submit(sim_t *s)
+{
+	uint32_t req, *acc, origin;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!s->writing)
+		return;
+	do
+		origin = sim_uniform(s, s->p.nodes);
+	while (!s->nodes[origin].online);
+	if (s->n_reqs == s->a_reqs)
+		s_req_grow(s);
+	if (sim_wire_request_new(&R->nodes[origin].node.key.kp,
+				 node_wall_ms(), &b, &len,
+				 R->req_ids[s->n_reqs]) < 0) {
+		R->garbage++;
+		return;
+	}
+	req = s->n_reqs++;
+	s->req_t0[req] = s->req_last[req] = s->now;
+	s->req_reached[req] = 0;
+	acc = (uint32_t *)s->req_accepts + (size_t)req * s->p.accept_labs;
+	for (uint32_t i = 0; i < s->p.accept_labs; i++)
+		acc[i] = sim_uniform(s, s->p.nodes);
+	R->origin = origin;
+	if (node_submit_request(&R->nodes[origin].node, b, len) != 1)
+		R->garbage++;
+	R->origin = UINT32_MAX;
+	free(b);
+}
+
+/* ---- sessions ------------------------------------------------------------ */
+
+static real_peer_t *s_end(uint32_t link, int e)
+{
+	return R->ends[2 * (size_t)link + (size_t)e];
+}
+
+/* What x's next peers message would tell each of its peers: x's other
+ * peers in session (node_peer.c: s_table), up to WIRE_MAX_DESCS. */
+static void s_tables(uint32_t x)
+{
+	sim_t *s = R->s;
+	sim_node_t *n = &s->nodes[x];
+
+	for (uint32_t i = 0; i < n->deg; i++) {
+		sim_link_t *l = &s->links[n->links[i]];
+		int ex = sim_end_of(l, x);
+		peer_t *to = &s_end(n->links[i], 1 - ex)->p; /* its view of x */
+
+		if (!l->up)
+			continue;
+		to->n_their_ids = 0;
+		for (uint32_t k = 0; k < n->deg &&
+				     to->n_their_ids < WIRE_MAX_DESCS; k++) {
+			sim_link_t *o = &s->links[n->links[k]];
+
+			if (k == i || !o->up)
+				continue;
+			memcpy(to->their_ids[to->n_their_ids++],
+			       R->nodes[sim_peer(o, sim_end_of(o, x))]
+				       .node.key.pk,
+			       WIRE_KEY_BYTES);
+		}
+	}
+}
+
+static void s_wake(uint32_t idx)
+{
+	if (R->nodes[idx].wake)
+		return;
+	R->nodes[idx].wake = true;
+	sim_at(R->s, R->s->now, EV_R_WAKE, idx, 0, NULL);
+}
+
+/* Both hellos taken (node_peer.c: s_activate). */
+static void s_session_up(uint32_t link)
+{
+	sim_t *s = R->s;
+	sim_link_t *l = &s->links[link];
+
+	l->up = true;
+	l->session++;
+	for (int e = 0; e < 2; e++) {
+		peer_t *p = &s_end(link, e)->p;
+
+		p->state = PEER_ACTIVE;
+		p->features = REAL_FEATURES;
+		p->backoff_ms = 0;
+		p->last_seen_ms = p->live_ms = node_now();
+		p->peers_sent_ms = 0;
+		R->nodes[l->n[e]].node.peers_gen++;
+		l->end[e].fifo_ms = s->now;
+	}
+	for (int e = 0; e < 2; e++) {
+		node_t *node = &R->nodes[l->n[e]].node;
+		peer_t *p = &s_end(link, e)->p;
+
+		repl_on_active(node, p);
+		peer_ping(node, p);
+	}
+	s_tables(l->n[0]);
+	s_tables(l->n[1]);
+	s_wake(l->n[0]);
+	s_wake(l->n[1]);
+}
+
+/* The connection is gone: both sides end the session (peer_down). */
+static void s_session_down(uint32_t link)
+{
+	sim_t *s = R->s;
+	sim_link_t *l = &s->links[link];
+
+	if (!l->up)
+		return;
+	l->up = false;
+	l->session++;
+	for (int e = 0; e < 2; e++) {
+		node_t *node = &R->nodes[l->n[e]].node;
+		peer_t *p = &s_end(link, e)->p;
+
+		node->peers_gen++;
+		p->peers_sent_ms = 0;
+		repl_forget_peer(node, p);
+		p->state = PEER_DOWN;
+		p->rtt_ms = -1;
+	}
+	s_tables(l->n[0]);
+	s_tables(l->n[1]);
+}
+
+static void s_node_down(uint32_t idx)
+{
+	sim_t *s = R->s;
+	sim_node_t *n;
+
+	if (idx == UINT32_MAX)
+		idx = sim_uniform(s, s->p.nodes);
+	n = &s->nodes[idx];
+	if (!s->writing || !n->online)
+		return;
+	n->online = false;
+	for (uint32_t i = 0; i < n->deg; i++)
+		s_session_down(n->links[i]);
+	if (s->measuring)
+		s->r->churned++;
+	sim_at(s, s->now + (int64_t)(1000 * sim_exp(s, s->p.offline_s)), EV_UP,
+	       idx, 0, NULL);
+}
+
+static void s_node_up(uint32_t idx)
+{
+	sim_t *s = R->s;
+	sim_node_t *n = &s->nodes[idx];
+
+	if (n->online)
+		return;
+	n->online = true;
+	for (uint32_t i = 0; i < n->deg; i++) {
+		sim_link_t *l = &s->links[n->links[i]];
+
+		if (!l->up && s->nodes[sim_peer(l, sim_end_of(l, idx))].online)
+			s_session_up(n->links[i]);
+	}
+}
+
+/* ---- the node's loop ----------------------------------------------------- */
+
+/* As node_peer.c's peer_on_ping, without the peer table's side. */
+static void s_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!m->pong) {
+		if (wire_ping(m->nonce, true, &b, &len) == 0)
+			node_send(node, p, b, len);
+	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		if (p->ping_open) {
+			p->ping_open = false;
+			p->ask_acked = p->ask_at_ping;
+			p->told_acked = p->told_at_ping;
+			repl_pump_requests(node, p);
+		}
+		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
+	}
+}
+
+/* A message arrives (node.c: s_on_message, s_dispatch). */
+static void s_arrive(sim_msg_t *m)
+{
+	sim_t *s = R->s;
+	sim_link_t *l = &s->links[m->link];
+	uint32_t idx = l->n[m->to];
+	node_t *node = &R->nodes[idx].node;
+	peer_t *p = &s_end(m->link, m->to)->p;
+	wire_msg_t w;
+
+	if (!l->up || m->session != l->session)
+		return; /* sent on a session since ended */
+	sim_count(s, idx, m->kind, m->len, false);
+	node->msgs_rx++;
+	node->bytes_rx += m->len;
+	if (wire_msg_decode(m->bytes, m->len, &w) < 0) {
+		node_garbage(node, p->curve, "undecodable");
+		return;
+	}
+	switch (w.type) {
+	case WIRE_PING:
+		s_on_ping(node, p, &w);
+		break;
+	case WIRE_VECTOR:
+		repl_on_vector(node, p, &w);
+		break;
+	case WIRE_DIGEST:
+		repl_on_digest(node, p, &w);
+		break;
+	case WIRE_RANGES:
+		repl_on_ranges(node, p, &w);
+		break;
+	case WIRE_WANT:
+		repl_on_want(node, p, &w);
+		break;
+	case WIRE_RECORDS:
+		repl_on_records(node, p, &w);
+		break;
+	case WIRE_CREDIT:
+		repl_on_credit(node, p, &w);
+		break;
+	case WIRE_REQUEST:
+		repl_on_request(node, p, &w);
+		break;
+	case WIRE_REQUEST_IDS:
+		repl_on_request_ids(node, p, &w);
+		break;
+	default:
+		node_garbage(node, p->curve, "not a replication message");
+		break;
+	}
+	wire_msg_free(&w);
+	p->last_seen_ms = p->live_ms = node_now();
+	s_wake(idx);
+}
+
+/* node.c: s_handle_tick — pings after silence (node_peer.c: s_tick_one),
+ * then repl_tick. Peers are never judged silent here: a session ends
+ * only when its node goes offline. */
+static void s_tick(uint32_t idx)
+{
+	node_t *node = &R->nodes[idx].node;
+	int64_t now = node_now(), ping_ms = NODE_PING_OF(node->liveness_ms);
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		if (p->state != PEER_ACTIVE)
+			continue;
+		if (now - (p->ping_sent_ms > p->last_seen_ms ?
+				   p->ping_sent_ms :
+				   p->last_seen_ms) >= ping_ms ||
+		    (p->ping_open && now - p->ping_sent_ms >= ping_ms))
+			peer_ping(node, p);
+	}
+	repl_tick(node);
+	node->tick_last_ms = now;
+}
+
+static void s_dispatch(const sim_event_t *ev)
+{
+	sim_t *s = R->s;
+
+	switch (ev->type) {
+	case EV_MSG:
+		s_arrive(ev->msg);
+		sim_msg_free(ev->msg);
+		break;
+	case EV_R_TIMER:
+		ev->msg->timer_fn(NULL, 0, ev->msg->timer_arg);
+		sim_msg_free(ev->msg);
+		break;
+	case EV_R_WAKE:
+		R->nodes[ev->id].wake = false;
+		repl_send_vectors(&R->nodes[ev->id].node);
+		repl_pull_all(&R->nodes[ev->id].node);
+		break;
+	case EV_TICK:
+		s_tick(ev->id);
+		sim_at(s, s->now + NODE_TICK_MS, EV_TICK, ev->id, 0, NULL);
+		break;
+	case EV_WRITE:
+		if (s->writing && s->nodes[ev->id].online)
+			s_append(ev->id, (int)ev->arg);
+		break;
+	case EV_R_ANSWER:
+		s_append(ev->id, (int)ev->arg);
+		break;
+	case EV_SUBMIT:
+		s_submit(s);
+		break;
+	case EV_DOWN:
+		s_node_down(ev->id);
+		break;
+	case EV_UP:
+		s_node_up(ev->id);
+		break;
+	default: /* the model's own timers (rounds, digests) */
+		break;
+	}
+}
+
+static void s_end_window(sim_t *s)
+{
+	s->measuring = false;
+	s->writing = false;
+	for (uint32_t i = 0; i < s->p.nodes; i++)
+		s_node_up(i);
+}
+
+static void s_loop(sim_t *s)
+{
+	int64_t stop = s->end_ms + (int64_t)(1000 * s->p.drain_s);
+
+	while (s->n_heap && s->heap[0].t <= stop) {
+		sim_event_t ev = sim_pop(s);
+
+		if (!s->measuring && s->writing && ev.t >= 0)
+			s->measuring = true; /* the warm-up is over */
+		if (s->measuring && ev.t >= s->end_ms)
+			s_end_window(s);
+		s->now = ev.t;
+		s->events++;
+		s_dispatch(&ev);
+	}
+	if (s->measuring)
+		s_end_window(s);
+	while (s->n_heap) {
+		sim_event_t ev = sim_pop(s);
+
+		sim_msg_free(ev.msg);
+	}
+}
+
+/* ---- the network at the start -------------------------------------------- */
+
+static int s_templates(void)
+{
+	for (int k = 1; k < 8; k++) {
+		size_t len;
+		const uint8_t *b = sim_wire_sample(k, &len);
+
+		if (b && wire_record_decode(b, len, &R->tmpl[k]) < 0)
+			return -EPROTO;
+	}
+	return R->tmpl[WIRE_KIND_ADVERT] ? 0 : -EPROTO;
+}
+
+static void s_node_init(sim_t *s, uint32_t idx)
+{
+	real_node_t *rn = &R->nodes[idx];
+	node_t *node = &rn->node;
+	uint8_t seed[32];
+
+	for (int k = 0; k < 32; k += 8) {
+		uint64_t r = sim_rand(s);
+
+		memcpy(seed + k, &r, 8);
+	}
+	(void)key_from_seed(seed, &node->key.kp);
+	memcpy(node->key.pk, node->key.kp.pk, WIRE_KEY_BYTES);
+	wire_hex(node->key.pk, WIRE_KEY_BYTES, node->hex);
+	rn->jobs.idx = idx;
+	node->jobs = &rn->jobs;
+	node->cfg = &R->cfg;
+	node->loop = (zloop_t *)(void *)&R->loop;
+	node->max_peers = (int)s->p.max_peers;
+	node->liveness_ms = NODE_LIVENESS_MS;
+	node->by_curve = zhashx_new();
+	node->lazy_count = zhashx_new();
+	node->strangers = zhashx_new();
+	zhashx_set_destructor(node->strangers, s_free_box);
+	node->upstream = zhashx_new();
+	zhashx_set_destructor(node->upstream, s_free_box);
+	node->pull_known = zhashx_new();
+	node->pull_new = zhashx_new();
+	node->pull_wait = zhashx_new();
+}
+
+/* node_peer.c: s_add — node's peer_t for the node at the other end. */
+static real_peer_t *s_peer_new(uint32_t link, int e)
+{
+	sim_link_t *l = &R->s->links[link];
+	node_t *node = &R->nodes[l->n[e]].node;
+	real_peer_t *rp = xzalloc(sizeof(*rp));
+	peer_t *p = &rp->p;
+
+	rp->link = link;
+	rp->end = e;
+	memcpy(p->id, R->nodes[l->n[1 - e]].node.key.pk, WIRE_KEY_BYTES);
+	wire_hex(p->id, WIRE_KEY_BYTES, p->hex);
+	(void)wire_curve_public(p->id, p->curve);
+	p->endpoint = xstrdup("sim");
+	p->rtt_ms = -1;
+	p->state = PEER_DOWN;
+	p->their_vec = zhashx_new();
+	zhashx_set_destructor(p->their_vec, s_free_box);
+	p->skip = zhashx_new();
+	p->lazy = zhashx_new();
+	p->push_to = zhashx_new();
+	zhashx_set_destructor(p->push_to, s_free_box);
+	repl_forget_requests(p);
+	p->distrust = zhashx_new();
+	zhashx_set_destructor(p->distrust, s_free_box);
+	node->peers = xreallocarray(node->peers, node->n_peers + 1,
+				    sizeof(*node->peers));
+	node->peers[node->n_peers++] = p;
+	zhashx_insert(node->by_curve, p->curve, p);
+	return rp;
+}
+
+/* Every node holds every lab's first advert. */
+static int s_preload(sim_t *s)
+{
+	uint32_t n = s->p.nodes;
+	uint8_t **bytes = xcalloc(n, sizeof(*bytes));
+	size_t *lens = xcalloc(n, sizeof(*lens));
+	wire_record_t *recs = xcalloc(n, sizeof(*recs));
+	static const uint8_t zero[WIRE_ID_BYTES];
+	int rc = 0;
+
+	for (uint32_t a = 0; a < n && rc == 0; a++) {
+		bytes[a] = s_sign(&R->nodes[a].node, WIRE_KIND_ADVERT, 1, zero,
+				  &recs[a], &lens[a]);
+		if (!bytes[a])
+			rc = -EPROTO;
+	}
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		node_t *node = &R->nodes[i].node;
+
+		rc = store_open(":memory:", &node->store);
+		if (rc == 0)
+			rc = store_begin(node->store);
+		for (uint32_t a = 0; a < n && rc == 0; a++) {
+			store_rec_t sr = wire_store_rec(&recs[a], bytes[a],
+							lens[a]);
+
+			rc = store_put_record(node->store, &sr) == STORE_ADDED ?
+				     0 :
+				     -EPROTO;
+		}
+		if (rc == 0)
+			rc = store_commit(node->store);
+		if (rc == 0)
+			repl_vec_sync_all(node);
+	}
+	for (uint32_t a = 0; a < n; a++)
+		free(bytes[a]);
+	free(bytes);
+	free(lens);
+	free(recs);
+	return rc;
+}
+
+static void s_start(sim_t *s)
+{
+	for (uint32_t i = 0; i < s->n_links; i++)
+		for (int e = 0; e < 2; e++)
+			R->ends[2 * (size_t)i + (size_t)e] = s_peer_new(i, e);
+	for (uint32_t i = 0; i < s->p.nodes; i++) {
+		s->nodes[i].online = true;
+		sim_at(s, s->now + sim_uniform(s, NODE_TICK_MS), EV_TICK, i, 0,
+		       NULL);
+	}
+	/* the overlay as it stands once every hello is in */
+	for (uint32_t i = 0; i < s->n_links; i++)
+		s_session_up(i);
+}
+
+/* ---- figures -------------------------------------------------------------- */
+
+static void s_figures(sim_t *s, sim_result_t *r)
+{
+	uint64_t deg = 0, total = 0;
+
+	sim_traffic(s, r);
+	sim_flood_figures(s, r);
+	for (uint32_t a = 0; a < s->p.nodes; a++) {
+		node_t *author = &R->nodes[a].node;
+		uint64_t head = store_feed(author->store, author->key.pk)->seq;
+
+		for (uint32_t i = 0; i < s->p.nodes; i++) {
+			const store_feed_t *f =
+				store_feed(R->nodes[i].node.store,
+					   author->key.pk);
+			uint64_t held = f ? f->seq : 0;
+
+			r->missing += held < head ? head - held : 0;
+		}
+		total += (head - 1) * s->p.nodes;
+	}
+	r->delivered = total ? 1.0 - (double)r->missing / (double)total : 1.0;
+	for (uint32_t i = 0; i < s->p.nodes; i++) {
+		node_t *node = &R->nodes[i].node;
+
+		r->deliveries += node->records_in;
+		r->duplicates += node->records_rx_items - node->records_in;
+		r->pulls_preempted += node->pulls_preempted;
+		deg += s->nodes[i].deg;
+		if (s->nodes[i].deg > r->degree_max)
+			r->degree_max = s->nodes[i].deg;
+	}
+	r->degree_mean = (double)deg / s->p.nodes;
+	r->events = s->events;
+	r->garbage = R->garbage;
+	for (int k = 1; k < 8; k++)
+		r->record_size[k] = sim_wire_record(k);
+}
+
+static void s_free(sim_t *s)
+{
+	for (uint32_t i = 0; R->nodes && i < s->p.nodes; i++) {
+		node_t *node = &R->nodes[i].node;
+
+		for (size_t k = 0; k < node->n_peers; k++) {
+			peer_t *p = node->peers[k];
+
+			zhashx_destroy(&p->their_vec);
+			zhashx_destroy(&p->skip);
+			zhashx_destroy(&p->lazy);
+			zhashx_destroy(&p->push_to);
+			zhashx_destroy(&p->req_known);
+			zhashx_destroy(&p->distrust);
+			free(p->req_todo);
+			free(p->endpoint);
+			free(p);
+		}
+		free(node->peers);
+		zhashx_destroy(&node->by_curve);
+		zhashx_destroy(&node->lazy_count);
+		zhashx_destroy(&node->strangers);
+		zhashx_destroy(&node->upstream);
+		repl_vec_destroy(node);
+		zhashx_destroy(&node->pull_known);
+		zhashx_destroy(&node->pull_new);
+		zhashx_destroy(&node->pull_wait);
+		store_destroy(&node->store);
+		key_wipe(&node->key.kp);
+		free(s->nodes[i].links);
+	}
+	for (int k = 0; k < 8; k++)
+		record_destroy(&R->tmpl[k]);
+	free(R->nodes);
+	free(R->ends);
+	free(R->req_ids);
+	free(s->nodes);
+	free(s->links);
+	free(s->heap);
+	free(s->req_t0);
+	free(s->req_reached);
+	free(s->req_last);
+	free(s->req_accepts);
+	free(s->flood_ms);
+}
+
+int sim_run_real(const sim_params_t *p, sim_result_t *ret)
+{
+	real_t real = {0};
+	sim_t *s;
+	int rc;
+
+	if (p->nodes < 2 || p->max_peers < 1 || p->window_s <= 0 ||
+	    p->lat_min_ms > p->lat_max_ms || p->churn < 0 || p->churn >= 1 ||
+	    p->loss < 0 || p->loss >= 1 || (p->churn > 0 && p->offline_s <= 0))
+		return -EINVAL;
+	rc = sim_wire_init();
+	if (rc < 0)
+		return rc;
+	s = xzalloc(sizeof(*s));
+	R = &real;
+	R->s = s;
+	R->origin = UINT32_MAX;
+	R->cfg.max_request_hours = 7 * 24; /* a lab file's default */
+	R->wall0 = 1796000000000LL; /* late 2026 */
+	s->p = *p;
+	s->rng = p->seed * 0x2545f4914f6cdd1dULL + 1;
+	s->r = ret;
+	memset(ret, 0, sizeof(*ret));
+	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
+	R->nodes = xcalloc(p->nodes, sizeof(*R->nodes));
+	s->end_ms = (int64_t)(1000 * p->window_s);
+	rc = s_templates();
+	for (uint32_t i = 0; rc == 0 && i < p->nodes; i++)
+		s_node_init(s, i);
+	if (rc == 0) {
+		sim_topology(s);
+		R->ends = xcalloc(2 * (size_t)s->n_links, sizeof(*R->ends));
+		rc = s_preload(s);
+	}
+	if (rc == 0) {
+		s->now = -REAL_WARMUP_MS;
+		s->writing = true;
+		s_start(s);
+		sim_workload(s);
+		s_loop(s);
+		s_figures(s, ret);
+	}
+	s_free(s);
+	free(s);
+	R = NULL;
+	if (rc == 0 && (sim_wire_failed() || ret->garbage))
+		rc = -EPROTO;
+	sim_wire_fini();
+	return rc;
+}
