@@ -104,6 +104,14 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 		 tag, r->flood_p99_ms, r->flood_all_p50_ms, r->flood_all_max_ms,
 		 r->requests);
 	s_row(f, r->flood_p50_ms, "ms", NULL, 0);
+	if (s_real) {
+		snprintf(f, sizeof(f),
+			 "%s: messages the nodes took as garbage (pulls moved"
+			 " before their first answer: %llu)",
+			 tag, (unsigned long long)r->pulls_preempted);
+		s_row(f, (double)r->garbage, "messages", "0",
+		      r->garbage == 0);
+	}
 	snprintf(f, sizeof(f), "%s: peers per node, mean (max %u)", tag,
 		 r->degree_max);
 	s_row(f, r->degree_mean, "peers", NULL, 0);

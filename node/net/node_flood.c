@@ -245,17 +245,22 @@ static int s_note_lacking(void *arg, const uint8_t *id, int64_t expires_ms)
 }
 
 /*
- * Send p, from the queue, the requests it lacks while its window allows:
- * once the window is full, a ping follows them and its pong opens the
- * window again, so a peer that does not read is sent at most
- * NODE_REQ_WINDOW_BYTES beyond what it read.
+ * Send p, from the queue, the requests it lacks while its window allows,
+ * and no more a minute than it takes from a peer: once the window is
+ * full, a ping follows them and its pong opens the window again, so a
+ * peer that does not read is sent at most NODE_REQ_WINDOW_BYTES beyond
+ * what it read; past the minute's share, repl_tick sends the rest.
  */
 void repl_pump_requests(node_t *node, peer_t *p)
 {
 	size_t done = 0;
 
+	/* within what it takes from one peer a minute, as forwards are
+	 * (s_forward_request): the rest next minute (repl_tick) */
 	while (done < p->n_req_todo && p->state == PEER_ACTIVE &&
-	       p->ask_sent - p->ask_acked < NODE_REQ_WINDOW_BYTES) {
+	       p->ask_sent - p->ask_acked < NODE_REQ_WINDOW_BYTES &&
+	       node_rate_ok(&p->fwd_window_ms, &p->fwd_count,
+			    NODE_MAX_FWD_PER_MIN)) {
 		uint8_t *bytes = NULL, *b = NULL;
 		size_t len = 0, blen = 0;
 		int rc = store_get_request(node->store, p->req_todo[done],
@@ -279,7 +284,10 @@ void repl_pump_requests(node_t *node, peer_t *p)
 		memmove(p->req_todo, p->req_todo + done,
 			(p->n_req_todo - done) * sizeof(*p->req_todo));
 	p->n_req_todo -= done;
-	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE)
+	/* the window full: its pong opens it (past the minute's share,
+	 * the next tick goes on) */
+	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE &&
+	    p->ask_sent - p->ask_acked >= NODE_REQ_WINDOW_BYTES)
 		peer_ping(node, p);
 }
 

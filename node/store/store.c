@@ -70,6 +70,8 @@ static const char s_schema[] =
 	/* covers the ids by age: listing them never reads the bytes */
 	"CREATE INDEX IF NOT EXISTS requests_seen ON requests(seen_ms,"
 	" expires_ms, id);"
+	"CREATE INDEX IF NOT EXISTS requests_expires ON requests(expires_ms,"
+	" id);"
 	"CREATE TABLE IF NOT EXISTS peers("
 	" id BLOB PRIMARY KEY, endpoint TEXT NOT NULL, descriptor BLOB NOT NULL,"
 	" seen_ms INTEGER NOT NULL);";
@@ -725,10 +727,13 @@ int store_request_ids(store_t *s, int64_t now_ms, size_t max,
 	sqlite3_stmt *st;
 	int rc, n = 0;
 
+	/* in an order of the requests' own (not when this node saw them):
+	 * two nodes holding the same requests name the same max of them,
+	 * so a peer's request-ids lack only what it lacks */
 	rc = sqlite3_prepare_v2(s->db, "SELECT id, expires_ms FROM requests"
-				" INDEXED BY requests_seen WHERE expires_ms >"
-				" ?1 ORDER BY seen_ms DESC LIMIT ?2", -1, &st,
-				NULL);
+				" INDEXED BY requests_expires WHERE expires_ms"
+				" > ?1 ORDER BY expires_ms DESC, id DESC"
+				" LIMIT ?2", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return s_err(rc);
 	sqlite3_bind_int64(st, 1, now_ms);

@@ -129,7 +129,8 @@ typedef int (*store_req_fn)(void *arg, const uint8_t *id, const uint8_t *bytes,
 			    size_t len, int64_t expires_ms);
 int store_requests(store_t *s, int64_t now_ms, size_t max, store_req_fn fn,
 		   void *arg);
-/* The same, ids only: reads no request's bytes. The count or -errno. */
+/* Ids only (reads no request's bytes), latest to expire first: an order
+ * of the requests' own, the same on every node. The count or -errno. */
 typedef int (*store_req_id_fn)(void *arg, const uint8_t *id,
 			       int64_t expires_ms);
 int store_request_ids(store_t *s, int64_t now_ms, size_t max,
