@@ -11,7 +11,7 @@
  *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
  *             [--requests R] [--accept K] [--every-lab] [--events E]
  *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
- *             [--seed N] [--real] [--table]
+ *             [--seed N] [--real] [--load L] [--burst N] [--table]
  */
 #include "node/sim/sim.h"
 
@@ -106,9 +106,21 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 	s_row(f, r->flood_p50_ms, "ms", NULL, 0);
 	if (s_real) {
 		snprintf(f, sizeof(f),
-			 "%s: messages the nodes took as garbage (pulls moved"
-			 " before their first answer: %llu)",
-			 tag, (unsigned long long)r->pulls_preempted);
+			 "%s: records received again, from the pull's peer"
+			 " %llu, from others %llu; pulls %llu, moved %llu"
+			 " (before their first answer %llu), stalled %llu,"
+			 " waited for their peer %llu",
+			 tag, (unsigned long long)r->dup_pulled,
+			 (unsigned long long)r->dup_other,
+			 (unsigned long long)r->pulls_started,
+			 (unsigned long long)r->pulls_taken_over,
+			 (unsigned long long)r->pulls_preempted,
+			 (unsigned long long)r->pulls_stalled,
+			 (unsigned long long)r->pulls_waited);
+		s_row(f, (double)(r->dup_pulled + r->dup_other), "records",
+		      NULL, 0);
+		snprintf(f, sizeof(f),
+			 "%s: messages the nodes took as garbage", tag);
 		s_row(f, (double)r->garbage, "messages", "0",
 		      r->garbage == 0);
 	}
@@ -164,6 +176,8 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		{"seed", required_argument, NULL, 's'},
 		{"table", no_argument, NULL, 't'},
 		{"real", no_argument, NULL, 'X'},
+		{"load", required_argument, NULL, 'L'},
+		{"burst", required_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -221,6 +235,12 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		case 'X':
 			s_real = true;
 			break;
+		case 'L':
+			p->load = v;
+			break;
+		case 'B':
+			p->burst = (uint32_t)v;
+			break;
 		case 'h':
 			return 1;
 		default:
@@ -247,7 +267,7 @@ int main(int argc, char **argv)
 			" [--every-lab] [--events E] [--adverts A] [--no-run]"
 			" [--loss F]"
 			" [--churn F] [--offline S] [--seed N] [--real]"
-			" [--table]\n"
+			" [--load L] [--burst N] [--table]\n"
 			"Simulate N labs (10000) replicating in virtual time"
 			" for a window of S seconds\n(3600) at KernelCI's"
 			" volume, then a drain; print bytes per node per day\n"
@@ -256,7 +276,10 @@ int main(int argc, char **argv)
 			" replication code (node_repl.c, node_digest.c,\n"
 			"node_flood.c) with a store per node, in place of"
 			" the model: memory grows as\nnodes x labs, so"
-			" thousands of nodes.\n");
+			" thousands of nodes. --load L: with --real, a node"
+			" is busy for\nthe CPU its code took times L (nodes"
+			" per core of a shared machine); --burst N: one lab"
+			" appends N records\nat once, 60 s into the window.\n");
 		return rc > 0 ? 0 : 2;
 	}
 	t0 = s_now_s();

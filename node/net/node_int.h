@@ -201,6 +201,9 @@ typedef struct peer {
 	int64_t live_ms;
 	int backoff_ms;
 	int64_t ping_sent_ms;
+	/* it had read all we sent it up to then: the send time of the ping
+	 * its last pong answered (node_peer.c: peer_on_ping) */
+	int64_t read_ms;
 	uint64_t ping_nonce;
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;

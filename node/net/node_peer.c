@@ -594,6 +594,7 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		p->read_ms = p->ping_sent_ms; /* a link keeps order */
 		if (p->ping_open) {
 			p->ping_open = false;
 			p->ask_acked = p->ask_at_ping;

@@ -1633,7 +1633,11 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
  * need not be holding the feed back when it said nothing at all since
  * the want (no records, no pong: not running, starved of CPU or
  * stopped; asking another peer would only have the range sent twice,
- * and its session ends if it stays silent past the liveness), served
+ * and its session ends if it stays silent past the liveness), or has
+ * not shown it read the want (no pong to a ping sent after it: what it
+ * said meanwhile may have crossed the want, and a peer behind on its
+ * reading answers the want when it gets to it, so the range would come
+ * twice; s_judge pings it, and once its pong is in, it is judged), served
  * other pulls of ours since (it serves wants in turn as our credit
  * comes back: ours comes), has lately taken longer than this to answer
  * a want (a loaded machine: four times its time, s_progress), or is
@@ -1645,6 +1649,7 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 	const peer_t *p = u->peer;
 
 	return p->last_seen_ms < u->started_ms ||
+	       p->read_ms < u->started_ms ||
 	       p->pull_rx_ms >= u->started_ms ||
 	       now - u->started_ms < 4 * p->answer_ms ||
 	       !s_alternative(node, u->peer, k, now);
@@ -1686,6 +1691,12 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		if (!u->waited)
 			node->pulls_waited++;
 		u->waited = true;
+		/* not known to have read the want: its pong will say so
+		 * (a ping open since before the want says nothing) */
+		if (u->peer->read_ms < u->started_ms &&
+		    (!u->peer->ping_open ||
+		     u->peer->ping_sent_ms < u->started_ms))
+			peer_ping(node, u->peer);
 		u->deadline_ms = now + NODE_FIRST_RECORDS_MS / 2;
 		return;
 	}

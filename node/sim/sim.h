@@ -60,6 +60,13 @@ typedef struct {
 	double offline_s;	  /* mean time offline */
 	uint32_t lat_min_ms, lat_max_ms; /* one way, per link */
 	uint64_t seed;
+	/* sim_run_real: a node is busy for the CPU time its code took
+	 * times this (nodes per core, as on a machine they share), and
+	 * what comes for it meanwhile waits; 0: never busy */
+	double load;
+	/* sim_run_real: one lab appends this many records at once, 60 s
+	 * into the window (as debug append-records does) */
+	uint32_t burst;
 } sim_params_t;
 
 /* The defaults: KernelCI's volume, 1 % loss and churn. */
@@ -95,6 +102,12 @@ typedef struct {
 	 * run), and pulls moved to another peer before their first answer */
 	uint64_t garbage;
 	uint64_t pulls_preempted;
+	/* sim_run_real, the nodes' own counters: copies received from the
+	 * peer a pull of their author was in flight to, and from others
+	 * (pushes, late answers); pulls started, moved, stalled, and
+	 * those that waited for their peer past their first deadline */
+	uint64_t dup_pulled, dup_other;
+	uint64_t pulls_started, pulls_taken_over, pulls_stalled, pulls_waited;
 } sim_result_t;
 
 /* Run the simulation. 0, or -ENOMEM / -EINVAL (bad parameters). */

@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 /* what a node of this version says in its hello */
 #define REAL_FEATURES                                                     \
@@ -44,6 +45,7 @@ enum {
 	EV_R_TIMER = 100, /* a zloop timer of a node fires */
 	EV_R_WAKE,	  /* the router's wakeup after messages */
 	EV_R_ANSWER,	  /* a lab signs its answer to a request */
+	EV_R_BURST,	  /* a lab appends p.burst records at once */
 };
 
 struct jobs {
@@ -71,6 +73,7 @@ typedef struct {
 	uint8_t (*req_ids)[WIRE_ID_BYTES];
 	uint32_t origin; /* of the request being submitted */
 	int64_t *up_ms;	 /* per node: when it came back online last */
+	double *busy_ms; /* per node: busy until (p.load) */
 	uint64_t garbage;
 	int64_t wall0;
 	char loop; /* its address stands for the nodes' zloop */
@@ -145,7 +148,8 @@ int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler)
 
 	m->timer_fn = handler;
 	m->timer_arg = node;
-	sim_at(R->s, R->s->now + (int64_t)delay_ms, EV_R_TIMER, 0, 0, m);
+	sim_at(R->s, R->s->now + (int64_t)delay_ms, EV_R_TIMER,
+	       (uint32_t)((real_node_t *)(void *)node - R->nodes), 0, m);
 	return 1;
 }
 
@@ -326,6 +330,47 @@ static void s_append(uint32_t idx, int kind)
 		R->garbage++;
 	}
 	free(bytes);
+}
+
+/* As node_feed.c's s_append_synthetic: n records in one transaction,
+ * announced by vector, not pushed one at a time. */
+static void s_burst(uint32_t idx, uint32_t n)
+{
+	node_t *node = &R->nodes[idx].node;
+	int rc = store_begin(node->store);
+
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
+		const store_feed_t *f = store_feed(node->store, node->key.pk);
+		wire_record_t rec;
+		store_rec_t sr;
+		size_t len = 0;
+		uint8_t *bytes = f ? s_sign(node, WIRE_KIND_EVENT, f->seq + 1,
+					    f->head, &rec, &len) :
+				     NULL;
+
+		if (!bytes) {
+			rc = -EPROTO;
+			break;
+		}
+		sr = wire_store_rec(&rec, bytes, len);
+		rc = store_put_record(node->store, &sr) == STORE_ADDED ?
+			     0 :
+			     -EPROTO;
+		R->s->r->records++;
+		R->s->r->record_bytes += len;
+		free(bytes);
+	}
+	if (rc == 0)
+		rc = store_commit(node->store);
+	else
+		store_rollback(node->store);
+	if (rc < 0) {
+		R->garbage++;
+		return;
+	}
+	repl_vec_sync(node, node->key.pk);
+	node->vec_dirty = true;
+	repl_send_vectors(node);
 }
 
 static void s_req_grow(sim_t *s)
@@ -524,6 +569,7 @@ static void s_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
+		p->read_ms = p->ping_sent_ms; /* a link keeps order */
 		if (p->ping_open) {
 			p->ping_open = false;
 			p->ask_acked = p->ask_at_ping;
@@ -645,6 +691,9 @@ static void s_dispatch(const sim_event_t *ev)
 	case EV_SUBMIT:
 		s_submit(s);
 		break;
+	case EV_R_BURST:
+		s_burst(ev->id, s->p.burst);
+		break;
 	case EV_DOWN:
 		s_node_down(ev->id);
 		break;
@@ -654,6 +703,56 @@ static void s_dispatch(const sim_event_t *ev)
 	default: /* the model's own timers (rounds, digests) */
 		break;
 	}
+}
+
+/* The node an event runs on, or UINT32_MAX. */
+static uint32_t s_event_node(const sim_event_t *ev)
+{
+	switch (ev->type) {
+	case EV_MSG:
+		return R->s->links[ev->msg->link].n[ev->msg->to];
+	case EV_R_TIMER:
+	case EV_R_WAKE:
+	case EV_TICK:
+	case EV_WRITE:
+	case EV_R_ANSWER:
+	case EV_R_BURST:
+		return ev->id;
+	default:
+		return UINT32_MAX;
+	}
+}
+
+static double s_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Run ev, or, when its node is still busy (p.load), put it off until
+ * the node is free: messages, timers and the tick wait their turn as in
+ * a process that shares the machine. */
+static void s_run_event(sim_t *s, sim_event_t *ev)
+{
+	uint32_t x = s->p.load > 0 ? s_event_node(ev) : UINT32_MAX;
+	double t0;
+
+	if (x != UINT32_MAX && R->busy_ms[x] > (double)ev->t) {
+		sim_at(s, (int64_t)R->busy_ms[x] + 1, ev->type, ev->id,
+		       ev->arg, ev->msg);
+		return;
+	}
+	s->now = ev->t;
+	s->events++;
+	if (x == UINT32_MAX) {
+		s_dispatch(ev);
+		return;
+	}
+	t0 = s_cpu_ms();
+	s_dispatch(ev);
+	R->busy_ms[x] = (double)s->now + (s_cpu_ms() - t0) * s->p.load;
 }
 
 static void s_end_window(sim_t *s)
@@ -675,9 +774,7 @@ static void s_loop(sim_t *s)
 			s->measuring = true; /* the warm-up is over */
 		if (s->measuring && ev.t >= s->end_ms)
 			s_end_window(s);
-		s->now = ev.t;
-		s->events++;
-		s_dispatch(&ev);
+		s_run_event(s, &ev);
 	}
 	if (s->measuring)
 		s_end_window(s);
@@ -891,6 +988,12 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->deliveries += node->records_in;
 		r->duplicates += node->records_rx_items - node->records_in;
 		r->pulls_preempted += node->pulls_preempted;
+		r->dup_pulled += node->dup_pulled;
+		r->dup_other += node->dup_other;
+		r->pulls_started += node->pulls_started;
+		r->pulls_taken_over += node->pulls_taken_over;
+		r->pulls_stalled += node->pulls_stalled;
+		r->pulls_waited += node->pulls_waited;
 		deg += s->nodes[i].deg;
 		if (s->nodes[i].deg > r->degree_max)
 			r->degree_max = s->nodes[i].deg;
@@ -939,6 +1042,7 @@ static void s_free(sim_t *s)
 	free(R->ends);
 	free(R->req_ids);
 	free(R->up_ms);
+	free(R->busy_ms);
 	free(s->nodes);
 	free(s->links);
 	free(s->heap);
@@ -975,6 +1079,7 @@ int sim_run_real(const sim_params_t *p, sim_result_t *ret)
 	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
 	R->nodes = xcalloc(p->nodes, sizeof(*R->nodes));
 	R->up_ms = xcalloc(p->nodes, sizeof(*R->up_ms));
+	R->busy_ms = xcalloc(p->nodes, sizeof(*R->busy_ms));
 	s->end_ms = (int64_t)(1000 * p->window_s);
 	rc = s_templates();
 	for (uint32_t i = 0; rc == 0 && i < p->nodes; i++)
@@ -989,6 +1094,9 @@ int sim_run_real(const sim_params_t *p, sim_result_t *ret)
 		s->writing = true;
 		s_start(s);
 		sim_workload(s);
+		if (p->burst)
+			sim_at(s, 60 * 1000, EV_R_BURST,
+			       sim_uniform(s, p->nodes), 0, NULL);
 		s_loop(s);
 		s_figures(s, ret);
 	}
