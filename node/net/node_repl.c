@@ -828,6 +828,18 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 		node->judge_armed = true;
 }
 
+/* Whether u's peer may not have read the want yet: no pong to a ping
+ * sent after it, for up to the liveness window (what a peer gets to
+ * show it is there at all; a loaded one reads late). One that never
+ * answered a ping is not waited for so: it may not be reading at all. */
+static bool s_unread(const node_t *node, const upstream_t *u, int64_t now)
+{
+	const peer_t *p = u->peer;
+
+	return p->read_ms < u->started_ms && p->rtt_ms > 0 &&
+	       now - u->started_ms < node->liveness_ms;
+}
+
 /* How long a pull of u's peer may go unanswered before a better placed
  * peer takes it: NODE_PREEMPT_MS, or twice the peer's round trip or its
  * recent time to answer a want when longer (a loaded machine): an
@@ -852,10 +864,14 @@ static int64_t s_preempt_ms(const peer_t *p)
  * once when it answered short (a trickle) or was asked only for want of
  * another (its claim was not delivered lately), and after
  * s_preempt_ms when it has not answered yet (an honest peer about to
- * answer would send its range as well). Waiting for the first batch's
- * judgement would cost every replication that deadline. */
-static bool s_takes_over(const char *hex, const upstream_t *u, const peer_t *p,
-			 int rank, bool *ret_fault)
+ * answer would send its range as well) and has read the want or is past
+ * the time to (s_unread: a peer behind on its reading answers the want
+ * when it gets to it, and its range would come twice). Waiting for the
+ * first batch's judgement would cost every replication that
+ * deadline. */
+static bool s_takes_over(const node_t *node, const char *hex,
+			 const upstream_t *u, const peer_t *p, int rank,
+			 bool *ret_fault)
 {
 	int64_t now = node_now();
 	int cur;
@@ -866,7 +882,19 @@ static bool s_takes_over(const char *hex, const upstream_t *u, const peer_t *p,
 	if (rank <= cur)
 		return false;
 	*ret_fault = cur < 0 || u->got > 0;
-	return *ret_fault || now - u->started_ms >= s_preempt_ms(u->peer);
+	return *ret_fault || (now - u->started_ms >= s_preempt_ms(u->peer) &&
+			      !s_unread(node, u, now));
+}
+
+/* u's peer has not shown it read the want: a ping now, whose pong will
+ * (one open since before the want says nothing). */
+static void s_ask_read(node_t *node, const upstream_t *u)
+{
+	peer_t *p = u->peer;
+
+	if (p && p->read_ms < u->started_ms &&
+	    (!p->ping_open || p->ping_sent_ms < u->started_ms))
+		peer_ping(node, p);
 }
 
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
@@ -893,7 +921,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	}
 	if (!p)
 		return;
-	if (u && !s_takes_over(hex, u, p, rank, &fault))
+	if (u && !s_takes_over(node, hex, u, p, rank, &fault))
 		return;
 	if (u) {
 		log_debug("upstream %.12s of %.12s taken over by %.12s after"
@@ -1633,11 +1661,11 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
  * need not be holding the feed back when it said nothing at all since
  * the want (no records, no pong: not running, starved of CPU or
  * stopped; asking another peer would only have the range sent twice,
- * and its session ends if it stays silent past the liveness), or has
- * not shown it read the want (no pong to a ping sent after it: what it
- * said meanwhile may have crossed the want, and a peer behind on its
- * reading answers the want when it gets to it, so the range would come
- * twice; s_judge pings it, and once its pong is in, it is judged), served
+ * and its session ends if it stays silent past the liveness), has not
+ * shown it read the want (s_unread: what it said meanwhile may have
+ * crossed the want, and a peer behind on its reading answers the want
+ * when it gets to it, so the range would come twice; s_judge pings it,
+ * and once its pong is in, it is judged), served
  * other pulls of ours since (it serves wants in turn as our credit
  * comes back: ours comes), has lately taken longer than this to answer
  * a want (a loaded machine: four times its time, s_progress), or is
@@ -1648,8 +1676,7 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 {
 	const peer_t *p = u->peer;
 
-	return p->last_seen_ms < u->started_ms ||
-	       p->read_ms < u->started_ms ||
+	return p->last_seen_ms < u->started_ms || s_unread(node, u, now) ||
 	       p->pull_rx_ms >= u->started_ms ||
 	       now - u->started_ms < 4 * p->answer_ms ||
 	       !s_alternative(node, u->peer, k, now);
@@ -1681,9 +1708,12 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		}
 	}
 	if (u->deadline_ms > now && !u->got) {
-		/* no answer yet: a better placed peer may take it */
-		if (now - u->started_ms >= NODE_PREEMPT_MS)
+		/* no answer yet: a better placed peer may take it, once
+		 * this one has read the want (s_takes_over) */
+		if (now - u->started_ms >= NODE_PREEMPT_MS) {
+			s_ask_read(node, u);
 			s_pull_note(node, k);
+		}
 		return;
 	}
 	if (!u->got && u->peer && now - u->started_ms < NODE_PULL_PATIENCE_MS &&
@@ -1691,12 +1721,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		if (!u->waited)
 			node->pulls_waited++;
 		u->waited = true;
-		/* not known to have read the want: its pong will say so
-		 * (a ping open since before the want says nothing) */
-		if (u->peer->read_ms < u->started_ms &&
-		    (!u->peer->ping_open ||
-		     u->peer->ping_sent_ms < u->started_ms))
-			peer_ping(node, u->peer);
+		s_ask_read(node, u);
 		u->deadline_ms = now + NODE_FIRST_RECORDS_MS / 2;
 		return;
 	}
