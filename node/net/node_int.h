@@ -494,23 +494,33 @@ stranger_t *node_stranger(node_t *node, const char *curve);
 void node_garbage(node_t *node, const char *curve, const char *what);
 bool node_banned(node_t *node, const char *curve);
 
-/* node_peer.c */
+/* node_session.c: the node's tables of peers, pulls and vectors (made
+ * empty; destroyed with every peer); a peer's objects, pings and pongs.
+ * peer_new makes a
+ * peer (DOWN) with its tables and adds it to the node's table (NULL when
+ * id has no CURVE key) */
+void node_tables_new(node_t *node);
+void node_tables_destroy(node_t *node);
 peer_t *peer_find(node_t *node, const uint8_t *id);
+peer_t *peer_new(node_t *node, const uint8_t *id, const char *endpoint,
+		 bool seed);
+void peer_free(peer_t **pp);
+void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
+/* Ping p: its pong says it read everything we sent before. */
+void peer_ping(node_t *node, peer_t *p);
+
+/* node_peer.c */
 peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 		 bool seed);
 void peer_connect(node_t *node, peer_t *p);
 void peer_down(node_t *node, peer_t *p, const char *why);
-void peer_free(peer_t **pp);
 void peer_on_hello(node_t *node, const char *curve, const wire_msg_t *m);
 /* A known peer spoke as if a session were up that we do not have. */
 void peer_rehello(node_t *node, peer_t *p);
 void peer_on_peers(node_t *node, peer_t *p, const wire_msg_t *m);
-void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m);
 void peer_tick(node_t *node);
 void peer_note_stall(node_t *node, int64_t now);
 void peer_send_peers(node_t *node);
-/* Ping p: its pong says it read everything we sent before. */
-void peer_ping(node_t *node, peer_t *p);
 int peer_seed(node_t *node);
 void peer_restore(node_t *node);
 

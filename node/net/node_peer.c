@@ -20,20 +20,6 @@
 #include <errno.h>
 #include <string.h>
 
-peer_t *peer_find(node_t *node, const uint8_t *id)
-{
-	for (size_t i = 0; i < node->n_peers; i++)
-		if (memcmp(node->peers[i]->id, id, WIRE_KEY_BYTES) == 0)
-			return node->peers[i];
-	return NULL;
-}
-
-static void s_free_box(void **item)
-{
-	free(*item);
-	*item = NULL;
-}
-
 static bool s_endpoint_ok(const char *ep)
 {
 	return ep && strncmp(ep, "tcp://", 6) == 0 && strlen(ep) < 256 &&
@@ -134,30 +120,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	if (!seed && node->n_peers >= s_cap(node, inbound) &&
 	    !s_evict_one(node) && !(may_evict && s_evict_crowded(node)))
 		return NULL;
-	p = xzalloc(sizeof(*p));
-	memcpy(p->id, id, WIRE_KEY_BYTES);
-	wire_hex(id, WIRE_KEY_BYTES, p->hex);
-	if (wire_curve_public(id, p->curve) < 0) {
-		free(p);
-		return NULL;
-	}
-	p->endpoint = xstrdup(endpoint);
-	p->seed = seed;
-	p->rtt_ms = -1;
-	p->state = PEER_DOWN;
-	p->their_vec = zhashx_new();
-	zhashx_set_destructor(p->their_vec, s_free_box);
-	p->skip = zhashx_new(); /* items: a static mark */
-	p->lazy = zhashx_new(); /* items: a static mark */
-	p->push_to = zhashx_new();
-	zhashx_set_destructor(p->push_to, s_free_box);
-	repl_forget_requests(p); /* makes req_known */
-	p->distrust = zhashx_new();
-	zhashx_set_destructor(p->distrust, s_free_box);
-	node->peers = xreallocarray(node->peers, node->n_peers + 1,
-				    sizeof(*node->peers));
-	node->peers[node->n_peers++] = p;
-	zhashx_insert(node->by_curve, p->curve, p);
+	p = peer_new(node, id, endpoint, seed);
 	return p;
 }
 
@@ -165,26 +128,6 @@ peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
 		 bool seed)
 {
 	return s_add(node, id, endpoint, seed, false, false);
-}
-
-void peer_free(peer_t **pp)
-{
-	peer_t *p = *pp;
-
-	if (!p)
-		return;
-	zsock_destroy(&p->dealer);
-	zhashx_destroy(&p->their_vec);
-	zhashx_destroy(&p->skip);
-	zhashx_destroy(&p->lazy);
-	zhashx_destroy(&p->push_to);
-	zhashx_destroy(&p->req_known);
-	zhashx_destroy(&p->distrust);
-	free(p->req_todo);
-	free(p->endpoint);
-	free(p->desc);
-	free(p);
-	*pp = NULL;
 }
 
 static void s_send_hello(node_t *node, peer_t *p, bool answer)
@@ -303,21 +246,6 @@ static void s_take_desc(node_t *node, peer_t *p, const wire_desc_t *d,
 		free(p->endpoint);
 		p->endpoint = xstrdup(d->endpoint);
 	}
-}
-
-void peer_ping(node_t *node, peer_t *p)
-{
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	p->ping_nonce = randombytes_random();
-	p->ping_sent_ms = node_now();
-	/* queued after every request sent so far: its pong acknowledges them */
-	p->ask_at_ping = p->ask_sent;
-	p->told_at_ping = p->told;
-	p->ping_open = true;
-	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
-		node_send(node, p, b, len);
 }
 
 static void s_activate(node_t *node, peer_t *p, const wire_msg_t *m,
@@ -582,33 +510,6 @@ void peer_send_peers(node_t *node)
 		to->peers_sent_gen = node->peers_gen;
 		memcpy(to->told_ids, ids, n * WIRE_KEY_BYTES);
 		to->n_told_ids = n;
-	}
-}
-
-void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
-{
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	if (!m->pong) {
-		if (wire_ping(m->nonce, true, &b, &len) == 0)
-			node_send(node, p, b, len);
-	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
-		p->read_ms = p->ping_sent_ms; /* a link keeps order */
-		if (p->ping_open) {
-			p->ping_open = false;
-			p->ask_acked = p->ask_at_ping;
-			p->told_acked = p->told_at_ping;
-			repl_pump_requests(node, p);
-		}
-		if (p->rtt_ms < 0) {
-			/* reachable both ways: now worth remembering and
-			 * telling others about */
-			node->peers_gen++;
-			store_put_peer(node->store, p->id, p->endpoint, p->desc,
-				       p->desc_len, node_now());
-		}
-		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
 	}
 }
 

@@ -333,12 +333,6 @@ static int s_setup_jobs(node_t *node, char **ret_err)
 	return jobs_new(&ctx, &node->jobs, ret_err);
 }
 
-static void s_free_stranger(void **item)
-{
-	free(*item);
-	*item = NULL;
-}
-
 int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 {
 	node_t *node = xzalloc(sizeof(*node));
@@ -357,15 +351,7 @@ int node_new(const node_opts_t *opts, node_t **ret_node, char **ret_err)
 	zsys_init();
 	node->home = xstrdup(opts->home);
 	node->debug_timer = -1;
-	node->by_curve = zhashx_new();
-	node->lazy_count = zhashx_new();
-	node->strangers = zhashx_new();
-	zhashx_set_destructor(node->strangers, s_free_stranger);
-	node->upstream = zhashx_new();
-	zhashx_set_destructor(node->upstream, s_free_stranger);
-	node->pull_known = zhashx_new(); /* items: a static "" */
-	node->pull_new = zhashx_new();
-	node->pull_wait = zhashx_new();
+	node_tables_new(node);
 	rc = s_setup(node, opts, ret_err);
 	if (rc == 0)
 		rc = s_setup_jobs(node, ret_err);
@@ -385,9 +371,6 @@ void node_destroy(node_t **p)
 		return;
 	jobs_destroy(&node->jobs);
 	zactor_destroy(&node->beacon);
-	for (size_t i = 0; i < node->n_peers; i++)
-		peer_free(&node->peers[i]);
-	free(node->peers);
 	zloop_destroy(&node->loop);
 	zsock_destroy(&node->router);
 	zsock_destroy(&node->zap);
@@ -398,14 +381,7 @@ void node_destroy(node_t **p)
 		unlink(path);
 		free(path);
 	}
-	zhashx_destroy(&node->by_curve);
-	zhashx_destroy(&node->lazy_count);
-	zhashx_destroy(&node->strangers);
-	zhashx_destroy(&node->upstream);
-	repl_vec_destroy(node);
-	zhashx_destroy(&node->pull_known);
-	zhashx_destroy(&node->pull_new);
-	zhashx_destroy(&node->pull_wait);
+	node_tables_destroy(node);
 	zhashx_destroy(&node->trust);
 	node_ids_destroy(node);
 	store_destroy(&node->store);

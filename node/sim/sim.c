@@ -427,6 +427,19 @@ static double s_quantile_u32(uint32_t *v, size_t n, double q)
 	return x;
 }
 
+void sim_flood_arrival(sim_t *s, uint32_t req)
+{
+	if (s->n_flood == s->a_flood) {
+		s->a_flood = s->a_flood ? s->a_flood * 2 : 65536;
+		s->flood_ms = xreallocarray(s->flood_ms, s->a_flood,
+					    sizeof(*s->flood_ms));
+	}
+	s->flood_ms[s->n_flood++] = (uint32_t)(s->now - s->req_t0[req]);
+	s->req_reached[req]++;
+	if (s->now > s->req_last[req])
+		s->req_last[req] = s->now;
+}
+
 void sim_flood_figures(sim_t *s, sim_result_t *r)
 {
 	uint32_t *all = xcalloc(s->n_reqs + 1, sizeof(*all));
@@ -459,12 +472,25 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->record_size[k] = sim_wire_record(k);
 }
 
+void sim_free_common(sim_t *s)
+{
+	for (uint32_t i = 0; s->nodes && i < s->p.nodes; i++)
+		free(s->nodes[i].links);
+	free(s->nodes);
+	free(s->links);
+	free(s->heap);
+	free(s->req_t0);
+	free(s->req_reached);
+	free(s->req_last);
+	free(s->req_accepts);
+	free(s->flood_ms);
+}
+
 static void s_free(sim_t *s)
 {
 	for (uint32_t i = 0; i < s->p.nodes; i++) {
 		sim_node_t *n = &s->nodes[i];
 
-		free(n->links);
 		free(n->have);
 		free(n->dirty);
 		free(n->is_dirty);
@@ -488,17 +514,10 @@ static void s_free(sim_t *s)
 		free(s->feeds[a].kinds);
 	for (int b = 0; b < DIGEST_BUCKETS; b++)
 		free(s->bucket_nodes[b]);
-	free(s->nodes);
-	free(s->links);
 	free(s->feeds);
 	free(s->lazy_cnt);
 	free(s->base_seq);
-	free(s->heap);
-	free(s->req_t0);
-	free(s->req_reached);
-	free(s->req_last);
-	free(s->req_accepts);
-	free(s->flood_ms);
+	sim_free_common(s);
 }
 
 int sim_run(const sim_params_t *p, sim_result_t *ret)

@@ -216,6 +216,11 @@ void sim_workload(sim_t *s);
 /* bytes per node per day, from the nodes' counters; the flood's delays */
 void sim_traffic(sim_t *s, sim_result_t *r);
 void sim_flood_figures(sim_t *s, sim_result_t *r);
+/* Free what sim.c and sim_net.c made (nodes' links, links, events,
+ * requests), not the model's own */
+void sim_free_common(sim_t *s);
+/* request req reached a node now, by the flood */
+void sim_flood_arrival(sim_t *s, uint32_t req);
 
 /* sim_net.c: topology, links, pings, sending */
 void sim_topology(sim_t *s);

@@ -1,14 +1,15 @@
 /*
  * sim_real: the node's own replication code run by N nodes in one
- * process. node_repl.c, node_digest.c, node_flood.c and digest.c are
- * linked as the daemon links them (the objects of node/net's library);
- * each node is a node_t with its own store (SQLite, in memory) and a
- * peer_t per link. This file stands in for what the daemon's other files
- * give that code: the clock (node_now, node_wall_ms: virtual time), the
- * sockets (node_send: a link with latency, in order, maybe lossy), the
- * loop's timers (zloop_timer: the event heap), pings (peer_ping and the
- * pong as node_peer.c takes it), the tick (s_handle_tick: pings after
- * silence, repl_tick), the router's wakeup (repl_send_vectors,
+ * process. node_repl.c, node_digest.c, node_flood.c, node_session.c
+ * (peers, pings, pongs) and digest.c are linked as the daemon links them
+ * (the objects of node/net's library); each node is a node_t with its
+ * own store (SQLite, in memory) and a peer_t per link. This file stands
+ * in for what the daemon's other files give that code: the clock
+ * (node_now, node_wall_ms: virtual time), the sockets (node_send: a link
+ * with latency, in order, maybe lossy), the loop's timers (node_timer:
+ * the event heap), the tick (s_handle_tick: pings after silence as
+ * node_peer.c's s_tick_one sends them, repl_tick), the router's wakeup
+ * (repl_send_vectors,
  * repl_pull_all after the messages of a moment), and the jobs side
  * (jobs_on_request: labs accept or decline; jobs_on_stored).
  *
@@ -53,12 +54,6 @@ struct jobs {
 };
 
 typedef struct {
-	peer_t p; /* first: the node's code holds peer_t pointers */
-	uint32_t link;
-	int end;
-} real_peer_t;
-
-typedef struct {
 	node_t node;
 	struct jobs jobs;
 	bool wake; /* an EV_R_WAKE is due */
@@ -67,7 +62,7 @@ typedef struct {
 typedef struct {
 	sim_t *s;
 	real_node_t *nodes;
-	real_peer_t **ends; /* per link, its two ends */
+	peer_t **ends;	    /* per link: each end's peer_t for the other */
 	record_t *tmpl[8];  /* per WIRE_KIND_*: a body to sign */
 	lab_config_t cfg;
 	uint8_t (*req_ids)[WIRE_ID_BYTES];
@@ -80,12 +75,6 @@ typedef struct {
 } real_t;
 
 static real_t *R; /* the run: the node's code calls plain functions */
-
-static void s_free_box(void **item)
-{
-	free(*item);
-	*item = NULL;
-}
 
 /* ---- what node.c and node_peer.c give the replication code ------------ */
 
@@ -112,34 +101,11 @@ void node_garbage(node_t *node, const char *curve, const char *what)
 			 " %s", node->hex, curve, what);
 }
 
-peer_t *peer_find(node_t *node, const uint8_t *id)
-{
-	for (size_t i = 0; i < node->n_peers; i++)
-		if (memcmp(node->peers[i]->id, id, WIRE_KEY_BYTES) == 0)
-			return node->peers[i];
-	return NULL;
-}
-
 /* Virtual time: a node never stalls. */
 void peer_note_stall(node_t *node, int64_t now)
 {
 	(void)node;
 	(void)now;
-}
-
-/* As node_peer.c's. */
-void peer_ping(node_t *node, peer_t *p)
-{
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	p->ping_nonce = randombytes_random();
-	p->ping_sent_ms = node_now();
-	p->ask_at_ping = p->ask_sent;
-	p->told_at_ping = p->told;
-	p->ping_open = true;
-	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
-		node_send(node, p, b, len);
 }
 
 int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler)
@@ -186,19 +152,38 @@ static int s_kind(const uint8_t *b, size_t len)
 	}
 }
 
+/* The link p (a peer of node) is the far end of, and node's end of it. */
+static uint32_t s_link_of(node_t *node, peer_t *p, int *ret_end)
+{
+	sim_t *s = R->s;
+	uint32_t x = (uint32_t)((real_node_t *)(void *)node - R->nodes);
+
+	for (uint32_t i = 0; i < s->nodes[x].deg; i++) {
+		uint32_t l = s->nodes[x].links[i];
+		int e = sim_end_of(&s->links[l], x);
+
+		if (R->ends[2 * (size_t)l + (size_t)e] == p) {
+			*ret_end = e;
+			return l;
+		}
+	}
+	return UINT32_MAX;
+}
+
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 {
-	real_peer_t *rp = (real_peer_t *)p;
 	sim_t *s = R->s;
-	sim_link_t *l = &s->links[rp->link];
-	sim_end_t *d = &l->end[rp->end];
+	int e = 0;
+	uint32_t link = s_link_of(node, p, &e);
+	sim_link_t *l = link != UINT32_MAX ? &s->links[link] : NULL;
 	int kind = bytes ? s_kind(bytes, len) : -1;
+	sim_end_t *d;
 	sim_msg_t *m;
 	int64_t t;
 
 	if (!bytes)
 		return -EINVAL;
-	if (!l->up || kind < 0) {
+	if (!l || !l->up || kind < 0) {
 		if (kind < 0)
 			R->garbage++; /* a message the simulator cannot name */
 		free(bytes);
@@ -208,13 +193,14 @@ int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 	node->bytes_tx += len;
 	node->kind_msgs_tx[bytes[1]]++;
 	node->kind_bytes_tx[bytes[1]] += len;
-	sim_count(s, l->n[rp->end], kind, len, true);
+	sim_count(s, l->n[e], kind, len, true);
 	if (sim_lossy(kind) && sim_unit(s) < s->p.loss) {
 		if (s->measuring)
 			s->r->lost++;
 		free(bytes);
 		return 0; /* gone with the connection: the sender cannot tell */
 	}
+	d = &l->end[e];
 	t = s->now + l->lat_ms;
 	if (t < d->fifo_ms)
 		t = d->fifo_ms; /* one connection: in order */
@@ -222,10 +208,10 @@ int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 	m = sim_msg_new(kind);
 	m->bytes = bytes;
 	m->len = (uint32_t)len;
-	m->link = rp->link;
-	m->to = 1 - rp->end;
+	m->link = link;
+	m->to = 1 - e;
 	m->session = l->session;
-	sim_at(s, t, EV_MSG, rp->link, 0, m);
+	sim_at(s, t, EV_MSG, link, 0, m);
 	return 0;
 }
 
@@ -265,17 +251,8 @@ void jobs_on_request(jobs_t *j, const uint8_t *id, const uint8_t *bytes,
 		return;
 	/* the flood's delay, to nodes online since the request was made
 	 * (one that was offline has it from request-ids when back) */
-	if (j->idx != R->origin && R->up_ms[j->idx] <= s->req_t0[req]) {
-		if (s->n_flood == s->a_flood) {
-			s->a_flood = s->a_flood ? s->a_flood * 2 : 65536;
-			s->flood_ms = xreallocarray(s->flood_ms, s->a_flood,
-						    sizeof(*s->flood_ms));
-		}
-		s->flood_ms[s->n_flood++] = (uint32_t)(s->now - s->req_t0[req]);
-		s->req_reached[req]++;
-		if (s->now > s->req_last[req])
-			s->req_last[req] = s->now;
-	}
+	if (j->idx != R->origin && R->up_ms[j->idx] <= s->req_t0[req])
+		sim_flood_arrival(s, req);
 	if (s_accepts(s, req, j->idx))
 		sim_at(s, s->now, EV_R_ANSWER, j->idx, WIRE_KIND_ACCEPT, NULL);
 	else if (s->p.every_lab_answers)
@@ -423,7 +400,7 @@ static void s_submit(sim_t *s)
 
 /* ---- sessions ------------------------------------------------------------ */
 
-static real_peer_t *s_end(uint32_t link, int e)
+static peer_t *s_end(uint32_t link, int e)
 {
 	return R->ends[2 * (size_t)link + (size_t)e];
 }
@@ -438,7 +415,7 @@ static void s_tables(uint32_t x)
 	for (uint32_t i = 0; i < n->deg; i++) {
 		sim_link_t *l = &s->links[n->links[i]];
 		int ex = sim_end_of(l, x);
-		peer_t *to = &s_end(n->links[i], 1 - ex)->p; /* its view of x */
+		peer_t *to = s_end(n->links[i], 1 - ex); /* its view of x */
 
 		if (!l->up)
 			continue;
@@ -474,7 +451,7 @@ static void s_session_up(uint32_t link)
 	l->up = true;
 	l->session++;
 	for (int e = 0; e < 2; e++) {
-		peer_t *p = &s_end(link, e)->p;
+		peer_t *p = s_end(link, e);
 
 		p->state = PEER_ACTIVE;
 		p->features = REAL_FEATURES;
@@ -486,7 +463,7 @@ static void s_session_up(uint32_t link)
 	}
 	for (int e = 0; e < 2; e++) {
 		node_t *node = &R->nodes[l->n[e]].node;
-		peer_t *p = &s_end(link, e)->p;
+		peer_t *p = s_end(link, e);
 
 		repl_on_active(node, p);
 		peer_ping(node, p);
@@ -509,7 +486,7 @@ static void s_session_down(uint32_t link)
 	l->session++;
 	for (int e = 0; e < 2; e++) {
 		node_t *node = &R->nodes[l->n[e]].node;
-		peer_t *p = &s_end(link, e)->p;
+		peer_t *p = s_end(link, e);
 
 		node->peers_gen++;
 		p->peers_sent_ms = 0;
@@ -559,27 +536,6 @@ static void s_node_up(uint32_t idx)
 
 /* ---- the node's loop ----------------------------------------------------- */
 
-/* As node_peer.c's peer_on_ping, without the peer table's side. */
-static void s_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
-{
-	uint8_t *b = NULL;
-	size_t len = 0;
-
-	if (!m->pong) {
-		if (wire_ping(m->nonce, true, &b, &len) == 0)
-			node_send(node, p, b, len);
-	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
-		p->read_ms = p->ping_sent_ms; /* a link keeps order */
-		if (p->ping_open) {
-			p->ping_open = false;
-			p->ask_acked = p->ask_at_ping;
-			p->told_acked = p->told_at_ping;
-			repl_pump_requests(node, p);
-		}
-		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
-	}
-}
-
 /* A message arrives (node.c: s_on_message, s_dispatch). */
 static void s_arrive(sim_msg_t *m)
 {
@@ -587,7 +543,7 @@ static void s_arrive(sim_msg_t *m)
 	sim_link_t *l = &s->links[m->link];
 	uint32_t idx = l->n[m->to];
 	node_t *node = &R->nodes[idx].node;
-	peer_t *p = &s_end(m->link, m->to)->p;
+	peer_t *p = s_end(m->link, m->to);
 	wire_msg_t w;
 
 	if (!l->up || m->session != l->session)
@@ -601,7 +557,7 @@ static void s_arrive(sim_msg_t *m)
 	}
 	switch (w.type) {
 	case WIRE_PING:
-		s_on_ping(node, p, &w);
+		peer_on_ping(node, p, &w);
 		break;
 	case WIRE_VECTOR:
 		repl_on_vector(node, p, &w);
@@ -819,47 +775,17 @@ static void s_node_init(sim_t *s, uint32_t idx)
 	node->loop = (zloop_t *)(void *)&R->loop;
 	node->max_peers = (int)s->p.max_peers;
 	node->liveness_ms = NODE_LIVENESS_MS;
-	node->by_curve = zhashx_new();
-	node->lazy_count = zhashx_new();
-	node->strangers = zhashx_new();
-	zhashx_set_destructor(node->strangers, s_free_box);
-	node->upstream = zhashx_new();
-	zhashx_set_destructor(node->upstream, s_free_box);
-	node->pull_known = zhashx_new();
-	node->pull_new = zhashx_new();
-	node->pull_wait = zhashx_new();
+	node_tables_new(node);
 }
 
-/* node_peer.c: s_add — node's peer_t for the node at the other end. */
-static real_peer_t *s_peer_new(uint32_t link, int e)
+/* node e of link's peer_t for the node at the other end (as node_peer.c
+ * adds one). */
+static peer_t *s_peer_new(uint32_t link, int e)
 {
 	sim_link_t *l = &R->s->links[link];
-	node_t *node = &R->nodes[l->n[e]].node;
-	real_peer_t *rp = xzalloc(sizeof(*rp));
-	peer_t *p = &rp->p;
 
-	rp->link = link;
-	rp->end = e;
-	memcpy(p->id, R->nodes[l->n[1 - e]].node.key.pk, WIRE_KEY_BYTES);
-	wire_hex(p->id, WIRE_KEY_BYTES, p->hex);
-	(void)wire_curve_public(p->id, p->curve);
-	p->endpoint = xstrdup("sim");
-	p->rtt_ms = -1;
-	p->state = PEER_DOWN;
-	p->their_vec = zhashx_new();
-	zhashx_set_destructor(p->their_vec, s_free_box);
-	p->skip = zhashx_new();
-	p->lazy = zhashx_new();
-	p->push_to = zhashx_new();
-	zhashx_set_destructor(p->push_to, s_free_box);
-	repl_forget_requests(p);
-	p->distrust = zhashx_new();
-	zhashx_set_destructor(p->distrust, s_free_box);
-	node->peers = xreallocarray(node->peers, node->n_peers + 1,
-				    sizeof(*node->peers));
-	node->peers[node->n_peers++] = p;
-	zhashx_insert(node->by_curve, p->curve, p);
-	return rp;
+	return peer_new(&R->nodes[l->n[e]].node,
+			R->nodes[l->n[1 - e]].node.key.pk, "sim", false);
 }
 
 /* A day of requests before the window, as every node holds them (they
@@ -1010,31 +936,9 @@ static void s_free(sim_t *s)
 	for (uint32_t i = 0; R->nodes && i < s->p.nodes; i++) {
 		node_t *node = &R->nodes[i].node;
 
-		for (size_t k = 0; k < node->n_peers; k++) {
-			peer_t *p = node->peers[k];
-
-			zhashx_destroy(&p->their_vec);
-			zhashx_destroy(&p->skip);
-			zhashx_destroy(&p->lazy);
-			zhashx_destroy(&p->push_to);
-			zhashx_destroy(&p->req_known);
-			zhashx_destroy(&p->distrust);
-			free(p->req_todo);
-			free(p->endpoint);
-			free(p);
-		}
-		free(node->peers);
-		zhashx_destroy(&node->by_curve);
-		zhashx_destroy(&node->lazy_count);
-		zhashx_destroy(&node->strangers);
-		zhashx_destroy(&node->upstream);
-		repl_vec_destroy(node);
-		zhashx_destroy(&node->pull_known);
-		zhashx_destroy(&node->pull_new);
-		zhashx_destroy(&node->pull_wait);
+		node_tables_destroy(node);
 		store_destroy(&node->store);
 		key_wipe(&node->key.kp);
-		free(s->nodes[i].links);
 	}
 	for (int k = 0; k < 8; k++)
 		record_destroy(&R->tmpl[k]);
@@ -1043,14 +947,7 @@ static void s_free(sim_t *s)
 	free(R->req_ids);
 	free(R->up_ms);
 	free(R->busy_ms);
-	free(s->nodes);
-	free(s->links);
-	free(s->heap);
-	free(s->req_t0);
-	free(s->req_reached);
-	free(s->req_last);
-	free(s->req_accepts);
-	free(s->flood_ms);
+	sim_free_common(s);
 }
 
 int sim_run_real(const sim_params_t *p, sim_result_t *ret)

@@ -789,17 +789,8 @@ static void s_take_request(sim_t *s, uint32_t node, uint32_t from_link,
 	if (s_bit(n->reqs, req))
 		return;
 	n->reqs[req / 8] |= (uint8_t)(1u << (req % 8));
-	if (flooded && from_link != UINT32_MAX) {
-		if (s->n_flood == s->a_flood) {
-			s->a_flood = s->a_flood ? s->a_flood * 2 : 65536;
-			s->flood_ms = xreallocarray(s->flood_ms, s->a_flood,
-						    sizeof(*s->flood_ms));
-		}
-		s->flood_ms[s->n_flood++] = (uint32_t)(s->now - s->req_t0[req]);
-		s->req_reached[req]++;
-		if (s->now > s->req_last[req])
-			s->req_last[req] = s->now;
-	}
+	if (flooded && from_link != UINT32_MAX)
+		sim_flood_arrival(s, req);
 	for (uint32_t i = 0; i < n->deg; i++)
 		if (n->links[i] != from_link &&
 		    s_my(s, n->links[i], node)->active)
