@@ -202,7 +202,7 @@ typedef struct peer {
 	int backoff_ms;
 	int64_t ping_sent_ms;
 	/* it had read all we sent it up to then: the send time of the ping
-	 * its last pong answered (node_peer.c: peer_on_ping) */
+	 * its last pong answered (node_session.c: peer_on_ping) */
 	int64_t read_ms;
 	uint64_t ping_nonce;
 	int rtt_ms; /* -1 unknown */
@@ -496,9 +496,8 @@ bool node_banned(node_t *node, const char *curve);
 
 /* node_session.c: the node's tables of peers, pulls and vectors (made
  * empty; destroyed with every peer); a peer's objects, pings and pongs.
- * peer_new makes a
- * peer (DOWN) with its tables and adds it to the node's table (NULL when
- * id has no CURVE key) */
+ * peer_new makes a peer (DOWN) with its tables and adds it to the node's
+ * table (NULL when id has no CURVE key) */
 void node_tables_new(node_t *node);
 void node_tables_destroy(node_t *node);
 peer_t *peer_find(node_t *node, const uint8_t *id);

@@ -120,8 +120,7 @@ static peer_t *s_add(node_t *node, const uint8_t *id, const char *endpoint,
 	if (!seed && node->n_peers >= s_cap(node, inbound) &&
 	    !s_evict_one(node) && !(may_evict && s_evict_crowded(node)))
 		return NULL;
-	p = peer_new(node, id, endpoint, seed);
-	return p;
+	return peer_new(node, id, endpoint, seed);
 }
 
 peer_t *peer_add(node_t *node, const uint8_t *id, const char *endpoint,
