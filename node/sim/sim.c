@@ -427,6 +427,17 @@ static double s_quantile_u32(uint32_t *v, size_t n, double q)
 	return x;
 }
 
+void sim_request_start(sim_t *s, uint32_t req)
+{
+	uint32_t *acc =
+		(uint32_t *)s->req_accepts + (size_t)req * s->p.accept_labs;
+
+	s->req_t0[req] = s->req_last[req] = s->now;
+	s->req_reached[req] = 0;
+	for (uint32_t i = 0; i < s->p.accept_labs; i++)
+		acc[i] = sim_uniform(s, s->p.nodes);
+}
+
 void sim_flood_arrival(sim_t *s, uint32_t req)
 {
 	if (s->n_flood == s->a_flood) {
@@ -520,27 +531,37 @@ static void s_free(sim_t *s)
 	sim_free_common(s);
 }
 
-int sim_run(const sim_params_t *p, sim_result_t *ret)
+sim_t *sim_begin(const sim_params_t *p, sim_result_t *ret, int *ret_rc)
 {
 	sim_t *s;
-	int rc;
 
+	*ret_rc = -EINVAL;
 	if (p->nodes < 2 || p->max_peers < 1 || p->window_s <= 0 ||
 	    p->lat_min_ms > p->lat_max_ms || p->churn < 0 || p->churn >= 1 ||
 	    p->loss < 0 || p->loss >= 1 || (p->churn > 0 && p->offline_s <= 0))
-		return -EINVAL;
-	rc = sim_wire_init();
-	if (rc < 0)
-		return rc;
+		return NULL;
+	*ret_rc = sim_wire_init();
+	if (*ret_rc < 0)
+		return NULL;
 	s = xzalloc(sizeof(*s));
 	s->p = *p;
 	s->rng = p->seed * 0x2545f4914f6cdd1dULL + 1;
 	s->r = ret;
 	memset(ret, 0, sizeof(*ret));
 	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
+	s->end_ms = (int64_t)(1000 * p->window_s);
+	return s;
+}
+
+int sim_run(const sim_params_t *p, sim_result_t *ret)
+{
+	int rc;
+	sim_t *s = sim_begin(p, ret, &rc);
+
+	if (!s)
+		return rc;
 	for (uint32_t i = 0; i < p->nodes; i++)
 		s->nodes[i].peers_at = -1;
-	s->end_ms = (int64_t)(1000 * p->window_s);
 	s->measuring = s->writing = true;
 	s_feeds(s);
 	sim_topology(s);

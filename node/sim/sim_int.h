@@ -202,6 +202,9 @@ typedef struct sim {
 } sim_t;
 
 /* sim.c */
+/* A run's state from checked parameters (the wire's samples made), or
+ * NULL and *ret_rc; sim_wire_fini after */
+sim_t *sim_begin(const sim_params_t *p, sim_result_t *ret, int *ret_rc);
 uint64_t sim_rand(sim_t *s);
 uint32_t sim_uniform(sim_t *s, uint32_t n);
 double sim_unit(sim_t *s);
@@ -219,6 +222,8 @@ void sim_flood_figures(sim_t *s, sim_result_t *r);
 /* Free what sim.c and sim_net.c made (nodes' links, links, events,
  * requests), not the model's own */
 void sim_free_common(sim_t *s);
+/* request req made now: its times, and the labs that accept it */
+void sim_request_start(sim_t *s, uint32_t req);
 /* request req reached a node now, by the flood */
 void sim_flood_arrival(sim_t *s, uint32_t req);
 

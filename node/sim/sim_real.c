@@ -172,18 +172,14 @@ static uint32_t s_link_of(node_t *node, peer_t *p, int *ret_end)
 
 int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 {
-	sim_t *s = R->s;
 	int e = 0;
 	uint32_t link = s_link_of(node, p, &e);
-	sim_link_t *l = link != UINT32_MAX ? &s->links[link] : NULL;
 	int kind = bytes ? s_kind(bytes, len) : -1;
-	sim_end_t *d;
 	sim_msg_t *m;
-	int64_t t;
 
 	if (!bytes)
 		return -EINVAL;
-	if (!l || !l->up || kind < 0) {
+	if (link == UINT32_MAX || !R->s->links[link].up || kind < 0) {
 		if (kind < 0)
 			R->garbage++; /* a message the simulator cannot name */
 		free(bytes);
@@ -193,25 +189,11 @@ int node_send(node_t *node, peer_t *p, uint8_t *bytes, size_t len)
 	node->bytes_tx += len;
 	node->kind_msgs_tx[bytes[1]]++;
 	node->kind_bytes_tx[bytes[1]] += len;
-	sim_count(s, l->n[e], kind, len, true);
-	if (sim_lossy(kind) && sim_unit(s) < s->p.loss) {
-		if (s->measuring)
-			s->r->lost++;
-		free(bytes);
-		return 0; /* gone with the connection: the sender cannot tell */
-	}
-	d = &l->end[e];
-	t = s->now + l->lat_ms;
-	if (t < d->fifo_ms)
-		t = d->fifo_ms; /* one connection: in order */
-	d->fifo_ms = t;
 	m = sim_msg_new(kind);
 	m->bytes = bytes;
-	m->len = (uint32_t)len;
-	m->link = link;
-	m->to = 1 - e;
-	m->session = l->session;
-	sim_at(s, t, EV_MSG, link, 0, m);
+	/* counted, then lost with the connection (the sender cannot tell)
+	 * or due at the other end, in order */
+	sim_send(R->s, link, e, m, len);
 	return 0;
 }
 
@@ -368,7 +350,7 @@ static void s_req_grow(sim_t *s)
 /* A request signed by a random online lab and flooded from it. */
 static void s_submit(sim_t *s)
 {
-	uint32_t req, *acc, origin;
+	uint32_t req, origin;
 	uint8_t *b = NULL;
 	size_t len = 0;
 
@@ -386,11 +368,7 @@ static void s_submit(sim_t *s)
 		return;
 	}
 	req = s->n_reqs++;
-	s->req_t0[req] = s->req_last[req] = s->now;
-	s->req_reached[req] = 0;
-	acc = (uint32_t *)s->req_accepts + (size_t)req * s->p.accept_labs;
-	for (uint32_t i = 0; i < s->p.accept_labs; i++)
-		acc[i] = sim_uniform(s, s->p.nodes);
+	sim_request_start(s, req);
 	R->origin = origin;
 	if (node_submit_request(&R->nodes[origin].node, b, len) != 1)
 		R->garbage++;
@@ -953,31 +931,19 @@ static void s_free(sim_t *s)
 int sim_run_real(const sim_params_t *p, sim_result_t *ret)
 {
 	real_t real = {0};
-	sim_t *s;
 	int rc;
+	sim_t *s = sim_begin(p, ret, &rc);
 
-	if (p->nodes < 2 || p->max_peers < 1 || p->window_s <= 0 ||
-	    p->lat_min_ms > p->lat_max_ms || p->churn < 0 || p->churn >= 1 ||
-	    p->loss < 0 || p->loss >= 1 || (p->churn > 0 && p->offline_s <= 0))
-		return -EINVAL;
-	rc = sim_wire_init();
-	if (rc < 0)
+	if (!s)
 		return rc;
-	s = xzalloc(sizeof(*s));
 	R = &real;
 	R->s = s;
 	R->origin = UINT32_MAX;
 	R->cfg.max_request_hours = 7 * 24; /* a lab file's default */
 	R->wall0 = 1796000000000LL; /* late 2026 */
-	s->p = *p;
-	s->rng = p->seed * 0x2545f4914f6cdd1dULL + 1;
-	s->r = ret;
-	memset(ret, 0, sizeof(*ret));
-	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
 	R->nodes = xcalloc(p->nodes, sizeof(*R->nodes));
 	R->up_ms = xcalloc(p->nodes, sizeof(*R->up_ms));
 	R->busy_ms = xcalloc(p->nodes, sizeof(*R->busy_ms));
-	s->end_ms = (int64_t)(1000 * p->window_s);
 	rc = s_templates();
 	for (uint32_t i = 0; rc == 0 && i < p->nodes; i++)
 		s_node_init(s, i);

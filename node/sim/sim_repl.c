@@ -803,18 +803,14 @@ static void s_take_request(sim_t *s, uint32_t node, uint32_t from_link,
 
 void sim_repl_submit(sim_t *s)
 {
-	uint32_t *acc, req, origin;
+	uint32_t req, origin;
 
 	if (!s->writing)
 		return;
 	if (s->n_reqs == s->a_reqs)
 		s_req_grow(s);
 	req = s->n_reqs++;
-	s->req_t0[req] = s->req_last[req] = s->now;
-	s->req_reached[req] = 0;
-	acc = (uint32_t *)s->req_accepts + (size_t)req * s->p.accept_labs;
-	for (uint32_t i = 0; i < s->p.accept_labs; i++)
-		acc[i] = sim_uniform(s, s->p.nodes);
+	sim_request_start(s, req);
 	do
 		origin = sim_uniform(s, s->p.nodes);
 	while (!s->nodes[origin].online);
