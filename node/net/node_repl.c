@@ -886,14 +886,15 @@ static bool s_takes_over(const node_t *node, const char *hex,
 			      !s_unread(node, u, now));
 }
 
-/* u's peer has not shown it read the want: a ping now, whose pong will
- * (one open since before the want says nothing). */
+/* u's peer has not shown it read the want: a ping now, whose pong will.
+ * Not while one is open: a ping sent again drops the open one's pong
+ * (one nonce), and pulls starting often would keep any pong from
+ * counting; once it is in, the next judging pings again if need be. */
 static void s_ask_read(node_t *node, const upstream_t *u)
 {
 	peer_t *p = u->peer;
 
-	if (p && p->read_ms < u->started_ms &&
-	    (!p->ping_open || p->ping_sent_ms < u->started_ms))
+	if (p && p->read_ms < u->started_ms && !p->ping_open)
 		peer_ping(node, p);
 }
 
