@@ -284,6 +284,10 @@ void repl_pump_requests(node_t *node, peer_t *p)
 		memmove(p->req_todo, p->req_todo + done,
 			(p->n_req_todo - done) * sizeof(*p->req_todo));
 	p->n_req_todo -= done;
+	if (!p->n_req_todo) { /* 32 KiB a peer, held only while in use */
+		free(p->req_todo);
+		p->req_todo = NULL;
+	}
 	/* the window full: its pong opens it (past the minute's share,
 	 * the next tick goes on) */
 	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE &&
