@@ -11,7 +11,8 @@
  *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
  *             [--requests R] [--accept K] [--every-lab] [--events E]
  *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
- *             [--seed N] [--real] [--load L] [--burst N] [--table]
+ *             [--seed N] [--real] [--load L] [--burst N] [--liveness S]
+ *             [--table]
  */
 #include "node/sim/sim.h"
 
@@ -47,7 +48,7 @@ static void s_row(const char *figure, double value, const char *unit,
 
 static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 {
-	char f[256], tag[64];
+	char f[512], tag[64];
 
 	snprintf(tag, sizeof(tag), "%s N=%u", s_real ? "sim-real" : "sim",
 		 p->nodes);
@@ -109,14 +110,21 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 			 "%s: records received again, from the pull's peer"
 			 " %llu, from others %llu; pulls %llu, moved %llu"
 			 " (before their first answer %llu), stalled %llu,"
-			 " waited for their peer %llu",
+			 " waited for their peer %llu; of those from the"
+			 " pull's peer, %llu answered an earlier want; wants"
+			 " of records not held %llu, again while served %llu,"
+			 " not served whole at once %llu",
 			 tag, (unsigned long long)r->dup_pulled,
 			 (unsigned long long)r->dup_other,
 			 (unsigned long long)r->pulls_started,
 			 (unsigned long long)r->pulls_taken_over,
 			 (unsigned long long)r->pulls_preempted,
 			 (unsigned long long)r->pulls_stalled,
-			 (unsigned long long)r->pulls_waited);
+			 (unsigned long long)r->pulls_waited,
+			 (unsigned long long)r->dup_stale,
+			 (unsigned long long)r->wants_unheld,
+			 (unsigned long long)r->wants_again,
+			 (unsigned long long)r->wants_queued);
 		s_row(f, (double)(r->dup_pulled + r->dup_other), "records",
 		      NULL, 0);
 		snprintf(f, sizeof(f),
@@ -178,6 +186,7 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		{"real", no_argument, NULL, 'X'},
 		{"load", required_argument, NULL, 'L'},
 		{"burst", required_argument, NULL, 'B'},
+		{"liveness", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -241,6 +250,9 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		case 'B':
 			p->burst = (uint32_t)v;
 			break;
+		case 'V':
+			p->liveness_ms = (int64_t)(v * 1000);
+			break;
 		case 'h':
 			return 1;
 		default:
@@ -267,7 +279,7 @@ int main(int argc, char **argv)
 			" [--every-lab] [--events E] [--adverts A] [--no-run]"
 			" [--loss F]"
 			" [--churn F] [--offline S] [--seed N] [--real]"
-			" [--load L] [--burst N] [--table]\n"
+			" [--load L] [--burst N] [--liveness S] [--table]\n"
 			"Simulate N labs (10000) replicating in virtual time"
 			" for a window of S seconds\n(3600) at KernelCI's"
 			" volume, then a drain; print bytes per node per day\n"
@@ -279,7 +291,9 @@ int main(int argc, char **argv)
 			" thousands of nodes. --load L: with --real, a node"
 			" is busy for\nthe CPU its code took times L (nodes"
 			" per core of a shared machine); --burst N: one lab"
-			" appends N records\nat once, 60 s into the window.\n");
+			" appends N records\nat once, 60 s into the window;"
+			" --liveness S: with --real, the nodes' liveness\n"
+			"window (5 s).\n");
 		return rc > 0 ? 0 : 2;
 	}
 	t0 = s_now_s();

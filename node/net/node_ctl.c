@@ -428,6 +428,12 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "records_received", node->records_rx_items);
 	json_key_uint(&j, "duplicates_pulled", node->dup_pulled);
 	json_key_uint(&j, "duplicates_other", node->dup_other);
+	json_key_uint(&j, "duplicates_stale", node->dup_stale);
+	json_key_uint(&j, "wants_unheld", node->wants_unheld);
+	json_key_uint(&j, "wants_again", node->wants_again);
+	json_key_uint(&j, "wants_queued", node->wants_queued);
+	json_key_uint(&j, "beside_pull_author", node->beside_author);
+	json_key_uint(&j, "beside_pull_relay", node->beside_relay);
 	json_key_uint(&j, "pulls_started", node->pulls_started);
 	json_key_uint(&j, "pulls_taken_over", node->pulls_taken_over);
 	json_key_uint(&j, "pulls_preempted", node->pulls_preempted);

@@ -290,7 +290,7 @@ typedef struct peer {
 	zhashx_t *distrust;
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
-	int64_t pull_rx_ms; /* it last sent records of a pull of ours */
+	int64_t records_rx_ms; /* it last sent records that verified */
 	int64_t answer_ms;  /* its time from a want to its first records,
 			     * smoothed (node_repl.c: s_preempt_ms,
 			     * s_waits) */
@@ -332,6 +332,8 @@ typedef struct {
 	int64_t started_ms; /* the want sent */
 	uint64_t need; /* records due by the deadline */
 	uint64_t got;  /* records it delivered since the want */
+	uint64_t until; /* the last seq the want asked for */
+	uint64_t got_mark; /* got at the last deadline it went past */
 	int64_t first_batch_ms; /* need due by then (another peer has as
 				 * much), or 0 */
 	bool waited; /* past its first deadline, for its peer (s_judge) */
@@ -419,6 +421,15 @@ struct node {
 	 * of records (of those, at the first batch), and pulls that waited
 	 * for their peer past their first deadline */
 	uint64_t dup_pulled, dup_other;
+	/* of dup_pulled, those below the pull's range: an earlier want's
+	 * answer to that peer; wants of peers for records we did not hold,
+	 * for a feed whose want of theirs was still being served, and not
+	 * served whole when they came (credit, batches in flight) */
+	uint64_t dup_stale, wants_unheld, wants_again, wants_queued;
+	/* records taken of a feed while its pull was in flight to another
+	 * peer: pushed by their author, or by a relay (the pull's range
+	 * then brings them again) */
+	uint64_t beside_author, beside_relay;
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
 	uint64_t pulls_stalled, pulls_stalled_first, pulls_waited;
 	int64_t last_request_ms, last_record_ms;

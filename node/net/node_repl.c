@@ -831,12 +831,13 @@ static void s_arm_first_batch(node_t *node, int64_t delay_ms)
 /* Whether u's peer may not have read the want yet: no pong to a ping
  * sent after it, for up to the liveness window (what a peer gets to
  * show it is there at all; a loaded one reads late). One that never
- * answered a ping is not waited for so: it may not be reading at all. */
+ * answered a ping is not waited for so: it may not be reading at all.
+ * (Not its round trip as the sign: on one machine that is 0 ms.) */
 static bool s_unread(const node_t *node, const upstream_t *u, int64_t now)
 {
 	const peer_t *p = u->peer;
 
-	return p->read_ms < u->started_ms && p->rtt_ms > 0 &&
+	return p->read_ms < u->started_ms && p->read_ms > 0 &&
 	       now - u->started_ms < node->liveness_ms;
 }
 
@@ -864,9 +865,11 @@ static int64_t s_preempt_ms(const peer_t *p)
  * once when it answered short (a trickle) or was asked only for want of
  * another (its claim was not delivered lately), and after
  * s_preempt_ms when it has not answered yet (an honest peer about to
- * answer would send its range as well) and has read the want or is past
+ * answer would send its range as well), has read the want or is past
  * the time to (s_unread: a peer behind on its reading answers the want
- * when it gets to it, and its range would come twice). Waiting for the
+ * when it gets to it, and its range would come twice), and sent us no
+ * records since (it serves our wants in turn as our credit comes back,
+ * and would send the range when it gets to this one). Waiting for the
  * first batch's judgement would cost every replication that
  * deadline. */
 static bool s_takes_over(const node_t *node, const char *hex,
@@ -883,7 +886,8 @@ static bool s_takes_over(const node_t *node, const char *hex,
 		return false;
 	*ret_fault = cur < 0 || u->got > 0;
 	return *ret_fault || (now - u->started_ms >= s_preempt_ms(u->peer) &&
-			      !s_unread(node, u, now));
+			      !s_unread(node, u, now) &&
+			      u->peer->records_rx_ms < u->started_ms);
 }
 
 /* u's peer has not shown it read the want: a ping now, whose pong will.
@@ -950,6 +954,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	s_arm_first_batch(node, NODE_FIRST_BATCH_MS);
 	claim = repl_their_seq(p, hex) - have;
 	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
+	u->until = have + (claim < NODE_WANT_RECORDS ? claim : NODE_WANT_RECORDS);
 	/* no more than it claims: a peer serves what it holds when the want
 	 * comes, often more than its vector said, and the pull ends at the
 	 * claim (s_progress), so the rest would come while the next want,
@@ -1215,11 +1220,15 @@ void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
 	const store_feed_t *f = store_feed(node->store, m->author);
 	struct pending_want *w = NULL;
 
-	if (!f || f->flagged || m->from == 0 || m->from > f->seq)
+	if (!f || f->flagged || m->from == 0 || m->from > f->seq) {
+		node->wants_unheld++;
 		return;
+	}
 	for (size_t i = 0; i < p->n_wants; i++)
 		if (memcmp(p->wants[i].author, m->author, WIRE_KEY_BYTES) == 0)
 			w = &p->wants[i];
+	if (w && w->left)
+		node->wants_again++;
 	if (!w) {
 		if (p->n_wants == NODE_MAX_WANTS)
 			return; /* it asks for too much at once */
@@ -1232,6 +1241,9 @@ void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
 	w->follows = m->from > 1;
 	w->left = m->max < NODE_WANT_RECORDS * 2 ? m->max : NODE_WANT_RECORDS * 2;
 	s_serve(node, p);
+	for (size_t i = 0; i < p->n_wants; i++)
+		if (memcmp(p->wants[i].author, m->author, WIRE_KEY_BYTES) == 0)
+			node->wants_queued++;
 }
 
 void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -1476,8 +1488,6 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
-	if (added)
-		p->pull_rx_ms = node_now();
 	if (!u->got && added) {
 		/* it answers: the rest by rate; and its time to answer a
 		 * want, smoothed (s_preempt_ms, s_waits) */
@@ -1557,6 +1567,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	bool any = false;
 	uint64_t top = 0; /* the highest seq that verified */
 	size_t dups = 0;
+	uint64_t dup_seq[WIRE_MAX_BATCH_RECORDS]; /* those held already */
 
 	node->records_rx_items += m->n_items;
 	if (s_take_pair(node, p, m))
@@ -1580,6 +1591,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 			   n_ev < NODE_MAX_EVIDENCE_BATCH) {
 			ev[n_ev++] = i;
 		} else if (rc == STORE_DUPLICATE) {
+			if (dups < WIRE_MAX_BATCH_RECORDS)
+				dup_seq[dups] = seq;
 			dups++;
 		} else if (proto_is_errno(rc)) {
 			break; /* store error */
@@ -1593,16 +1606,32 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 
 		wire_hex(last_author, WIRE_KEY_BYTES, hex);
 		u = zhashx_lookup(node->upstream, hex);
-		if (u && u->peer == p)
+		if (u && u->peer == p) {
 			node->dup_pulled += dups;
-		else
+			for (size_t i = 0; i < dups &&
+					   i < WIRE_MAX_BATCH_RECORDS; i++)
+				node->dup_stale += dup_seq[i] < u->from;
+		} else
 			node->dup_other += dups;
 	}
 	for (size_t i = 0; i < n_ev; i++)
 		s_spread_evidence(node, p, &m->items[ev[i]]);
 	if (n_runs) /* into the results index (node/jobs/jobs.h) */
 		jobs_on_stored(node->jobs, runs, n_runs);
+	if (added) {
+		char hex[WIRE_KEY_BYTES * 2 + 1];
+		upstream_t *u;
+
+		wire_hex(last_author, WIRE_KEY_BYTES, hex);
+		u = zhashx_lookup(node->upstream, hex);
+		if (u && u->peer != p && strcmp(hex, p->hex) == 0)
+			node->beside_author += added;
+		else if (u && u->peer != p)
+			node->beside_relay += added;
+	}
 	p->records_rx += added;
+	if (added || dups)
+		p->records_rx_ms = node_now();
 	node->records_in += added;
 	if (added) {
 		node->vec_dirty = true;
@@ -1666,10 +1695,9 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
  * shown it read the want (s_unread: what it said meanwhile may have
  * crossed the want, and a peer behind on its reading answers the want
  * when it gets to it, so the range would come twice; s_judge pings it,
- * and once its pong is in, it is judged), served
- * other pulls of ours since (it serves wants in turn as our credit
- * comes back: ours comes), has lately taken longer than this to answer
- * a want (a loaded machine: four times its time, s_progress), or is
+ * and once its pong is in, it is judged), sent us records since (it
+ * serves wants in turn as our credit comes back: ours comes), has
+ * lately taken longer than this to answer a want (a loaded machine: four times its time, s_progress), or is
  * the only peer claiming as much (dropping its claim would only wait
  * for a digest to tell it again). At most NODE_PULL_PATIENCE_MS. */
 static bool s_waits(node_t *node, const char *k, const upstream_t *u,
@@ -1678,7 +1706,7 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 	const peer_t *p = u->peer;
 
 	return p->last_seen_ms < u->started_ms || s_unread(node, u, now) ||
-	       p->pull_rx_ms >= u->started_ms ||
+	       p->records_rx_ms >= u->started_ms ||
 	       now - u->started_ms < 4 * p->answer_ms ||
 	       !s_alternative(node, u->peer, k, now);
 }
@@ -1736,6 +1764,16 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		return;
 	if (u->peer && gained < due) {
 		s_stalled(node, k, u, gained, due);
+		return;
+	}
+	/* its range still coming at the rate (as our credit returns, on a
+	 * loaded machine slower than the deadline): it goes on, while it
+	 * sends as much again each deadline. A want now would ask it for
+	 * the records in flight again */
+	if (u->peer && ours < u->until && u->got >= u->got_mark + u->need &&
+	    now - u->started_ms < NODE_PULL_PATIENCE_MS) {
+		u->got_mark = u->got;
+		u->deadline_ms = now + NODE_WANT_TIMEOUT_MS;
 		return;
 	}
 	if (u->peer)

@@ -67,6 +67,9 @@ typedef struct {
 	/* sim_run_real: one lab appends this many records at once, 60 s
 	 * into the window (as debug append-records does) */
 	uint32_t burst;
+	/* sim_run_real: the nodes' liveness window, ms (0: the node's
+	 * default) */
+	int64_t liveness_ms;
 } sim_params_t;
 
 /* The defaults: KernelCI's volume, 1 % loss and churn. */
@@ -107,6 +110,7 @@ typedef struct {
 	 * (pushes, late answers); pulls started, moved, stalled, and
 	 * those that waited for their peer past their first deadline */
 	uint64_t dup_pulled, dup_other;
+	uint64_t dup_stale, wants_unheld, wants_again, wants_queued;
 	uint64_t pulls_started, pulls_taken_over, pulls_stalled, pulls_waited;
 } sim_result_t;
 

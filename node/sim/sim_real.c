@@ -752,7 +752,8 @@ static void s_node_init(sim_t *s, uint32_t idx)
 	node->cfg = &R->cfg;
 	node->loop = (zloop_t *)(void *)&R->loop;
 	node->max_peers = (int)s->p.max_peers;
-	node->liveness_ms = NODE_LIVENESS_MS;
+	node->liveness_ms = s->p.liveness_ms > 0 ? s->p.liveness_ms :
+						    NODE_LIVENESS_MS;
 	node_tables_new(node);
 }
 
@@ -894,6 +895,10 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->pulls_preempted += node->pulls_preempted;
 		r->dup_pulled += node->dup_pulled;
 		r->dup_other += node->dup_other;
+		r->dup_stale += node->dup_stale;
+		r->wants_unheld += node->wants_unheld;
+		r->wants_again += node->wants_again;
+		r->wants_queued += node->wants_queued;
 		r->pulls_started += node->pulls_started;
 		r->pulls_taken_over += node->pulls_taken_over;
 		r->pulls_stalled += node->pulls_stalled;
