@@ -474,7 +474,8 @@ def replicate(net, graph, burst, acc):
                      'pulls_taken_over', 'pulls_preempted', 'pulls_stalled',
                      'pulls_stalled_first', 'pulls_waited',
                      'duplicates_stale', 'wants_unheld', 'wants_again',
-                     'wants_queued', 'beside_pull_author',
+                     'wants_queued', 'wants_unsent', 'pulls_stalled_read',
+                     'beside_pull_author',
                      'beside_pull_relay')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
         ' %d from others; pulls %d, moved %d to a better placed peer'
@@ -485,13 +486,17 @@ def replicate(net, graph, burst, acc):
          why['pulls_taken_over'], why['pulls_preempted'],
          why['pulls_stalled'], why['pulls_stalled_first'],
          why['pulls_waited']))
-    log('burst: of the duplicates from the peer pulled, %d answered an'
+    log('burst: stalled after a pong said the peer read the want %d; of'
+        ' the duplicates from the peer pulled, %d answered an'
         ' earlier want; wants of records not held %d, again while served'
-        ' %d, not served whole at once %d; records taken while their'
+        ' %d, not served whole at once %d, dropped unsent %d; records'
+        ' taken while their'
         ' pull was in flight to another peer: pushed by the author %d,'
         ' by a relay %d' %
-        (why['duplicates_stale'], why['wants_unheld'], why['wants_again'],
-         why['wants_queued'], why['beside_pull_author'],
+        (why['pulls_stalled_read'], why['duplicates_stale'],
+         why['wants_unheld'], why['wants_again'],
+         why['wants_queued'], why['wants_unsent'],
+         why['beside_pull_author'],
          why['beside_pull_relay']))
     acc['repl_all'].append(max(done) / 1000.0)
     acc['repl_hop'].append(statistics.median(one_hop) / 1000.0)

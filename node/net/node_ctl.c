@@ -432,6 +432,8 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "wants_unheld", node->wants_unheld);
 	json_key_uint(&j, "wants_again", node->wants_again);
 	json_key_uint(&j, "wants_queued", node->wants_queued);
+	json_key_uint(&j, "wants_unsent", node->wants_unsent);
+	json_key_uint(&j, "pulls_stalled_read", node->pulls_stalled_read);
 	json_key_uint(&j, "beside_pull_author", node->beside_author);
 	json_key_uint(&j, "beside_pull_relay", node->beside_relay);
 	json_key_uint(&j, "pulls_started", node->pulls_started);

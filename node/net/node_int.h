@@ -424,8 +424,11 @@ struct node {
 	/* of dup_pulled, those below the pull's range: an earlier want's
 	 * answer to that peer; wants of peers for records we did not hold,
 	 * for a feed whose want of theirs was still being served, and not
-	 * served whole when they came (credit, batches in flight) */
+	 * served whole when they came (credit, batches in flight), and
+	 * dropped for a send refused (its queue full, or not connected) */
 	uint64_t dup_stale, wants_unheld, wants_again, wants_queued;
+	uint64_t wants_unsent;
+	uint64_t pulls_stalled_read; /* stalled after a pong said it read */
 	/* records taken of a feed while its pull was in flight to another
 	 * peer: pushed by their author, or by a relay (the pull's range
 	 * then brings them again) */

@@ -1113,6 +1113,7 @@ static bool s_serve_want(node_t *node, peer_t *p, struct pending_want *w)
 			return true; /* we have nothing more */
 		if (s_send_batch(node, p, &b) < 0) {
 			s_batch_free(&b);
+			node->wants_unsent++;
 			return true; /* queue full: the puller will ask again */
 		}
 		w->next = b.last_seq + 1;
@@ -1681,6 +1682,7 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 	log_debug("upstream %.12s stalled for %.12s (%" PRIu64 " of %" PRIu64
 		  " records), switching", p->hex, k, gained, due);
 	node->pulls_stalled++;
+	node->pulls_stalled_read += p->read_ms >= u->started_ms;
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
 	s_upstream_end(node, k, u, true);
