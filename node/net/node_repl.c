@@ -954,7 +954,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	s_arm_first_batch(node, NODE_FIRST_BATCH_MS);
 	claim = repl_their_seq(p, hex) - have;
 	u->need = claim < NODE_PULL_MIN_RECORDS ? claim : NODE_PULL_MIN_RECORDS;
-	u->until = have + (claim < NODE_WANT_RECORDS ? claim : NODE_WANT_RECORDS);
+	u->until = have + (claim < NODE_WANT_RECORDS ? claim :
+						      NODE_WANT_RECORDS);
 	/* no more than it claims: a peer serves what it holds when the want
 	 * comes, often more than its vector said, and the pull ends at the
 	 * claim (s_progress), so the rest would come while the next want,
@@ -1699,9 +1700,10 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
  * when it gets to it, so the range would come twice; s_judge pings it,
  * and once its pong is in, it is judged), sent us records since (it
  * serves wants in turn as our credit comes back: ours comes), has
- * lately taken longer than this to answer a want (a loaded machine: four times its time, s_progress), or is
- * the only peer claiming as much (dropping its claim would only wait
- * for a digest to tell it again). At most NODE_PULL_PATIENCE_MS. */
+ * lately taken longer than this to answer a want (a loaded machine:
+ * four times its time, s_progress), or is the only peer claiming as
+ * much (dropping its claim would only wait for a digest to tell it
+ * again). At most NODE_PULL_PATIENCE_MS. */
 static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 		    int64_t now)
 {
