@@ -1602,7 +1602,7 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (store_commit(node->store) < 0)
 		added = n_ev = n_runs = dups = 0;
-	if (dups) { /* before s_progress may end the pull */
+	if (dups || added) { /* before s_progress may end the pull */
 		char hex[WIRE_KEY_BYTES * 2 + 1];
 		upstream_t *u;
 
@@ -1613,24 +1613,18 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 			for (size_t i = 0; i < dups &&
 					   i < WIRE_MAX_BATCH_RECORDS; i++)
 				node->dup_stale += dup_seq[i] < u->from;
-		} else
+		} else {
 			node->dup_other += dups;
-	}
-	for (size_t i = 0; i < n_ev; i++)
-		s_spread_evidence(node, p, &m->items[ev[i]]);
-	if (n_runs) /* into the results index (node/jobs/jobs.h) */
-		jobs_on_stored(node->jobs, runs, n_runs);
-	if (added) {
-		char hex[WIRE_KEY_BYTES * 2 + 1];
-		upstream_t *u;
-
-		wire_hex(last_author, WIRE_KEY_BYTES, hex);
-		u = zhashx_lookup(node->upstream, hex);
+		}
 		if (u && u->peer != p && strcmp(hex, p->hex) == 0)
 			node->beside_author += added;
 		else if (u && u->peer != p)
 			node->beside_relay += added;
 	}
+	for (size_t i = 0; i < n_ev; i++)
+		s_spread_evidence(node, p, &m->items[ev[i]]);
+	if (n_runs) /* into the results index (node/jobs/jobs.h) */
+		jobs_on_stored(node->jobs, runs, n_runs);
 	p->records_rx += added;
 	if (added || dups)
 		p->records_rx_ms = node_now();
