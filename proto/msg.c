@@ -188,7 +188,7 @@ static int s_dec_want(mp_reader_t *r, msg_t *m)
 		return e;
 	if (m->want.from_seq == 0)
 		return PROTO_E_RANGE;
-	return dec_u32(r, 1, PROTO_MAX_WANT, &m->want.max);
+	return dec_u32(r, 0, PROTO_MAX_WANT, &m->want.max);
 }
 
 static int s_dec_blob_get(mp_reader_t *r, msg_t *m)

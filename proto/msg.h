@@ -9,7 +9,10 @@
  *   [VECTOR, [[author, seq]...]]           PROTO_MAX_VECTOR, authors
  *                                          strictly ascending (bytewise)
  *   [WANT, author, from_seq, max]          from_seq >= 1,
- *                                          max 1..PROTO_MAX_WANT
+ *                                          max 0..PROTO_MAX_WANT (0: stop
+ *                                          serving our last want of that
+ *                                          feed; only to a peer with
+ *                                          MSG_FEATURE_WANT_STOP)
  *   [RECORDS, [rec...]]                    bin each, 1..PROTO_MAX_BATCH
  *   [CREDIT, n]                            n 1..PROTO_MAX_CREDIT
  *   [BLOB_GET, blob_id, offset, length]    length 1..PROTO_MAX_BLOB_CHUNK
@@ -75,6 +78,9 @@
 /* takes peers-delta: after the first peers message of a session, what
  * joined and left the sender's table */
 #define MSG_FEATURE_PEERS_DELTA (1u << 6)
+/* takes a want with max 0: the rest of our last want of that feed is
+ * not sent (we asked another peer for it meanwhile) */
+#define MSG_FEATURE_WANT_STOP (1u << 7)
 /* Not a feature: set in a hello that answers a hello which restarted the
  * session. Its receiver starts a new session too, but does not answer,
  * so two hellos that cross cannot echo back and forth. */

@@ -256,6 +256,18 @@ class Node:
     def rss_kib(self):
         return lmtest.rss_kib(self.proc.pid)
 
+    def sockets(self):
+        """Its open sockets: TCP connections (two per peer, one each
+        way), the listener and the control socket."""
+        fd = '/proc/%d/fd' % self.proc.pid
+        n = 0
+        for f in os.listdir(fd):
+            try:
+                n += os.readlink(os.path.join(fd, f)).startswith('socket:')
+            except OSError:  # closed meanwhile
+                pass
+        return n
+
     def stop(self):
         lmtest.stop_process(self.proc)
 
@@ -475,6 +487,7 @@ def replicate(net, graph, burst, acc):
                      'pulls_stalled_first', 'pulls_waited',
                      'duplicates_stale', 'wants_unheld', 'wants_again',
                      'wants_queued', 'wants_unsent', 'pulls_stalled_read',
+                     'wants_stop_sent', 'wants_stopped',
                      'beside_pull_author',
                      'beside_pull_relay')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
@@ -489,13 +502,15 @@ def replicate(net, graph, burst, acc):
     log('burst: stalled after a pong said the peer read the want %d; of'
         ' the duplicates from the peer pulled, %d answered an'
         ' earlier want; wants of records not held %d, again while served'
-        ' %d, not served whole at once %d, dropped unsent %d; records'
-        ' taken while their'
+        ' %d, not served whole at once %d, dropped unsent %d; stops sent'
+        ' as pulls left their peer %d, records left unsent by them %d;'
+        ' records taken while their'
         ' pull was in flight to another peer: pushed by the author %d,'
         ' by a relay %d' %
         (why['pulls_stalled_read'], why['duplicates_stale'],
          why['wants_unheld'], why['wants_again'],
          why['wants_queued'], why['wants_unsent'],
+         why['wants_stop_sent'], why['wants_stopped'],
          why['beside_pull_author'],
          why['beside_pull_relay']))
     acc['repl_all'].append(max(done) / 1000.0)
@@ -613,13 +628,16 @@ def s_log_memory(nodes, rss):
         except Exception:  # a node that does not answer: skip it
             continue
         m = st.get('memory') or {}
+        tables = m.get('tables') or {}
         log('memory of node %d: RSS %.1f MiB; heap in use %.1f, free %.1f,'
-            ' arena %.1f MiB; SQLite %.1f MiB; %d feeds, %d peers up' % (
+            ' arena %.1f MiB; SQLite %.1f MiB; %d feeds, %d peers up, %d'
+            ' sockets; tables: %s' % (
                 i, rss[i], m.get('heap_in_use', 0) / 1048576.0,
                 m.get('heap_free', 0) / 1048576.0,
                 m.get('heap_arena', 0) / 1048576.0,
                 m.get('sqlite', 0) / 1048576.0, st.get('feeds', 0),
-                st.get('peers_up', 0)))
+                st.get('peers_up', 0), nodes[i].sockets(),
+                ' '.join('%s %d' % kv for kv in sorted(tables.items()))))
 
 
 def new_acc():

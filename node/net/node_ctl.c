@@ -372,7 +372,39 @@ static void s_cmd_requests(ctl_ctx_t *c)
 
 /* Where the heap is: what malloc hands out (all threads' arenas),
  * what it holds free, and SQLite's share of what it hands out. */
-static void s_status_memory(json_t *j)
+static size_t s_entries(zhashx_t *h)
+{
+	return h ? zhashx_size(h) : 0; /* some are made when first needed */
+}
+
+/* Entries of the node's tables: what grows with labs, peers and
+ * requests, beside what the heap holds for them. */
+static void s_status_tables(json_t *j, node_t *node)
+{
+	size_t dealers = 0, req_known = 0, distrust = 0;
+
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		dealers += p->dealer != NULL;
+		req_known += s_entries(p->req_known);
+		distrust += s_entries(p->distrust);
+	}
+	json_key(j, "tables");
+	json_obj_open(j);
+	json_key_uint(j, "dealers", dealers);
+	json_key_uint(j, "strangers", s_entries(node->strangers));
+	json_key_uint(j, "ids", s_entries(node->ids));
+	json_key_uint(j, "vector", s_entries(node->vec_mine));
+	json_key_uint(j, "pulls", s_entries(node->upstream));
+	json_key_uint(j, "pull_known", s_entries(node->pull_known));
+	json_key_uint(j, "pull_new", s_entries(node->pull_new));
+	json_key_uint(j, "req_known", req_known);
+	json_key_uint(j, "distrust", distrust);
+	json_obj_close(j);
+}
+
+static void s_status_memory(json_t *j, node_t *node)
 {
 	struct mallinfo2 mi = mallinfo2();
 
@@ -382,6 +414,7 @@ static void s_status_memory(json_t *j)
 	json_key_uint(j, "heap_free", mi.fordblks);
 	json_key_uint(j, "heap_arena", mi.arena);
 	json_key_uint(j, "sqlite", store_mem_used());
+	s_status_tables(j, node);
 	json_obj_close(j);
 }
 
@@ -433,6 +466,8 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "wants_again", node->wants_again);
 	json_key_uint(&j, "wants_queued", node->wants_queued);
 	json_key_uint(&j, "wants_unsent", node->wants_unsent);
+	json_key_uint(&j, "wants_stopped", node->wants_stopped);
+	json_key_uint(&j, "wants_stop_sent", node->wants_stop_sent);
 	json_key_uint(&j, "pulls_stalled_read", node->pulls_stalled_read);
 	json_key_uint(&j, "beside_pull_author", node->beside_author);
 	json_key_uint(&j, "beside_pull_relay", node->beside_relay);
@@ -447,7 +482,7 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));
 	json_key_int(&j, "last_request_ms", node->last_request_ms);
 	json_key_int(&j, "last_record_ms", node->last_record_ms);
-	s_status_memory(&j);
+	s_status_memory(&j, node);
 	json_obj_close(&j);
 	json_finish(&j);
 }

@@ -428,6 +428,9 @@ struct node {
 	 * dropped for a send refused (its queue full, or not connected) */
 	uint64_t dup_stale, wants_unheld, wants_again, wants_queued;
 	uint64_t wants_unsent;
+	/* records of wants left unsent as their puller asked for a stop,
+	 * and the stops we sent (s_pull_stop) */
+	uint64_t wants_stopped, wants_stop_sent;
 	uint64_t pulls_stalled_read; /* stalled after a pong said it read */
 	/* records taken of a feed while its pull was in flight to another
 	 * peer: pushed by their author, or by a relay (the pull's range

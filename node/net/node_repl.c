@@ -902,6 +902,27 @@ static void s_ask_read(node_t *node, const upstream_t *u)
 		peer_ping(node, p);
 }
 
+/* u leaves its peer before its range is in (stalled, moved, or out of
+ * patience): the peer is told to send no more of it, so what it had not
+ * sent yet does not come beside the range asked of the next peer. What
+ * is on its way comes all the same. */
+static void s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
+{
+	peer_t *p = u->peer;
+	uint8_t author[WIRE_KEY_BYTES];
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!p || p->state != PEER_ACTIVE ||
+	    !(p->features & MSG_FEATURE_WANT_STOP) ||
+	    wire_unhex(hex, author, sizeof(author)) < 0 ||
+	    s_our_seq(node, author) >= u->until)
+		return;
+	if (wire_want(author, u->from, 0, &b, &len) == 0 &&
+	    node_send(node, p, b, len) == 0)
+		node->wants_stop_sent++;
+}
+
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
@@ -936,6 +957,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 
 		node->pulls_taken_over++;
 		node->pulls_preempted += !fault;
+		s_pull_stop(node, hex, u);
 		/* ended first: a distrust past its cap bans the peer, which
 		 * ends its upstreams */
 		s_upstream_end(node, hex, u, false);
@@ -1217,11 +1239,29 @@ static void s_push_new(node_t *node, peer_t *from, const uint8_t *author,
 	}
 }
 
+/* p asked another peer for the rest of its last want of author: what is
+ * not sent yet of it is dropped (not subscribed: it did not reach our
+ * head by us). */
+static void s_want_stop(node_t *node, peer_t *p, const uint8_t *author)
+{
+	for (size_t i = 0; i < p->n_wants; i++) {
+		if (memcmp(p->wants[i].author, author, WIRE_KEY_BYTES) != 0)
+			continue;
+		node->wants_stopped += p->wants[i].left;
+		p->wants[i] = p->wants[--p->n_wants];
+		return;
+	}
+}
+
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	const store_feed_t *f = store_feed(node->store, m->author);
 	struct pending_want *w = NULL;
 
+	if (m->max == 0) {
+		s_want_stop(node, p, m->author);
+		return;
+	}
 	if (!f || f->flagged || m->from == 0 || m->from > f->seq) {
 		node->wants_unheld++;
 		return;
@@ -1678,6 +1718,7 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 		  " records), switching", p->hex, k, gained, due);
 	node->pulls_stalled++;
 	node->pulls_stalled_read += p->read_ms >= u->started_ms;
+	s_pull_stop(node, k, u);
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
 	s_upstream_end(node, k, u, true);
@@ -1776,6 +1817,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	}
 	if (u->peer)
 		s_served(u->peer, u, k, gained, now); /* at the rate */
+	s_pull_stop(node, k, u);
 	s_upstream_end(node, k, u, true);
 }
 

@@ -40,7 +40,7 @@
 #define REAL_FEATURES                                                     \
 	(MSG_FEATURE_BLOBS | MSG_FEATURE_CANCEL | MSG_FEATURE_LEASE |     \
 	 MSG_FEATURE_BLOB_RELAY | MSG_FEATURE_DIGEST | MSG_FEATURE_PUSH | \
-	 MSG_FEATURE_PEERS_DELTA)
+	 MSG_FEATURE_PEERS_DELTA | MSG_FEATURE_WANT_STOP)
 
 enum {
 	EV_R_TIMER = 100, /* a zloop timer of a node fires */

@@ -547,7 +547,7 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 	 * and ranges as garbage: sent only to peers that say they take them;
 	 * and they do not stop a relay's pushes, so get none */
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
-			   MSG_FEATURE_PUSH |
+			   MSG_FEATURE_PUSH | MSG_FEATURE_WANT_STOP |
 			   (digest ? MSG_FEATURE_DIGEST |
 					     MSG_FEATURE_PEERS_DELTA :
 				     0) |
