@@ -365,10 +365,9 @@ struct node {
 	zhashx_t *pull_wait;
 	size_t pull_retry;
 	zhashx_t *trust;     /* z85 -> "" when the trust list is closed */
-	/* node ids known here by CURVE key (node_ids.c): z85 -> hex (owned),
-	 * the hex ids already converted, and the feeds looked at */
-	zhashx_t *ids, *ids_done;
-	size_t ids_feeds;
+	/* node ids known here by CURVE key (node_ids.c), made when first
+	 * needed */
+	struct node_ids *ids;
 	/* our vector as peers are told it (node_repl.c): hex author ->
 	 * vec_mine_t (owned), in order of their last change (vec_log,
 	 * borrowed), the number of the last change, and its digest; an
@@ -493,6 +492,7 @@ void node_apply_limits(node_t *node);
  * sign). node_ids_add makes id known. */
 void node_ids_add(node_t *node, const uint8_t id[WIRE_KEY_BYTES]);
 const char *node_id_of_curve(node_t *node, const char *z85);
+size_t node_ids_count(node_t *node);
 void node_ids_destroy(node_t *node);
 
 /* Start the LAN beacon when the lab config asks for one (node_beacon.c):
