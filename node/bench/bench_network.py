@@ -487,7 +487,7 @@ def replicate(net, graph, burst, acc):
                      'pulls_stalled_first', 'pulls_waited',
                      'duplicates_stale', 'wants_unheld', 'wants_again',
                      'wants_queued', 'wants_unsent', 'pulls_stalled_read',
-                     'wants_stop_sent', 'wants_stopped',
+                     'wants_stop_sent', 'wants_stopped', 'pulls_judged_later',
                      'beside_pull_author',
                      'beside_pull_relay')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
@@ -499,7 +499,8 @@ def replicate(net, graph, burst, acc):
          why['pulls_taken_over'], why['pulls_preempted'],
          why['pulls_stalled'], why['pulls_stalled_first'],
          why['pulls_waited']))
-    log('burst: stalled after a pong said the peer read the want %d; of'
+    log('burst: stall verdicts put off while messages waited unread %d;'
+        ' stalled after a pong said the peer read the want %d; of'
         ' the duplicates from the peer pulled, %d answered an'
         ' earlier want; wants of records not held %d, again while served'
         ' %d, not served whole at once %d, dropped unsent %d; stops sent'
@@ -507,7 +508,8 @@ def replicate(net, graph, burst, acc):
         ' records taken while their'
         ' pull was in flight to another peer: pushed by the author %d,'
         ' by a relay %d' %
-        (why['pulls_stalled_read'], why['duplicates_stale'],
+        (why['pulls_judged_later'], why['pulls_stalled_read'],
+         why['duplicates_stale'],
          why['wants_unheld'], why['wants_again'],
          why['wants_queued'], why['wants_unsent'],
          why['wants_stop_sent'], why['wants_stopped'],

@@ -43,6 +43,12 @@ int64_t node_wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+bool node_input_waiting(node_t *node)
+{
+	return node->router &&
+	       (zsock_events(node->router) & ZMQ_POLLIN) != 0;
+}
+
 int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler)
 {
 	return node->loop ? zloop_timer(node->loop, delay_ms, 1, handler, node) :

@@ -431,6 +431,8 @@ struct node {
 	 * and the stops we sent (s_pull_stop) */
 	uint64_t wants_stopped, wants_stop_sent;
 	uint64_t pulls_stalled_read; /* stalled after a pong said it read */
+	/* stall verdicts put off as peers' messages waited unread here */
+	uint64_t pulls_judged_later;
 	/* records taken of a feed while its pull was in flight to another
 	 * peer: pushed by their author, or by a relay (the pull's range
 	 * then brings them again) */
@@ -458,6 +460,9 @@ int64_t node_wall_ms(void);
 /* Call handler(NULL-or-loop, id, node) once, delay_ms from now, on the
  * node's loop: an id, or -1 with no loop (then the caller acts at once) */
 int node_timer(node_t *node, size_t delay_ms, zloop_timer_fn handler);
+/* Whether peers' messages wait unread on the router (zloop runs timers
+ * before readers: a timer of a node behind on its reading finds them) */
+bool node_input_waiting(node_t *node);
 
 /* A sliding one-minute counter: true while under max. */
 static inline bool node_rate_ok(int64_t *window, int *count, int max)

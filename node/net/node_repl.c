@@ -1750,6 +1750,19 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 	       !s_alternative(node, u->peer, k, now);
 }
 
+/* Whether a stall verdict on u waits: peers' messages wait unread here
+ * (this node is behind on its reading, on a loaded machine), and the
+ * records u's peer sent may be among them; the range would then come
+ * twice. Until they are read, or the pull's patience is out. */
+static bool s_judge_later(node_t *node, const upstream_t *u, int64_t now)
+{
+	if (now - u->started_ms >= NODE_PULL_PATIENCE_MS ||
+	    !node_input_waiting(node))
+		return false;
+	node->pulls_judged_later++;
+	return true;
+}
+
 /* Judge the upstream u of author k by now. */
 static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 {
@@ -1770,6 +1783,11 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		if (u->peer && gained < u->need &&
 		    (u->got || s_distrusted(u->peer, k, now)) &&
 		    s_alternative(node, u->peer, k, now)) {
+			if (s_judge_later(node, u, now)) {
+				u->first_batch_ms = now + NODE_FIRST_BATCH_MS;
+				s_arm_first_batch(node, NODE_FIRST_BATCH_MS);
+				return;
+			}
 			node->pulls_stalled_first++;
 			s_stalled(node, k, u, gained, u->need);
 			return;
@@ -1802,7 +1820,8 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	if (u->deadline_ms > now && gained >= due)
 		return;
 	if (u->peer && gained < due) {
-		s_stalled(node, k, u, gained, due);
+		if (!s_judge_later(node, u, now)) /* else at the next tick */
+			s_stalled(node, k, u, gained, due);
 		return;
 	}
 	/* its range still coming at the rate (as our credit returns, on a
