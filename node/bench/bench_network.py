@@ -488,6 +488,7 @@ def replicate(net, graph, burst, acc):
                      'duplicates_stale', 'wants_unheld', 'wants_again',
                      'wants_queued', 'wants_unsent', 'pulls_stalled_read',
                      'wants_stop_sent', 'wants_stopped', 'pulls_judged_later',
+                     'pushers_pruned',
                      'beside_pull_author',
                      'beside_pull_relay')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
@@ -507,14 +508,15 @@ def replicate(net, graph, burst, acc):
         ' as pulls left their peer %d, records left unsent by them %d;'
         ' records taken while their'
         ' pull was in flight to another peer: pushed by the author %d,'
-        ' by a relay %d' %
+        ' by a relay %d; pushers told our head as a pull of a batch'
+        ' started %d' %
         (why['pulls_judged_later'], why['pulls_stalled_read'],
          why['duplicates_stale'],
          why['wants_unheld'], why['wants_again'],
          why['wants_queued'], why['wants_unsent'],
          why['wants_stop_sent'], why['wants_stopped'],
          why['beside_pull_author'],
-         why['beside_pull_relay']))
+         why['beside_pull_relay'], why['pushers_pruned']))
     acc['repl_all'].append(max(done) / 1000.0)
     acc['repl_hop'].append(statistics.median(one_hop) / 1000.0)
     acc['repl_bytes'].append(sent / max(1, delivered))

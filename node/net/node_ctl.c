@@ -470,6 +470,7 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "wants_stop_sent", node->wants_stop_sent);
 	json_key_uint(&j, "pulls_stalled_read", node->pulls_stalled_read);
 	json_key_uint(&j, "pulls_judged_later", node->pulls_judged_later);
+	json_key_uint(&j, "pushers_pruned", node->pushers_pruned);
 	json_key_uint(&j, "beside_pull_author", node->beside_author);
 	json_key_uint(&j, "beside_pull_relay", node->beside_relay);
 	json_key_uint(&j, "pulls_started", node->pulls_started);

@@ -433,6 +433,9 @@ struct node {
 	uint64_t pulls_stalled_read; /* stalled after a pong said it read */
 	/* stall verdicts put off as peers' messages waited unread here */
 	uint64_t pulls_judged_later;
+	/* vector entries sent as a pull of a batch started, to stop the
+	 * pushes of that feed (s_prune_pushers) */
+	uint64_t pushers_pruned;
 	/* records taken of a feed while its pull was in flight to another
 	 * peer: pushed by their author, or by a relay (the pull's range
 	 * then brings them again) */

@@ -923,6 +923,36 @@ static void s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
 		node->wants_stop_sent++;
 }
 
+/* A pull of a batch of a feed whose records came by push (a burst
+ * goes by pulls): the peers that may push it to us one record at a
+ * time are told our head, which stops their pushes (repl_on_vector);
+ * those would bring records of the range asked of p again. Not p, nor
+ * the author (its pushes of its own feed keep in step with its vector). */
+static void s_prune_pushers(node_t *node, peer_t *p, const uint8_t *author,
+			    const char *hex, uint64_t have)
+{
+	const vec_mine_t *e = zhashx_lookup(node->vec_mine, hex);
+	wire_vec_t v;
+
+	if (!e || !e->pushed || !have)
+		return;
+	memcpy(v.author, author, WIRE_KEY_BYTES);
+	v.seq = have;
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *q = node->peers[i];
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (q == p || q->state != PEER_ACTIVE ||
+		    !(q->features & MSG_FEATURE_PUSH) ||
+		    strcmp(q->hex, hex) == 0)
+			continue;
+		if (wire_vector(&v, 1, &b, &len) == 0 &&
+		    node_send(node, q, b, len) == 0)
+			node->pushers_pruned++;
+	}
+}
+
 static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 {
 	upstream_t *u = zhashx_lookup(node->upstream, hex);
@@ -985,6 +1015,8 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	if (wire_want(author, have + 1, claim < NODE_WANT_RECORDS ?
 		      claim : NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
+	if (claim > 1)
+		s_prune_pushers(node, p, author, hex, have);
 }
 
 /* Every author some peer has more of, into the authors to look at. */
