@@ -370,8 +370,6 @@ static void s_cmd_requests(ctl_ctx_t *c)
 	json_finish(&j);
 }
 
-/* Where the heap is: what malloc hands out (all threads' arenas),
- * what it holds free, and SQLite's share of what it hands out. */
 static size_t s_entries(zhashx_t *h)
 {
 	return h ? zhashx_size(h) : 0; /* some are made when first needed */
@@ -404,6 +402,9 @@ static void s_status_tables(json_t *j, node_t *node)
 	json_obj_close(j);
 }
 
+/* Where the heap is: what malloc hands out (all threads' arenas),
+ * what it holds free, and SQLite's share of what it hands out; and the
+ * tables' sizes. */
 static void s_status_memory(json_t *j, node_t *node)
 {
 	struct mallinfo2 mi = mallinfo2();
