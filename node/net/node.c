@@ -534,6 +534,7 @@ static int s_handle_tick(zloop_t *loop, int timer_id, void *arg)
 		/* give freed buffers (bursts, attacks) and, once no record
 		 * came for a trim period, the store's page cache back */
 		store_shrink_idle(node->store);
+		repl_shrink(node);
 		malloc_trim(0);
 		node->last_trim_ms = node_now();
 	}

@@ -115,6 +115,32 @@ size_t repl_vec_state(node_t *node)
 	return n;
 }
 
+/* An empty table that grew (a peer's vector while we caught up on a
+ * thousand feeds) keeps its buckets: a purge gives them back. */
+static void s_shrink(zhashx_t *h)
+{
+	if (h && zhashx_size(h) == 0)
+		zhashx_purge(h);
+}
+
+void repl_shrink(node_t *node)
+{
+	for (size_t i = 0; i < node->n_peers; i++) {
+		peer_t *p = node->peers[i];
+
+		s_shrink(p->their_vec);
+		s_shrink(p->skip);
+		s_shrink(p->lazy);
+		s_shrink(p->push_to);
+		s_shrink(p->distrust);
+	}
+	s_shrink(node->upstream);
+	s_shrink(node->pull_known);
+	s_shrink(node->pull_new);
+	s_shrink(node->pull_wait);
+	s_shrink(node->lazy_count);
+}
+
 /* ---- sending digests ------------------------------------------------------- */
 
 int repl_send_digest(node_t *node, peer_t *p)

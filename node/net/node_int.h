@@ -566,6 +566,8 @@ void repl_take_entries(node_t *node, peer_t *p, const wire_vec_t *v,
 		       size_t n, bool asked);
 /* Entries of their vectors held for all peers (status). */
 size_t repl_vec_state(node_t *node);
+/* The empty replication tables' buckets given back (the idle trim) */
+void repl_shrink(node_t *node);
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_credit(node_t *node, peer_t *p, const wire_msg_t *m);
