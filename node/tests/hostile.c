@@ -17,9 +17,10 @@
  *       answers) says hello, then pulls AUTHOR's feed (64 hex) with one
  *       want(FROM, MAX) and never returns credit on its own: it counts
  *       the records that arrive until 2 s pass without one, then for
- *       each CREDIT returns that much credit and counts again. Prints
- *       "want: R records in B batches, N bytes" and "credit C: R more
- *       records ...".
+ *       each CREDIT returns that much credit and counts again (a CREDIT
+ *       of "stop" sends a want of max 0 instead: stop that want). Prints
+ *       "want: R records in B batches, N bytes", "credit C: R more
+ *       records ..." and "stop: R more records ...".
  *   hostile bigfeed ENDPOINT NODE_ID N
  *       say hello, then hand the node N adverts of our own feed, each
  *       ~200 KiB (many boards with many long tags; nothing more to a
@@ -430,6 +431,17 @@ static int s_want(const char *ep, const char *server, int port,
 	for (int i = 0; i < n_credit; i++) {
 		msg_t cm = { .type = MSG_CREDIT };
 
+		if (strcmp(credit[i], "stop") == 0) {
+			m.want.max = 0;
+			if (peerlib_send_msg(&c, &m) < 0) {
+				fprintf(stderr, "hostile: cannot send a stop\n");
+				return 1;
+			}
+			s_count_records(l, 2000, &recs, &batches, &bytes);
+			printf("stop: %lu more records in %lu batches, %lu"
+			       " bytes\n", recs, batches, bytes);
+			continue;
+		}
 		cm.credit = (uint32_t)atol(credit[i]);
 		if (peerlib_send_msg(&c, &cm) < 0) {
 			fprintf(stderr, "hostile: cannot send credit %u\n",

@@ -98,6 +98,33 @@ def credit_cap(net, base):
     n.stop()
 
 
+def want_stop(net, base):
+    """A want of max 0 drops what the node had not sent yet of that
+    want: credit then brings nothing more of it."""
+    n = net.node('stopper', base + 8)
+    n.start()
+    n.cmd('debug', 'append-records', str(FEED))
+    wait_for('stopper feed', lambda: own_seq(n) == FEED + 1, 60)
+    st0 = n.status()
+    out = hostile(net, 'want', n.endpoint, n.id, base + 9, n.id, 1,
+                  WANT_CAP, 'stop', 1000)
+    got = [int(line.split(':')[1].split()[0]) for line in out.splitlines()
+           if line.startswith(('want:', 'stop:', 'credit'))]
+    st = n.status()
+    stopped = st['wants_stopped'] - st0['wants_stopped']
+    print('stop: %d records with no credit returned, %d after the stop,'
+          ' %d after credit 1000; %d records left unsent' % (
+              got[0], got[1], got[2], stopped))
+    check(got[0] == CREDIT_INITIAL, 'with no credit back, exactly %d'
+          ' records (got %d)' % (CREDIT_INITIAL, got[0]))
+    check(got[1] == 0 and got[2] == 0, 'after the stop, credit brings'
+          ' nothing of the want (got %d, %d)' % (got[1], got[2]))
+    check(stopped == WANT_CAP - CREDIT_INITIAL, 'the node counts the %d'
+          ' records left unsent (got %d)' % (WANT_CAP - CREDIT_INITIAL,
+                                              stopped))
+    n.stop()
+
+
 def pending_cap(net, base):
     n = net.node('bigsrv', base + 6)
     n.start()
@@ -159,6 +186,7 @@ def test(net):
     base = net.base(BASE)
     requests_cap(net, base)
     credit_cap(net, base)
+    want_stop(net, base)
     pending_cap(net, base)
     one_upstream(net, base)
 
