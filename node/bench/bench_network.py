@@ -635,13 +635,14 @@ def s_log_memory(nodes, rss):
         tables = m.get('tables') or {}
         log('memory of node %d: RSS %.1f MiB; heap in use %.1f, free %.1f,'
             ' arena %.1f MiB; SQLite %.1f MiB; %d feeds, %d peers up, %d'
-            ' sockets; tables: %s' % (
+            ' sockets; tables: %s, peer_vector %d' % (
                 i, rss[i], m.get('heap_in_use', 0) / 1048576.0,
                 m.get('heap_free', 0) / 1048576.0,
                 m.get('heap_arena', 0) / 1048576.0,
                 m.get('sqlite', 0) / 1048576.0, st.get('feeds', 0),
                 st.get('peers_up', 0), nodes[i].sockets(),
-                ' '.join('%s %d' % kv for kv in sorted(tables.items()))))
+                ' '.join('%s %d' % kv for kv in sorted(tables.items())),
+                st.get('peer_vector_entries', 0)))
 
 
 def new_acc():
