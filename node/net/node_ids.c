@@ -39,7 +39,8 @@ static int s_by_id(const void *a, const void *b)
 		      ((const struct node_id *)b)->id, WIRE_KEY_BYTES);
 }
 
-static const struct node_id *s_sort_v; /* for s_by_curve: qsort has no arg */
+static const struct node_id *s_sort_v; /* for the by_curve order: qsort
+					 * and bsearch take no arg */
 
 static int s_by_curve(const void *a, const void *b)
 {
@@ -54,23 +55,22 @@ static struct node_ids *s_ids(node_t *node)
 	return node->ids;
 }
 
+static int s_id_key(const void *key, const void *e)
+{
+	return memcmp(key, ((const struct node_id *)e)->id, WIRE_KEY_BYTES);
+}
+
+static int s_curve_key(const void *key, const void *i)
+{
+	return memcmp(key, s_sort_v[*(const uint32_t *)i].curve,
+		      WIRE_KEY_BYTES);
+}
+
 /* Whether id is among the sorted ones. */
 static bool s_known(const struct node_ids *t, const uint8_t *id)
 {
-	size_t lo = 0, hi = t->n_sorted;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(t->v[mid].id, id, WIRE_KEY_BYTES);
-
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return t->n_sorted &&
+	       bsearch(id, t->v, t->n_sorted, sizeof(*t->v), s_id_key);
 }
 
 /* Sort what was added since the last sort, drop the twice added, and
@@ -136,23 +136,18 @@ static void s_ids_scan_feeds(node_t *node, struct node_ids *t)
 
 static const char *s_lookup(struct node_ids *t, const uint8_t *curve)
 {
-	size_t lo = 0, hi = t->n;
+	const uint32_t *i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct node_id *e = &t->v[t->by_curve[mid]];
-		int c = memcmp(e->curve, curve, WIRE_KEY_BYTES);
-
-		if (c == 0) {
-			wire_hex(e->id, WIRE_KEY_BYTES, t->hex);
-			return t->hex;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (!t->n)
+		return NULL;
+	s_sort_v = t->v;
+	i = bsearch(curve, t->by_curve, t->n, sizeof(*t->by_curve),
+		    s_curve_key);
+	s_sort_v = NULL;
+	if (!i)
+		return NULL;
+	wire_hex(t->v[*i].id, WIRE_KEY_BYTES, t->hex);
+	return t->hex;
 }
 
 const char *node_id_of_curve(node_t *node, const char *z85)

@@ -923,32 +923,25 @@ static void s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
 		node->wants_stop_sent++;
 }
 
+static bool s_prune(node_t *node, peer_t *p, const uint8_t *author);
+
 /* A pull of a batch of a feed whose records came by push (a burst
  * goes by pulls): the peers that may push it to us one record at a
  * time are told our head, which stops their pushes (repl_on_vector);
  * those would bring records of the range asked of p again. Not p, nor
  * the author (its pushes of its own feed keep in step with its vector). */
 static void s_prune_pushers(node_t *node, peer_t *p, const uint8_t *author,
-			    const char *hex, uint64_t have)
+			    const char *hex)
 {
 	const vec_mine_t *e = zhashx_lookup(node->vec_mine, hex);
-	wire_vec_t v;
 
-	if (!e || !e->pushed || !have)
+	if (!e || !e->pushed)
 		return;
-	memcpy(v.author, author, WIRE_KEY_BYTES);
-	v.seq = have;
 	for (size_t i = 0; i < node->n_peers; i++) {
 		peer_t *q = node->peers[i];
-		uint8_t *b = NULL;
-		size_t len = 0;
 
-		if (q == p || q->state != PEER_ACTIVE ||
-		    !(q->features & MSG_FEATURE_PUSH) ||
-		    strcmp(q->hex, hex) == 0)
-			continue;
-		if (wire_vector(&v, 1, &b, &len) == 0 &&
-		    node_send(node, q, b, len) == 0)
+		if (q != p && q->state == PEER_ACTIVE &&
+		    s_prune(node, q, author))
 			node->pushers_pruned++;
 	}
 }
@@ -1016,7 +1009,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		      claim : NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
 	if (claim > 1)
-		s_prune_pushers(node, p, author, hex, have);
+		s_prune_pushers(node, p, author, hex);
 }
 
 /* Every author some peer has more of, into the authors to look at. */
@@ -1583,9 +1576,9 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
  * push tree of that feed, and we have them from elsewhere now. Our head
  * of that feed tells it to stop (repl_on_vector). Not to the author,
  * which pushes its records to every peer in step, nor to the peer we
- * pull that feed from.
+ * pull that feed from. Whether it was told.
  */
-static void s_prune(node_t *node, peer_t *p, const uint8_t *author)
+static bool s_prune(node_t *node, peer_t *p, const uint8_t *author)
 {
 	char hex[2 * WIRE_KEY_BYTES + 1];
 	uint64_t ours = s_our_seq(node, author);
@@ -1598,11 +1591,11 @@ static void s_prune(node_t *node, peer_t *p, const uint8_t *author)
 	u = zhashx_lookup(node->upstream, hex);
 	if (!ours || strcmp(hex, p->hex) == 0 || (u && u->peer == p) ||
 	    !(p->features & MSG_FEATURE_PUSH))
-		return;
+		return false;
 	memcpy(v.author, author, WIRE_KEY_BYTES);
 	v.seq = ours;
-	if (wire_vector(&v, 1, &b, &len) == 0)
-		node_send(node, p, b, len);
+	return wire_vector(&v, 1, &b, &len) == 0 &&
+	       node_send(node, p, b, len) == 0;
 }
 
 /*
