@@ -585,7 +585,7 @@ void peer_note_stall(node_t *node, int64_t now)
  * window. */
 static bool s_may_judge(node_t *node, int64_t now, const char **why)
 {
-	bool behind = (zsock_events(node->router) & ZMQ_POLLIN) != 0;
+	bool behind = node_input_waiting(node);
 
 	peer_note_stall(node, now);
 	*why = node->long_stall_ms && now - node->long_stall_ms < NODE_TICK_MS ?
