@@ -385,7 +385,7 @@ static void s_status_tables(json_t *j, node_t *node)
 		peer_t *p = node->peers[i];
 
 		dealers += p->dealer != NULL;
-		req_known += s_entries(p->req_known);
+		req_known += keymap_size(p->req_known);
 		distrust += s_entries(p->distrust);
 	}
 	json_key(j, "tables");

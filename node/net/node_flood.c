@@ -160,51 +160,43 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m)
 
 /* ---- what a peer lacks ------------------------------------------------ */
 
-static const char s_mark[] = "";
+/* A request id a peer's session knows, since when (node_now). */
+_Static_assert(WIRE_ID_BYTES == KEYMAP_KEY_BYTES, "ids key a keymap");
+typedef struct {
+	uint8_t id[WIRE_ID_BYTES];
+	int64_t at;
+} known_t;
 
-static void s_free_box(void **item)
+static keymap_t *s_known_new(void)
 {
-	free(*item);
-	*item = NULL;
-}
-
-static zhashx_t *s_known_new(void)
-{
-	zhashx_t *h = zhashx_new();
-
-	zhashx_set_destructor(h, s_free_box);
-	return h;
+	return keymap_new(sizeof(known_t));
 }
 
 /* Remember in known that p's session has id (sent to it, or it holds it)
  * since at; false when the memory is full. */
-static bool s_known_put(zhashx_t *known, const char *hex, int64_t at)
+static bool s_known_put(keymap_t *known, const uint8_t *id, int64_t at)
 {
-	int64_t *box = zhashx_lookup(known, hex);
+	known_t *k = keymap_get(known, id);
 
-	if (!box) {
-		if (zhashx_size(known) >= NODE_MAX_REQ_KNOWN)
+	if (!k) {
+		if (keymap_size(known) >= NODE_MAX_REQ_KNOWN)
 			return false;
-		box = xmalloc(sizeof(*box));
-		zhashx_insert(known, hex, box);
+		k = keymap_put(known, id, NULL);
 	}
-	*box = at;
+	k->at = at;
 	return true;
 }
 
 static bool s_known_add(peer_t *p, const uint8_t *id)
 {
-	char hex[2 * WIRE_ID_BYTES + 1];
-
-	wire_hex(id, WIRE_ID_BYTES, hex);
-	return s_known_put(p->req_known, hex, node_now());
+	return s_known_put(p->req_known, id, node_now());
 }
 
 void repl_forget_requests(peer_t *p)
 {
 	if (!p->req_known)
 		p->req_known = s_known_new();
-	zhashx_purge(p->req_known);
+	keymap_clear(p->req_known);
 	p->n_req_todo = 0;
 	p->ask_sent = p->ask_at_ping = p->ask_acked = 0;
 	p->ping_open = false;
@@ -212,30 +204,28 @@ void repl_forget_requests(peer_t *p)
 
 typedef struct {
 	peer_t *p;
-	zhashx_t *theirs; /* hex ids it said it has */
-	zhashx_t *known;  /* the session's memory, rebuilt */
+	keymap_t *theirs; /* ids it said it has */
+	keymap_t *known;  /* the session's memory, rebuilt */
 } s_lack_t;
 
 static int s_note_lacking(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	s_lack_t *l = arg;
 	peer_t *p = l->p;
-	char hex[2 * WIRE_ID_BYTES + 1];
-	int64_t *sent, now = node_now();
+	const known_t *sent = keymap_get(p->req_known, id);
+	int64_t now = node_now();
 
-	wire_hex(id, WIRE_ID_BYTES, hex);
-	sent = zhashx_lookup(p->req_known, hex);
-	if (zhashx_lookup(l->theirs, hex)) {
-		s_known_put(l->known, hex, sent ? *sent : now);
+	if (keymap_get(l->theirs, id)) {
+		s_known_put(l->known, id, sent ? sent->at : now);
 		return 0;
 	}
 	/* sent lately: not again. Sent long ago and lacking still: it
 	 * could not store it (a full disk) and asks again */
-	if (sent && now - *sent < NODE_REQ_RESEND_MS) {
-		s_known_put(l->known, hex, *sent);
+	if (sent && now - sent->at < NODE_REQ_RESEND_MS) {
+		s_known_put(l->known, id, sent->at);
 		return 0;
 	}
-	s_known_put(l->known, hex, now);
+	s_known_put(l->known, id, now);
 	if (!p->req_todo)
 		p->req_todo = xmalloc(WIRE_MAX_REQUEST_IDS *
 				      sizeof(*p->req_todo));
@@ -297,31 +287,26 @@ void repl_pump_requests(node_t *node, peer_t *p)
 
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	s_lack_t l = { p, zhashx_new(), s_known_new() };
+	s_lack_t l = { p, keymap_new(WIRE_ID_BYTES), s_known_new() };
 
 	if (!node_rate_ok(&p->ids_window_ms, &p->ids_count,
 			  NODE_MAX_REQ_IDS_PER_MIN)) {
 		node_garbage(node, p->curve, "too many request-ids");
 		goto out;
 	}
-	for (size_t i = 0; i < m->n_items; i++) {
-		char hex[2 * WIRE_ID_BYTES + 1];
-
-		if (m->items[i].len != WIRE_ID_BYTES)
-			continue;
-		wire_hex(m->items[i].p, WIRE_ID_BYTES, hex);
-		zhashx_insert(l.theirs, hex, (void *)s_mark);
-	}
+	for (size_t i = 0; i < m->n_items; i++)
+		if (m->items[i].len == WIRE_ID_BYTES)
+			keymap_put(l.theirs, m->items[i].p, NULL);
 	/* it told us what it has: queue what it lacks, once per session.
 	 * The memory is rebuilt from our own requests (at most
 	 * WIRE_MAX_REQUEST_IDS), whatever ids it named */
 	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
 			  s_note_lacking, &l);
-	zhashx_destroy(&p->req_known);
+	keymap_destroy(&p->req_known);
 	p->req_known = l.known;
 	l.known = NULL;
 	repl_pump_requests(node, p);
 out:
-	zhashx_destroy(&l.theirs);
-	zhashx_destroy(&l.known);
+	keymap_destroy(&l.theirs);
+	keymap_destroy(&l.known);
 }

@@ -16,6 +16,7 @@
  * proto/log.h's levels */
 #undef LOG_INFO
 #undef LOG_DEBUG
+#include "proto/keymap.h"
 #include "proto/log.h"
 
 /* Named caps and timings. */
@@ -272,10 +273,10 @@ typedef struct peer {
 			       * it the next records (node_repl.c) */
 	} wants[NODE_MAX_WANTS];
 	size_t n_wants;
-	/* requests: ids sent to it or held by it this session (hex -> int64
-	 * since when, node_now),
+	/* requests: ids sent to it or held by it this session (id -> since
+	 * when, node_now),
 	 * ids to send it, and the window paced by its pongs */
-	zhashx_t *req_known;
+	keymap_t *req_known; /* of known_t (node_flood.c) */
 	uint8_t (*req_todo)[WIRE_ID_BYTES]; /* WIRE_MAX_REQUEST_IDS, lazily */
 	size_t n_req_todo;
 	uint64_t ask_sent, ask_at_ping, ask_acked;

@@ -100,7 +100,7 @@ void peer_free(peer_t **pp)
 	zhashx_destroy(&p->skip);
 	zhashx_destroy(&p->lazy);
 	zhashx_destroy(&p->push_to);
-	zhashx_destroy(&p->req_known);
+	keymap_destroy(&p->req_known);
 	zhashx_destroy(&p->distrust);
 	free(p->req_todo);
 	free(p->endpoint);
