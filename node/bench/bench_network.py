@@ -28,7 +28,8 @@ exchange does the rest. Then:
   steady       (first topology of each size) CPU from /proc/PID/stat and
                payload bytes sent per node over an idle window, per minute;
   memory       RSS per idle node, and of one node whose store holds
-               a million records (filled by lm-fill-store, kept in
+               a million records, then one record of each of 10,000
+               feeds (filled by lm-fill-store, kept in
                build/bench-cache between runs).
 
 Counters come from `labmesh debug status` (bytes are message payloads:
@@ -38,10 +39,10 @@ stderr. Ports: 30000-39999.
 
   bench-network [--sizes 10,50,100] [--topologies 3] [--requests 3]
                 [--burst 10000] [--idle 20] [--trickle 10]
+                [--store-records 1000000] [--store-feeds 10000]
+                [--cache DIR] [--homes DIR] [--overlay-timeout S]
 (topologies: 3 up to N = 100, 1 above; burst: 10,000 records, at most
 a million deliveries: 1,000 at N = 1,000)
-                [--store-records 1000000] [--cache DIR] [--homes DIR]
-                [--overlay-timeout S]
   LM_BENCH_LOG=debug keeps the nodes' logs at that level,
   LM_BENCH_KEEP=1 keeps their homes.
 """
@@ -835,20 +836,49 @@ def report_size(n, topologies, acc, split):
              round(per, 1), 'B', baseline=round(size, 1))
 
 
-def memory_million(records, cache):
-    """RSS of one node idle on an empty store, then on a store holding
-    `records` records (a feed of another lab, as if replicated)."""
+def s_filled(cache, records, feeds):
+    """A store of `records` records over `feeds` feeds, kept in cache."""
     os.makedirs(cache, exist_ok=True)
-    db = os.path.join(cache, 'store-%d.db' % records)
+    name = 'store-%d.db' % records if feeds == 1 else \
+        'store-%d-feeds-%d.db' % (records, feeds)
+    db = os.path.join(cache, name)
     if not os.path.exists(db):
-        log('filling a store with %d records (kept in %s)' % (records, cache))
+        log('filling a store with %d records of %d feeds (kept in %s)' %
+            (records, feeds, cache))
         tmp = db + '.tmp'
         for f in (tmp, tmp + '-wal', tmp + '-shm'):
             if os.path.exists(f):
                 os.unlink(f)
         run(FILL, tmp, os.path.join(cache, 'author.key'), str(records),
-            timeout=3600)
+            str(feeds), timeout=3600)
         os.rename(tmp, db)
+    return db
+
+
+def s_rss_with(node, db):
+    """RSS of node idle on a copy of the store db, and its status."""
+    for f in ('', '-wal', '-shm'):
+        p = os.path.join(node.home, 'store.db' + f)
+        if os.path.exists(p):
+            os.unlink(p)
+    shutil.copyfile(db, os.path.join(node.home, 'store.db'))
+    node.start()
+    while not node.ready():
+        time.sleep(0.1)
+    st = node.status()
+    time.sleep(6)  # a trim period
+    rss = node.rss_kib() / 1024.0
+    node.stop()
+    return rss, st
+
+
+def memory_lone(records, feeds, cache):
+    """RSS of one node idle on an empty store, then on a store holding
+    `records` records (a feed of another lab, as if replicated), then on
+    one holding one record of each of `feeds` feeds (a node of a network
+    of that many labs: one advert of each)."""
+    db = s_filled(cache, records, 1) if records else None
+    many = s_filled(cache, feeds, feeds) if feeds else None
     root = tempfile.mkdtemp(prefix='lm-bench-mem-')
     try:
         port = free_ports(1, PORT_LO + 9000)[0]
@@ -859,28 +889,28 @@ def memory_million(records, cache):
         time.sleep(6)  # a trim period
         idle = node.rss_kib() / 1024.0
         node.stop()
-        os.unlink(os.path.join(node.home, 'store.db'))
-        for f in ('-wal', '-shm'):
-            p = os.path.join(node.home, 'store.db' + f)
-            if os.path.exists(p):
-                os.unlink(p)
-        shutil.copyfile(db, os.path.join(node.home, 'store.db'))
-        node.start()
-        while not node.ready():
-            time.sleep(0.1)
-        st = node.status()
-        time.sleep(6)
-        # a full vector, a scan of the feed: what a peer connecting makes
-        full = node.rss_kib() / 1024.0
-        node.stop()
         emit('memory: RSS of an idle node, empty store', round(idle, 2),
              'MiB', target='value <= 10', met=idle <= 10)
-        emit('memory: RSS with %d records in the store (%d held)' %
-             (records, st['records']), round(full, 2), 'MiB',
-             baseline=round(idle, 2), target='value <= 64', met=full <= 64)
-        size = os.path.getsize(db)
-        emit('store: bytes on disk per record', round(size / records, 1),
-             'B')
+        if db:
+            # a full vector, a scan of the feed: what a peer connecting
+            # makes
+            full, st = s_rss_with(node, db)
+            emit('memory: RSS with %d records in the store (%d held)' %
+                 (records, st['records']), round(full, 2), 'MiB',
+                 baseline=round(idle, 2), target='value <= 64',
+                 met=full <= 64)
+            emit('store: bytes on disk per record',
+                 round(os.path.getsize(db) / records, 1), 'B')
+        if many:
+            # our vector and the store's feed table: an entry per lab
+            rss, st = s_rss_with(node, many)
+            emit('memory: RSS with one record of each of %d feeds (%d'
+                 ' feeds held): a node of a network of that many labs' %
+                 (feeds, st['feeds']), round(rss, 2), 'MiB',
+                 baseline=round(idle, 2), target='value <= 10',
+                 met=rss <= 10)
+            emit('memory: RSS per feed held, above the empty store',
+                 round((rss - idle) * 1048576 / feeds), 'B')
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -908,6 +938,10 @@ def main():
     ap.add_argument('--store-records', type=int, default=1000000,
                     help='records of the lone node\'s store (default'
                     ' 1,000,000; 0: that phase skipped)')
+    ap.add_argument('--store-feeds', type=int, default=10000,
+                    help='feeds of one record each of the lone node\'s'
+                    ' second store (default 10,000: a network of that many'
+                    ' labs; 0: skipped)')
     ap.add_argument('--cache', default=os.path.join(HERE, '..', 'bench-cache'),
                     help='where the filled store is kept between runs')
     ap.add_argument('--homes', default=None,
@@ -951,8 +985,9 @@ def main():
         port = port + n + 100 if port + 2 * n + 100 <= PORT_HI else PORT_LO
         report_size(n, topologies, acc, split)
         log('N=%d: %.0f s' % (n, time.time() - t))
-    if a.store_records:
-        memory_million(a.store_records, os.path.abspath(a.cache))
+    if a.store_records or a.store_feeds:
+        memory_lone(a.store_records, a.store_feeds,
+                    os.path.abspath(a.cache))
     log('total %.0f s' % (time.time() - t0))
 
 
