@@ -231,6 +231,11 @@ void *keymap_at(const keymap_t *m, size_t i)
 	return i < m->n ? s_elem(m, i) : NULL;
 }
 
+size_t keymap_index(const keymap_t *m, const void *elem)
+{
+	return (size_t)((const uint8_t *)elem - m->elems) / m->elem_size;
+}
+
 void keymap_clear(keymap_t *m)
 {
 	if (!m)

@@ -34,6 +34,8 @@ void *keymap_put(keymap_t *m, const uint8_t *key, bool *ret_new);
 bool keymap_delete(keymap_t *m, const uint8_t *key);
 /* The i-th element, 0 <= i < keymap_size. */
 void *keymap_at(const keymap_t *m, size_t i);
+/* The index of elem, an element of m, in keymap_at's order. */
+size_t keymap_index(const keymap_t *m, const void *elem);
 /* Remove every element and give back the memory. */
 void keymap_clear(keymap_t *m);
 /* Bytes the table holds from the heap. */

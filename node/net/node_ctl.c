@@ -393,7 +393,7 @@ static void s_status_tables(json_t *j, node_t *node)
 	json_key_uint(j, "dealers", dealers);
 	json_key_uint(j, "strangers", s_entries(node->strangers));
 	json_key_uint(j, "ids", node_ids_count(node));
-	json_key_uint(j, "vector", s_entries(node->vec_mine));
+	json_key_uint(j, "vector", keymap_size(node->vec_mine));
 	json_key_uint(j, "pulls", s_entries(node->upstream));
 	json_key_uint(j, "pull_known", s_entries(node->pull_known));
 	json_key_uint(j, "pull_new", s_entries(node->pull_new));

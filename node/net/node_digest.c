@@ -4,7 +4,7 @@
  *
  * Our vector. Every feed we hold (but an equivocator's) has an entry:
  * its seq and the number of its last change, kept in order of change
- * (vec_log), so that a peer's vector goes out as the changes since the
+ * (vec_first to vec_last), so that a peer's vector goes out as the changes since the
  * number it was told up to (node_repl.c: s_send_vector), and a digest of
  * 64 ranges of authors is kept as entries change, never rescanned.
  *
@@ -33,49 +33,123 @@ _Static_assert(DIGEST_KEY_BYTES == WIRE_KEY_BYTES, "authors are keys");
 
 /* ---- our vector ----------------------------------------------------------- */
 
-static void s_free_entry(void **item)
-{
-	free(*item);
-	*item = NULL;
-}
-
 static void s_vec_init(node_t *node)
 {
 	if (node->vec_mine)
 		return;
-	node->vec_mine = zhashx_new();
-	zhashx_set_destructor(node->vec_mine, s_free_entry);
-	node->vec_log = zlistx_new();
+	node->vec_mine = keymap_new(sizeof(vec_mine_t));
+	node->vec_first = node->vec_last = 0;
 	digest_clear(&node->digest);
+}
+
+/* Element index + 1 of e, and the element of such a link. */
+static uint32_t s_link_of(node_t *node, const vec_mine_t *e)
+{
+	return (uint32_t)keymap_index(node->vec_mine, e) + 1;
+}
+
+static vec_mine_t *s_at(node_t *node, uint32_t link)
+{
+	return link ? keymap_at(node->vec_mine, link - 1) : NULL;
+}
+
+static void s_unlink(node_t *node, vec_mine_t *e)
+{
+	vec_mine_t *prev = s_at(node, e->prev), *next = s_at(node, e->next);
+
+	if (prev)
+		prev->next = e->next;
+	else
+		node->vec_first = e->next;
+	if (next)
+		next->prev = e->prev;
+	else
+		node->vec_last = e->prev;
+	e->prev = e->next = 0;
+}
+
+static void s_link_last(node_t *node, vec_mine_t *e)
+{
+	uint32_t link = s_link_of(node, e);
+	vec_mine_t *last = s_at(node, node->vec_last);
+
+	e->prev = node->vec_last;
+	e->next = 0;
+	if (last)
+		last->next = link;
+	else
+		node->vec_first = link;
+	node->vec_last = link;
+}
+
+/* Drop e (unlinked): the last element takes its place, and its
+ * neighbours' links follow it there. */
+static void s_drop(node_t *node, vec_mine_t *e)
+{
+	uint32_t hole = s_link_of(node, e);
+	uint32_t moved = (uint32_t)keymap_size(node->vec_mine);
+	vec_mine_t *m;
+
+	keymap_delete(node->vec_mine, e->author);
+	if (hole == moved)
+		return;
+	m = s_at(node, hole);
+	if (m->prev)
+		s_at(node, m->prev)->next = hole;
+	else
+		node->vec_first = hole;
+	if (m->next)
+		s_at(node, m->next)->prev = hole;
+	else
+		node->vec_last = hole;
+}
+
+vec_mine_t *repl_vec_get(node_t *node, const uint8_t *author)
+{
+	return keymap_get(node->vec_mine, author);
+}
+
+vec_mine_t *repl_vec_get_hex(node_t *node, const char *hex)
+{
+	uint8_t author[WIRE_KEY_BYTES];
+
+	if (!node->vec_mine || wire_unhex(hex, author, sizeof(author)) < 0)
+		return NULL;
+	return keymap_get(node->vec_mine, author);
+}
+
+vec_mine_t *repl_vec_newest(node_t *node)
+{
+	return node->vec_mine ? s_at(node, node->vec_last) : NULL;
+}
+
+vec_mine_t *repl_vec_older(node_t *node, const vec_mine_t *e)
+{
+	return s_at(node, e->prev);
 }
 
 void repl_vec_sync(node_t *node, const uint8_t *author)
 {
 	const store_feed_t *f = store_feed(node->store, author);
 	uint64_t seq = f && !f->flagged ? f->seq : 0;
-	char hex[2 * WIRE_KEY_BYTES + 1];
 	vec_mine_t *e;
 
 	s_vec_init(node);
-	wire_hex(author, WIRE_KEY_BYTES, hex);
-	e = zhashx_lookup(node->vec_mine, hex);
+	e = keymap_get(node->vec_mine, author);
 	if ((e ? e->seq : 0) == seq)
 		return;
 	digest_update(&node->digest, author, e ? e->seq : 0, seq);
 	node->vec_dirty = true;
 	if (!seq) { /* flagged: its feed stops with us */
-		zlistx_delete(node->vec_log, e->handle);
-		zhashx_delete(node->vec_mine, hex); /* frees e */
+		s_unlink(node, e);
+		s_drop(node, e);
 		return;
 	}
-	if (!e) {
-		e = xzalloc(sizeof(*e));
-		memcpy(e->author, author, WIRE_KEY_BYTES);
-		zhashx_insert(node->vec_mine, hex, e);
-		e->handle = zlistx_add_end(node->vec_log, e);
-	} else {
-		zlistx_move_end(node->vec_log, e->handle);
-	}
+	if (!e)
+		e = keymap_put(node->vec_mine, author, NULL);
+	else
+		s_unlink(node, e);
+	s_link_last(node, e);
 	e->step = seq > e->seq ? seq - e->seq : 0;
 	e->pushed = false; /* the records path says (node_repl.c: s_took) */
 	e->seq = seq;
@@ -99,8 +173,8 @@ void repl_vec_sync_all(node_t *node)
 
 void repl_vec_destroy(node_t *node)
 {
-	zlistx_destroy(&node->vec_log);
-	zhashx_destroy(&node->vec_mine);
+	keymap_destroy(&node->vec_mine);
+	node->vec_first = node->vec_last = 0;
 }
 
 size_t repl_vec_state(node_t *node)
@@ -177,11 +251,12 @@ static int s_cmp_entry(const void *a, const void *b)
 /* Our entries in the ranges of mask, sorted by author (so by range). */
 static wire_vec_t *s_entries_in(node_t *node, uint64_t mask, size_t *ret_n)
 {
-	wire_vec_t *v = xcalloc(zhashx_size(node->vec_mine) + 1, sizeof(*v));
-	size_t n = 0;
+	size_t all = keymap_size(node->vec_mine), n = 0;
+	wire_vec_t *v = xcalloc(all + 1, sizeof(*v));
 
-	for (vec_mine_t *e = zhashx_first(node->vec_mine); e;
-	     e = zhashx_next(node->vec_mine)) {
+	for (size_t i = 0; i < all; i++) {
+		const vec_mine_t *e = keymap_at(node->vec_mine, i);
+
 		if (!digest_in(mask, e->author))
 			continue;
 		memcpy(v[n].author, e->author, WIRE_KEY_BYTES);
@@ -249,7 +324,7 @@ void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m)
 	if (!digest_in(mask, node->key.pk)) {
 		/* it holds our own feed as we do (that range is equal):
 		 * our next record goes straight to it */
-		vec_mine_t *own = zhashx_lookup(node->vec_mine, node->hex);
+		vec_mine_t *own = repl_vec_get(node, node->key.pk);
 
 		if (own && p->own_sent < own->seq)
 			p->own_sent = own->seq;
@@ -283,8 +358,8 @@ static void s_send_back(node_t *node, peer_t *p, const wire_msg_t *m,
 	static wire_vec_t v[WIRE_MAX_VECTOR];
 	size_t n = 0;
 
-	for (vec_mine_t *e = zhashx_first(node->vec_mine); e;
-	     e = zhashx_next(node->vec_mine)) {
+	for (size_t i = 0; i < keymap_size(node->vec_mine); i++) {
+		const vec_mine_t *e = keymap_at(node->vec_mine, i);
 		uint8_t *b = NULL;
 		size_t len = 0;
 

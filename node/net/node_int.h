@@ -315,14 +315,16 @@ typedef struct {
 	int hello_count;
 } stranger_t;
 
-/* An entry of our vector: its seq, and the number of its last change. */
+/* An entry of our vector: its seq, and the number of its last change;
+ * an element of node->vec_mine (a keymap: it moves when another is put
+ * or deleted), linked in order of change by element index + 1. */
 typedef struct {
 	uint8_t author[WIRE_KEY_BYTES];
 	uint64_t seq;
 	uint64_t chg;
 	uint64_t step; /* records its last change added */
+	uint32_t prev, next; /* 0: none */
 	bool pushed;   /* ...and they came by push (s_lazy_pick) */
-	void *handle; /* in vec_log */
 } vec_mine_t;
 
 /* One pull in flight per author. */
@@ -369,12 +371,13 @@ struct node {
 	/* node ids known here by CURVE key (node_ids.c), made when first
 	 * needed */
 	struct node_ids *ids;
-	/* our vector as peers are told it (node_repl.c): hex author ->
-	 * vec_mine_t (owned), in order of their last change (vec_log,
-	 * borrowed), the number of the last change, and its digest; an
-	 * equivocator's feed is in none of them */
-	zhashx_t *vec_mine;
-	zlistx_t *vec_log;
+	/* our vector as peers are told it (node_digest.c): author ->
+	 * vec_mine_t, linked in order of their last change from vec_first
+	 * to vec_last (element index + 1; 0: empty), the number of the
+	 * last change, and its digest; an equivocator's feed is in none of
+	 * them */
+	keymap_t *vec_mine;
+	uint32_t vec_first, vec_last;
 	uint64_t vec_chg;
 	digest_t digest;
 	int64_t next_round_ms, next_full_ms;
@@ -559,6 +562,14 @@ void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_vec_sync(node_t *node, const uint8_t *author);
 void repl_vec_sync_all(node_t *node);
 void repl_vec_destroy(node_t *node);
+/* Our vector's entry of author (or of hex, an author in hex), or NULL;
+ * valid until our vector next changes (repl_vec_sync). */
+vec_mine_t *repl_vec_get(node_t *node, const uint8_t *author);
+vec_mine_t *repl_vec_get_hex(node_t *node, const char *hex);
+/* The entries in order of change, newest first: the last changed, and
+ * the one changed before e (NULL: none). */
+vec_mine_t *repl_vec_newest(node_t *node);
+vec_mine_t *repl_vec_older(node_t *node, const vec_mine_t *e);
 /* Send p our digest (node_digest.c); 0 or -errno of node_send. */
 int repl_send_digest(node_t *node, peer_t *p);
 /* Take n entries of p's vector (node_repl.c): asked, an answer to our

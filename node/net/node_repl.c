@@ -111,8 +111,7 @@ static bool s_author_tells(node_t *node, const uint8_t *author, peer_t *p)
  * entry for author hex then stays: it may hold as much already). */
 static bool s_pending(node_t *node, peer_t *p, const char *hex)
 {
-	vec_mine_t *e = node->vec_mine ? zhashx_lookup(node->vec_mine, hex) :
-					 NULL;
+	vec_mine_t *e = repl_vec_get_hex(node, hex);
 
 	return (e && e->chg > p->told) || zhashx_lookup(p->skip, hex) ||
 	       zhashx_lookup(p->lazy, hex);
@@ -217,7 +216,7 @@ static void s_lazy_count(node_t *node)
 		for (void *m = zhashx_first(p->lazy); m;
 		     m = zhashx_next(p->lazy)) {
 			const char *k = zhashx_cursor(p->lazy);
-			vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
+			vec_mine_t *e = repl_vec_get_hex(node, k);
 			uintptr_t c;
 
 			/* a pulled record goes to every peer: not counted */
@@ -252,7 +251,7 @@ static void s_held_back(node_t *node, peer_t *p, zhashx_t *h, wire_vec_t *v,
 		return;
 	keys = zhashx_keys(h);
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
-		vec_mine_t *e = zhashx_lookup(node->vec_mine, k);
+		vec_mine_t *e = repl_vec_get_hex(node, k);
 
 		zhashx_delete(h, k);
 		if (e && e->chg <= p->told && s_tells(node, p, e, k) &&
@@ -302,14 +301,14 @@ static void s_send_vector(node_t *node, peer_t *p)
 	size_t n = 0;
 	int rc = 0;
 
-	if (!node->vec_log || (p->resync && !s_resync(node, p)))
+	if (!node->vec_mine || (p->resync && !s_resync(node, p)))
 		return;
 	s_held_back(node, p, p->skip, v, &n, &rc);
 	if (node->lazy_now)
 		s_held_back(node, p, p->lazy, v, &n, &rc);
 	/* newest first: the log is in order of change */
-	for (vec_mine_t *e = zlistx_last(node->vec_log); e && e->chg > p->told;
-	     e = zlistx_prev(node->vec_log)) {
+	for (vec_mine_t *e = repl_vec_newest(node); e && e->chg > p->told;
+	     e = repl_vec_older(node, e)) {
 		char hex[2 * WIRE_KEY_BYTES + 1];
 
 		wire_hex(e->author, WIRE_KEY_BYTES, hex);
@@ -440,8 +439,7 @@ static void s_upstream_end(node_t *node, const char *hex, upstream_t *u,
 static uint64_t s_lazy_floor(node_t *node, peer_t *p, uint64_t told)
 {
 	for (void *m = zhashx_first(p->lazy); m; m = zhashx_next(p->lazy)) {
-		vec_mine_t *e = zhashx_lookup(node->vec_mine,
-					      zhashx_cursor(p->lazy));
+		vec_mine_t *e = repl_vec_get_hex(node, zhashx_cursor(p->lazy));
 
 		if (e && e->chg <= told)
 			told = e->chg - 1;
@@ -496,9 +494,7 @@ static void s_send_evidence(node_t *node, peer_t *p);
  * would hear of those made before the session only from the digest. */
 static void s_send_own_head(node_t *node, peer_t *p)
 {
-	vec_mine_t *e = node->vec_mine ?
-				zhashx_lookup(node->vec_mine, node->hex) :
-				NULL;
+	vec_mine_t *e = repl_vec_get(node, node->key.pk);
 	wire_vec_t v[1];
 	size_t n = 1;
 
@@ -930,10 +926,9 @@ static bool s_prune(node_t *node, peer_t *p, const uint8_t *author);
  * time are told our head, which stops their pushes (repl_on_vector);
  * those would bring records of the range asked of p again. Not p, nor
  * the author (its pushes of its own feed keep in step with its vector). */
-static void s_prune_pushers(node_t *node, peer_t *p, const uint8_t *author,
-			    const char *hex)
+static void s_prune_pushers(node_t *node, peer_t *p, const uint8_t *author)
 {
-	const vec_mine_t *e = zhashx_lookup(node->vec_mine, hex);
+	const vec_mine_t *e = repl_vec_get(node, author);
 
 	if (!e || !e->pushed)
 		return;
@@ -1009,7 +1004,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		      claim : NODE_WANT_RECORDS, &b, &len) == 0)
 		node_send(node, p, b, len);
 	if (claim > 1)
-		s_prune_pushers(node, p, author, hex);
+		s_prune_pushers(node, p, author);
 }
 
 /* Every author some peer has more of, into the authors to look at. */
@@ -1536,7 +1531,7 @@ static void s_took(node_t *node, peer_t *p, const uint8_t *author)
 	vec_mine_t *e;
 
 	wire_hex(author, WIRE_KEY_BYTES, hex);
-	e = node->vec_mine ? zhashx_lookup(node->vec_mine, hex) : NULL;
+	e = repl_vec_get(node, author);
 	u = zhashx_lookup(node->upstream, hex);
 	if (e)
 		e->pushed = !(u && u->peer == p);
