@@ -128,6 +128,22 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 		s_row(f, (double)(r->dup_pulled + r->dup_other), "records",
 		      NULL, 0);
 		snprintf(f, sizeof(f),
+			 "%s: pulls stalled after a pong said the peer read"
+			 " the want %llu; stall verdicts put off while"
+			 " messages waited %llu; pulls short of their rate"
+			 " that waited for a peer silent since its records"
+			 " %llu; stops sent as pulls left"
+			 " their peer %llu, records left unsent by them %llu;"
+			 " records taken while their pull was in flight to"
+			 " another peer, pushed by a relay %llu",
+			 tag, (unsigned long long)r->pulls_stalled_read,
+			 (unsigned long long)r->pulls_judged_later,
+			 (unsigned long long)r->pulls_waited_records,
+			 (unsigned long long)r->wants_stop_sent,
+			 (unsigned long long)r->wants_stopped,
+			 (unsigned long long)r->beside_relay);
+		s_row(f, (double)r->wants_stopped, "records", NULL, 0);
+		snprintf(f, sizeof(f),
 			 "%s: messages the nodes took as garbage", tag);
 		s_row(f, (double)r->garbage, "messages", "0",
 		      r->garbage == 0);

@@ -480,6 +480,7 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "pulls_stalled", node->pulls_stalled);
 	json_key_uint(&j, "pulls_stalled_first", node->pulls_stalled_first);
 	json_key_uint(&j, "pulls_waited", node->pulls_waited);
+	json_key_uint(&j, "pulls_waited_records", node->pulls_waited_records);
 	/* entries of peers' vectors held here: bounded by what differs,
 	 * not by the number of feeds */
 	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));

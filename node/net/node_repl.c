@@ -1686,8 +1686,10 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	if (n_runs) /* into the results index (node/jobs/jobs.h) */
 		jobs_on_stored(node->jobs, runs, n_runs);
 	p->records_rx += added;
-	if (added || dups)
+	if (added || dups) {
 		p->records_rx_ms = node_now();
+		p->msgs_in_at_records = p->msgs_in;
+	}
 	node->records_in += added;
 	if (added) {
 		node->vec_dirty = true;
@@ -1770,6 +1772,27 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 	       !s_alternative(node, u->peer, k, now);
 }
 
+/* Whether u, short of its rate with records in, waits for its peer:
+ * it said nothing at all since its last records (starved of CPU, or
+ * waiting for our credit it has not read yet: asking another peer
+ * would have what it is about to send come twice, and its session ends
+ * if it stays silent past the liveness). Once per pull counted; at most
+ * NODE_PULL_PATIENCE_MS. A peer that holds back while it talks loses
+ * the feed as before. */
+static bool s_starved(node_t *node, upstream_t *u, int64_t now)
+{
+	const peer_t *p = u->peer;
+
+	if (!u->got || p->records_rx_ms < u->started_ms ||
+	    p->msgs_in != p->msgs_in_at_records ||
+	    now - u->started_ms >= NODE_PULL_PATIENCE_MS)
+		return false;
+	if (!u->starved)
+		node->pulls_waited_records++;
+	u->starved = true;
+	return true;
+}
+
 /* Whether a stall verdict on u waits: peers' messages wait unread here
  * (this node is behind on its reading, on a loaded machine), and the
  * records u's peer sent may be among them; the range would then come
@@ -1840,7 +1863,8 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	if (u->deadline_ms > now && gained >= due)
 		return;
 	if (u->peer && gained < due) {
-		if (!s_judge_later(node, u, now)) /* else at the next tick */
+		/* else at the next tick */
+		if (!s_starved(node, u, now) && !s_judge_later(node, u, now))
 			s_stalled(node, k, u, gained, due);
 		return;
 	}

@@ -57,6 +57,7 @@ typedef struct {
 	node_t node;
 	struct jobs jobs;
 	bool wake; /* an EV_R_WAKE is due */
+	int burst; /* messages read since the last wakeup's work */
 } real_node_t;
 
 typedef struct {
@@ -428,6 +429,16 @@ static void s_wake(uint32_t idx)
 	sim_at(R->s, R->s->now, EV_R_WAKE, idx, 0, NULL);
 }
 
+/* node.c: s_handle_router, after the messages of a wakeup. */
+static void s_wakeup_work(uint32_t idx)
+{
+	node_t *node = &R->nodes[idx].node;
+
+	R->nodes[idx].burst = 0;
+	repl_send_vectors(node);
+	repl_pull_all(node);
+}
+
 /* Both hellos taken (node_peer.c: s_activate). */
 static void s_session_up(uint32_t link)
 {
@@ -541,6 +552,7 @@ static void s_arrive(sim_msg_t *m)
 		node_garbage(node, p->curve, "undecodable");
 		return;
 	}
+	p->msgs_in++;
 	switch (w.type) {
 	case WIRE_PING:
 		peer_on_ping(node, p, &w);
@@ -576,6 +588,10 @@ static void s_arrive(sim_msg_t *m)
 	wire_msg_free(&w);
 	p->last_seen_ms = p->live_ms = node_now();
 	s_wake(idx);
+	/* node.c reads at most NODE_MAX_BURST messages a wakeup: a node
+	 * behind on its reading does the wakeup's work between them */
+	if (++R->nodes[idx].burst >= NODE_MAX_BURST)
+		s_wakeup_work(idx);
 }
 
 /* node.c: s_handle_tick — pings after silence (node_peer.c: s_tick_one),
@@ -616,8 +632,7 @@ static void s_dispatch(const sim_event_t *ev)
 		break;
 	case EV_R_WAKE:
 		R->nodes[ev->id].wake = false;
-		repl_send_vectors(&R->nodes[ev->id].node);
-		repl_pull_all(&R->nodes[ev->id].node);
+		s_wakeup_work(ev->id);
 		break;
 	case EV_TICK:
 		s_tick(ev->id);
@@ -911,6 +926,12 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->pulls_taken_over += node->pulls_taken_over;
 		r->pulls_stalled += node->pulls_stalled;
 		r->pulls_waited += node->pulls_waited;
+		r->pulls_waited_records += node->pulls_waited_records;
+		r->pulls_stalled_read += node->pulls_stalled_read;
+		r->pulls_judged_later += node->pulls_judged_later;
+		r->wants_stop_sent += node->wants_stop_sent;
+		r->wants_stopped += node->wants_stopped;
+		r->beside_relay += node->beside_relay;
 		deg += s->nodes[i].deg;
 		if (s->nodes[i].deg > r->degree_max)
 			r->degree_max = s->nodes[i].deg;
