@@ -489,19 +489,21 @@ def replicate(net, graph, burst, acc):
                      'duplicates_stale', 'wants_unheld', 'wants_again',
                      'wants_queued', 'wants_unsent', 'pulls_stalled_read',
                      'wants_stop_sent', 'wants_stopped', 'pulls_judged_later',
-                     'pushers_pruned', 'pulls_waited_records',
+                     'pushers_pruned', 'pulls_stalled_unponged',
+                     'pulls_stalled_patience',
                      'beside_pull_author',
                      'beside_pull_relay')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
         ' %d from others; pulls %d, moved %d to a better placed peer'
         ' (%d before any answer), %d for want of records (%d at the'
-        ' first batch); %d waited for their peer, %d short of their'
-        ' rate for a peer silent since its records' %
+        ' first batch; %d with a peer that never answered a ping, %d'
+        ' out of patience); %d waited for their peer' %
         (received, delivered, why['duplicates_pulled'],
          why['duplicates_other'], why['pulls_started'],
          why['pulls_taken_over'], why['pulls_preempted'],
          why['pulls_stalled'], why['pulls_stalled_first'],
-         why['pulls_waited'], why['pulls_waited_records']))
+         why['pulls_stalled_unponged'], why['pulls_stalled_patience'],
+         why['pulls_waited']))
     log('burst: stall verdicts put off while messages waited unread %d;'
         ' stalled after a pong said the peer read the want %d; of'
         ' the duplicates from the peer pulled, %d answered an'

@@ -130,15 +130,16 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 		snprintf(f, sizeof(f),
 			 "%s: pulls stalled after a pong said the peer read"
 			 " the want %llu; stall verdicts put off while"
-			 " messages waited %llu; pulls short of their rate"
-			 " that waited for a peer silent since its records"
-			 " %llu; stops sent as pulls left"
+			 " messages waited %llu; stalled with a peer that"
+			 " never answered a ping %llu, out of patience %llu;"
+			 " stops sent as pulls left"
 			 " their peer %llu, records left unsent by them %llu;"
 			 " records taken while their pull was in flight to"
 			 " another peer, pushed by a relay %llu",
 			 tag, (unsigned long long)r->pulls_stalled_read,
 			 (unsigned long long)r->pulls_judged_later,
-			 (unsigned long long)r->pulls_waited_records,
+			 (unsigned long long)r->pulls_stalled_unponged,
+			 (unsigned long long)r->pulls_stalled_patience,
 			 (unsigned long long)r->wants_stop_sent,
 			 (unsigned long long)r->wants_stopped,
 			 (unsigned long long)r->beside_relay);

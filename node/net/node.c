@@ -369,8 +369,6 @@ static void s_on_message(node_t *node, const char *curve, const uint8_t *b,
 		node_garbage(node, curve, wire_strerror(rc));
 		return;
 	}
-	if (p && m.type != WIRE_HELLO)
-		p->msgs_in++;
 	if (m.type == WIRE_HELLO)
 		peer_on_hello(node, curve, &m);
 	else if (authed)

@@ -480,7 +480,10 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "pulls_stalled", node->pulls_stalled);
 	json_key_uint(&j, "pulls_stalled_first", node->pulls_stalled_first);
 	json_key_uint(&j, "pulls_waited", node->pulls_waited);
-	json_key_uint(&j, "pulls_waited_records", node->pulls_waited_records);
+	json_key_uint(&j, "pulls_stalled_unponged",
+		      node->pulls_stalled_unponged);
+	json_key_uint(&j, "pulls_stalled_patience",
+		      node->pulls_stalled_patience);
 	/* entries of peers' vectors held here: bounded by what differs,
 	 * not by the number of feeds */
 	json_key_uint(&j, "peer_vector_entries", repl_vec_state(node));

@@ -292,9 +292,6 @@ typedef struct peer {
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
 	int64_t records_rx_ms; /* it last sent records that verified */
-	/* messages from it, and their count as of its last records: it
-	 * said nothing since those when equal */
-	uint64_t msgs_in, msgs_in_at_records;
 	int64_t answer_ms;  /* its time from a want to its first records,
 			     * smoothed (node_repl.c: s_preempt_ms,
 			     * s_waits) */
@@ -343,7 +340,6 @@ typedef struct {
 	int64_t first_batch_ms; /* need due by then (another peer has as
 				 * much), or 0 */
 	bool waited; /* past its first deadline, for its peer (s_judge) */
-	bool starved; /* short of its rate, for its silent peer (s_starved) */
 } upstream_t;
 
 struct node {
@@ -450,9 +446,9 @@ struct node {
 	uint64_t beside_author, beside_relay;
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
 	uint64_t pulls_stalled, pulls_stalled_first, pulls_waited;
-	/* pulls short of their rate that waited for a peer silent since
-	 * its last records (s_starved) */
-	uint64_t pulls_waited_records;
+	/* of pulls stalled, those whose peer never answered a ping, and
+	 * those out of patience */
+	uint64_t pulls_stalled_unponged, pulls_stalled_patience;
 	int64_t last_request_ms, last_record_ms;
 	uint64_t peers_gen; /* the peer table's changes, counted */
 	bool stopping;

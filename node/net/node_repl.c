@@ -1686,10 +1686,8 @@ void repl_on_records(node_t *node, peer_t *p, const wire_msg_t *m)
 	if (n_runs) /* into the results index (node/jobs/jobs.h) */
 		jobs_on_stored(node->jobs, runs, n_runs);
 	p->records_rx += added;
-	if (added || dups) {
+	if (added || dups)
 		p->records_rx_ms = node_now();
-		p->msgs_in_at_records = p->msgs_in;
-	}
 	node->records_in += added;
 	if (added) {
 		node->vec_dirty = true;
@@ -1740,6 +1738,9 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 		  " records), switching", p->hex, k, gained, due);
 	node->pulls_stalled++;
 	node->pulls_stalled_read += p->read_ms >= u->started_ms;
+	node->pulls_stalled_unponged += p->read_ms == 0;
+	node->pulls_stalled_patience +=
+		node_now() - u->started_ms >= NODE_PULL_PATIENCE_MS;
 	s_pull_stop(node, k, u);
 	/* ended first: a distrust past its cap bans the peer, which ends
 	 * its upstreams */
@@ -1770,27 +1771,6 @@ static bool s_waits(node_t *node, const char *k, const upstream_t *u,
 	       p->records_rx_ms >= u->started_ms ||
 	       now - u->started_ms < 4 * p->answer_ms ||
 	       !s_alternative(node, u->peer, k, now);
-}
-
-/* Whether u, short of its rate with records in, waits for its peer:
- * it said nothing at all since its last records (starved of CPU, or
- * waiting for our credit it has not read yet: asking another peer
- * would have what it is about to send come twice, and its session ends
- * if it stays silent past the liveness). Once per pull counted; at most
- * NODE_PULL_PATIENCE_MS. A peer that holds back while it talks loses
- * the feed as before. */
-static bool s_starved(node_t *node, upstream_t *u, int64_t now)
-{
-	const peer_t *p = u->peer;
-
-	if (!u->got || p->records_rx_ms < u->started_ms ||
-	    p->msgs_in != p->msgs_in_at_records ||
-	    now - u->started_ms >= NODE_PULL_PATIENCE_MS)
-		return false;
-	if (!u->starved)
-		node->pulls_waited_records++;
-	u->starved = true;
-	return true;
 }
 
 /* Whether a stall verdict on u waits: peers' messages wait unread here
@@ -1863,8 +1843,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	if (u->deadline_ms > now && gained >= due)
 		return;
 	if (u->peer && gained < due) {
-		/* else at the next tick */
-		if (!s_starved(node, u, now) && !s_judge_later(node, u, now))
+		if (!s_judge_later(node, u, now)) /* else at the next tick */
 			s_stalled(node, k, u, gained, due);
 		return;
 	}

@@ -113,11 +113,12 @@ typedef struct {
 	uint64_t dup_stale, wants_unheld, wants_again, wants_queued;
 	uint64_t pulls_started, pulls_taken_over, pulls_stalled, pulls_waited;
 	/* of those stalled, after a pong said the peer read the want;
-	 * verdicts put off while messages waited; pulls short of their
-	 * rate that waited for a peer silent since its records; stops sent, and records
+	 * verdicts put off while messages waited; of those stalled, with a
+	 * peer that never answered a ping, and out of patience; stops sent, and records
 	 * they left unsent; records taken while their pull was in flight
 	 * to another peer (pushed by a relay) */
-	uint64_t pulls_stalled_read, pulls_judged_later, pulls_waited_records;
+	uint64_t pulls_stalled_read, pulls_judged_later;
+	uint64_t pulls_stalled_unponged, pulls_stalled_patience;
 	uint64_t wants_stop_sent, wants_stopped, beside_relay;
 } sim_result_t;
 

@@ -552,7 +552,6 @@ static void s_arrive(sim_msg_t *m)
 		node_garbage(node, p->curve, "undecodable");
 		return;
 	}
-	p->msgs_in++;
 	switch (w.type) {
 	case WIRE_PING:
 		peer_on_ping(node, p, &w);
@@ -926,7 +925,8 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->pulls_taken_over += node->pulls_taken_over;
 		r->pulls_stalled += node->pulls_stalled;
 		r->pulls_waited += node->pulls_waited;
-		r->pulls_waited_records += node->pulls_waited_records;
+		r->pulls_stalled_unponged += node->pulls_stalled_unponged;
+		r->pulls_stalled_patience += node->pulls_stalled_patience;
 		r->pulls_stalled_read += node->pulls_stalled_read;
 		r->pulls_judged_later += node->pulls_judged_later;
 		r->wants_stop_sent += node->wants_stop_sent;
