@@ -386,7 +386,7 @@ static void s_status_tables(json_t *j, node_t *node)
 
 		dealers += p->dealer != NULL;
 		req_known += keymap_size(p->req_known);
-		distrust += s_entries(p->distrust);
+		distrust += keymap_size(p->distrust);
 	}
 	json_key(j, "tables");
 	json_obj_open(j);

@@ -206,7 +206,7 @@ void repl_shrink(node_t *node)
 		s_shrink(p->skip);
 		s_shrink(p->lazy);
 		s_shrink(p->push_to);
-		s_shrink(p->distrust);
+		repl_distrust_expire(p, node_now());
 	}
 	s_shrink(node->upstream);
 	s_shrink(node->pull_known);

@@ -286,9 +286,10 @@ typedef struct peer {
 	int64_t lease_window_ms;
 	int lease_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
-	 * deliver (hex -> int64 until, node_now) */
+	 * deliver, until when (node_now; expired ones go in the idle
+	 * trim, repl_distrust_expire) */
 	size_t pulls_out;
-	zhashx_t *distrust;
+	keymap_t *distrust; /* of distrust_t */
 	size_t vec_unknown; /* their_vec entries for authors we lack */
 	int64_t last_delivered_ms; /* it served a pull at the rate then */
 	int64_t records_rx_ms; /* it last sent records that verified */
@@ -304,6 +305,13 @@ typedef struct peer {
 	int64_t fwd_window_ms; /* requests we forwarded to them */
 	int fwd_count;
 } peer_t;
+
+/* An author whose claim a peer did not deliver: its word on that
+ * author counts for nothing until then. */
+typedef struct {
+	uint8_t author[WIRE_KEY_BYTES];
+	int64_t until_ms;
+} distrust_t;
 
 /* Traffic accounting for any CURVE key, known peer or not. */
 typedef struct {
@@ -581,6 +589,8 @@ void repl_take_entries(node_t *node, peer_t *p, const wire_vec_t *v,
 		       size_t n, bool asked);
 /* Entries of their vectors held for all peers (status). */
 size_t repl_vec_state(node_t *node);
+/* Forget p's distrust that ran out by now. */
+void repl_distrust_expire(peer_t *p, int64_t now);
 /* The empty replication tables' buckets given back (the idle trim) */
 void repl_shrink(node_t *node);
 void repl_on_want(node_t *node, peer_t *p, const wire_msg_t *m);

@@ -475,7 +475,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	p->ranges_open = p->ranges_told = 0;
 	p->own_sent = 0;
 	p->n_their_ids = 0;
-	zhashx_purge(p->distrust);
+	keymap_clear(p->distrust);
 	p->vec_unknown = 0;
 	p->pulls_out = 0;
 	p->credit = NODE_CREDIT_INITIAL;
@@ -657,37 +657,55 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m)
  * word for that author for NODE_DISTRUST_MS. */
 static void s_distrust(node_t *node, peer_t *p, const char *hex)
 {
-	int64_t *until = zhashx_lookup(p->distrust, hex);
 	uint8_t author[WIRE_KEY_BYTES];
+	distrust_t *d;
 
+	if (wire_unhex(hex, author, sizeof(author)) < 0)
+		return;
 	if (zhashx_lookup(p->their_vec, hex)) {
-		if (wire_unhex(hex, author, sizeof(author)) == 0 &&
-		    !store_feed(node->store, author) && p->vec_unknown)
+		if (!store_feed(node->store, author) && p->vec_unknown)
 			p->vec_unknown--;
 		zhashx_delete(p->their_vec, hex);
 	}
-	if (!until) {
-		if (zhashx_size(p->distrust) >= NODE_MAX_DISTRUST) {
+	d = keymap_get(p->distrust, author);
+	if (!d) {
+		if (keymap_size(p->distrust) >= NODE_MAX_DISTRUST) {
 			node_garbage(node, p->curve, "too many claims not"
 				     " delivered");
 			return;
 		}
-		until = xmalloc(sizeof(*until));
-		zhashx_insert(p->distrust, hex, until);
+		d = keymap_put(p->distrust, author, NULL);
 	}
-	*until = node_now() + NODE_DISTRUST_MS;
+	d->until_ms = node_now() + NODE_DISTRUST_MS;
 }
 
 static bool s_distrusted(peer_t *p, const char *hex, int64_t now)
 {
-	int64_t *until = zhashx_lookup(p->distrust, hex);
+	uint8_t author[WIRE_KEY_BYTES];
+	distrust_t *d;
 
-	if (!until)
+	if (!keymap_size(p->distrust) ||
+	    wire_unhex(hex, author, sizeof(author)) < 0)
 		return false;
-	if (*until > now)
+	d = keymap_get(p->distrust, author);
+	if (!d)
+		return false;
+	if (d->until_ms > now)
 		return true;
-	zhashx_delete(p->distrust, hex);
+	keymap_delete(p->distrust, author);
 	return false;
+}
+
+void repl_distrust_expire(peer_t *p, int64_t now)
+{
+	/* from the end: a delete moves the last element into the hole,
+	 * one already looked at */
+	for (size_t i = keymap_size(p->distrust); i-- > 0;) {
+		distrust_t *d = keymap_at(p->distrust, i);
+
+		if (d->until_ms <= now)
+			keymap_delete(p->distrust, d->author);
+	}
 }
 
 /* ---- pulling ------------------------------------------------------------- */
@@ -697,6 +715,7 @@ static void s_served(peer_t *p, const upstream_t *u, const char *hex,
 		     uint64_t gained, int64_t now)
 {
 	int64_t ms = now - u->started_ms;
+	uint8_t author[WIRE_KEY_BYTES];
 	/* records a second, over at least a second: one record at once
 	 * (a trickle's range of one) is not a peer that delivers */
 	uint64_t rate = gained * 1000 / (uint64_t)(ms > 1000 ? ms : 1000);
@@ -705,7 +724,9 @@ static void s_served(peer_t *p, const upstream_t *u, const char *hex,
 		return;
 	p->last_delivered_ms = now;
 	p->serve_rate = rate;
-	zhashx_delete(p->distrust, hex); /* it delivers that feed after all */
+	if (keymap_size(p->distrust) &&
+	    wire_unhex(hex, author, sizeof(author)) == 0)
+		keymap_delete(p->distrust, author); /* it delivers after all */
 }
 
 /* Whether p lately served a pull at the rate asked (its range, or its due

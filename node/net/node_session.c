@@ -80,8 +80,7 @@ peer_t *peer_new(node_t *node, const uint8_t *id, const char *endpoint,
 	p->push_to = zhashx_new();
 	zhashx_set_destructor(p->push_to, s_free_box);
 	repl_forget_requests(p); /* makes req_known */
-	p->distrust = zhashx_new();
-	zhashx_set_destructor(p->distrust, s_free_box);
+	p->distrust = keymap_new(sizeof(distrust_t));
 	node->peers = xreallocarray(node->peers, node->n_peers + 1,
 				    sizeof(*node->peers));
 	node->peers[node->n_peers++] = p;
@@ -101,7 +100,7 @@ void peer_free(peer_t **pp)
 	zhashx_destroy(&p->lazy);
 	zhashx_destroy(&p->push_to);
 	keymap_destroy(&p->req_known);
-	zhashx_destroy(&p->distrust);
+	keymap_destroy(&p->distrust);
 	free(p->req_todo);
 	free(p->endpoint);
 	free(p->desc);
