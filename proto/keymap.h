@@ -30,7 +30,8 @@ void *keymap_get(const keymap_t *m, const uint8_t *key);
  * when ret_new is not NULL). */
 void *keymap_put(keymap_t *m, const uint8_t *key, bool *ret_new);
 /* Remove key's element; false if it had none. The last element takes its
- * place in keymap_at's order. */
+ * place in keymap_at's order. key may be the element's own (it is read
+ * before anything moves). */
 bool keymap_delete(keymap_t *m, const uint8_t *key);
 /* The i-th element, 0 <= i < keymap_size. */
 void *keymap_at(const keymap_t *m, size_t i);

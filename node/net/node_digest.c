@@ -4,8 +4,9 @@
  *
  * Our vector. Every feed we hold (but an equivocator's) has an entry:
  * its seq and the number of its last change, kept in order of change
- * (vec_first to vec_last), so that a peer's vector goes out as the changes since the
- * number it was told up to (node_repl.c: s_send_vector), and a digest of
+ * (vec_first to vec_last), so that a peer's vector goes out as the
+ * changes since the number it was told up to (node_repl.c:
+ * s_send_vector), and a digest of
  * 64 ranges of authors is kept as entries change, never rescanned.
  *
  * Reconciliation. To a new peer (at once for the first new session in

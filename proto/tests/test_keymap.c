@@ -101,6 +101,16 @@ static void test_shrink(void)
 	}
 	CHECK(keymap_size(m) == 10);
 	CHECK(keymap_bytes(m) < full / 100);
+	/* an element's own key names it for delete */
+	{
+		elem_t *first = keymap_at(m, 0);
+		uint8_t was[KEYMAP_KEY_BYTES];
+
+		memcpy(was, first->key, sizeof(was));
+		CHECK(keymap_delete(m, first->key));
+		CHECK(keymap_get(m, was) == NULL && keymap_size(m) == 9);
+		keymap_put(m, was, NULL);
+	}
 	for (uint32_t k = 9990; k < 10000; k++) {
 		s_key(key, k);
 		CHECK(keymap_get(m, key) != NULL);
