@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KEYMAP_MIN_SLOTS 16
@@ -160,6 +161,22 @@ void *keymap_put(keymap_t *m, const uint8_t *key, bool *ret_new)
 	m->slots[i].idx1 = (uint32_t)(++m->n);
 	m->slots[i].hash = h;
 	return e;
+}
+
+void keymap_reserve(keymap_t *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : KEYMAP_MIN_SLOTS;
+
+	if (n > UINT32_MAX - 1)
+		abort(); /* an index is 32 bits: our own bug */
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap != m->cap)
+		s_reindex(m, cap);
+	if (n > m->alloc) {
+		m->alloc = n;
+		m->elems = xreallocarray(m->elems, m->alloc, m->elem_size);
+	}
 }
 
 /* Empty slot i, shifting back the rest of its probe run. */

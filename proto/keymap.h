@@ -37,6 +37,10 @@ bool keymap_delete(keymap_t *m, const uint8_t *key);
 void *keymap_at(const keymap_t *m, size_t i);
 /* The index of elem, an element of m, in keymap_at's order. */
 size_t keymap_index(const keymap_t *m, const void *elem);
+/* Make room for n elements in all, so that puts up to n neither move
+ * elements nor grow the table: a table filled from a known count holds
+ * n elements' bytes, not the next power of two's. */
+void keymap_reserve(keymap_t *m, size_t n);
 /* Remove every element and give back the memory. */
 void keymap_clear(keymap_t *m);
 /* Bytes the table holds from the heap. */

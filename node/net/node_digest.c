@@ -162,6 +162,10 @@ void repl_vec_sync_all(node_t *node)
 	size_t n = store_feed_count(node->store);
 
 	s_vec_init(node);
+	/* filled at start from the store: room for the feeds it holds (the
+	 * vector has one entry of each at most), not the next power of two
+	 * (a node of 10,000 labs) */
+	keymap_reserve(node->vec_mine, n);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t author[WIRE_KEY_BYTES];
 

@@ -3,7 +3,10 @@
  * process. node_repl.c, node_digest.c, node_flood.c, node_session.c
  * (peers, pings, pongs) and digest.c are linked as the daemon links them
  * (the objects of node/net's library); each node is a node_t with its
- * own store (SQLite, in memory) and a peer_t per link. This file stands
+ * own store and a peer_t per link. The stores are sim_store.c's: store.h
+ * over one pool of records shared by all nodes, each store holding how
+ * far it has each feed (store.c's SQLite would hold every record once
+ * per node: a row per lab per node). This file stands
  * in for what the daemon's other files give that code: the clock
  * (node_now, node_wall_ms: virtual time), the sockets (node_send: a link
  * with latency, in order, maybe lossy), the loop's timers (node_timer:

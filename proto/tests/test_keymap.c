@@ -123,11 +123,39 @@ static void test_shrink(void)
 	keymap_destroy(&m);
 }
 
+/* Filled from a known count: exactly that many elements' bytes. */
+static void test_reserve(void)
+{
+	keymap_t *m = keymap_new(sizeof(elem_t));
+	uint8_t key[KEYMAP_KEY_BYTES];
+	size_t bytes;
+
+	keymap_reserve(m, 10000);
+	bytes = keymap_bytes(m);
+	CHECK(bytes == 10000 * sizeof(elem_t) + 32768 * 8);
+	for (uint32_t k = 0; k < 10000; k++) {
+		s_key(key, k);
+		keymap_put(m, key, NULL);
+	}
+	CHECK(keymap_bytes(m) == bytes && keymap_size(m) == 10000);
+	keymap_reserve(m, 100); /* never shrinks */
+	CHECK(keymap_bytes(m) == bytes);
+	for (uint32_t k = 0; k < 10000; k += 97) {
+		s_key(key, k);
+		CHECK(keymap_get(m, key) != NULL);
+	}
+	s_key(key, 10000);
+	keymap_put(m, key, NULL); /* grows on as before */
+	CHECK(keymap_size(m) == 10001 && keymap_bytes(m) > bytes);
+	keymap_destroy(&m);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
 		return 1;
 	test_random();
 	test_shrink();
+	test_reserve();
 	return CHECK_DONE();
 }
