@@ -12,7 +12,7 @@
  *             [--requests R] [--accept K] [--every-lab] [--events E]
  *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
  *             [--seed N] [--real] [--load L] [--burst N] [--liveness S]
- *             [--table]
+ *             [--table] [--quiet]
  */
 #include "node/sim/sim.h"
 
@@ -204,6 +204,7 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		{"load", required_argument, NULL, 'L'},
 		{"burst", required_argument, NULL, 'B'},
 		{"liveness", required_argument, NULL, 'V'},
+		{"quiet", no_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -270,6 +271,9 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		case 'V':
 			p->liveness_ms = (int64_t)(v * 1000);
 			break;
+		case 'Q':
+			p->progress = false;
+			break;
 		case 'h':
 			return 1;
 		default:
@@ -288,6 +292,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	sim_params_default(&p);
+	p.progress = true;
 	rc = s_args(argc, argv, &p, &table);
 	if (rc != 0) {
 		fprintf(rc > 0 ? stdout : stderr,
@@ -296,7 +301,8 @@ int main(int argc, char **argv)
 			" [--every-lab] [--events E] [--adverts A] [--no-run]"
 			" [--loss F]"
 			" [--churn F] [--offline S] [--seed N] [--real]"
-			" [--load L] [--burst N] [--liveness S] [--table]\n"
+			" [--load L] [--burst N] [--liveness S] [--table]"
+			" [--quiet]\n"
 			"Simulate N labs (10000) replicating in virtual time"
 			" for a window of S seconds\n(3600) at KernelCI's"
 			" volume, then a drain; print bytes per node per day\n"
@@ -310,7 +316,8 @@ int main(int argc, char **argv)
 			" per core of a shared machine); --burst N: one lab"
 			" appends N records\nat once, 60 s into the window;"
 			" --liveness S: with --real, the nodes' liveness\n"
-			"window (5 s).\n");
+			"window (5 s). Every 30 s a line on stderr says how"
+			" far the run is\n(--quiet: none).\n");
 		return rc > 0 ? 0 : 2;
 	}
 	t0 = s_now_s();

@@ -129,9 +129,11 @@ vec_mine_t *repl_vec_older(node_t *node, const vec_mine_t *e)
 	return s_at(node, e->prev);
 }
 
-void repl_vec_sync(node_t *node, const uint8_t *author)
+/* Our vector takes author's feed as f (the store's entry, or NULL)
+ * says. */
+static void s_vec_sync_to(node_t *node, const uint8_t *author,
+			  const store_feed_t *f)
 {
-	const store_feed_t *f = store_feed(node->store, author);
 	uint64_t seq = f && !f->flagged ? f->seq : 0;
 	vec_mine_t *e;
 
@@ -157,6 +159,23 @@ void repl_vec_sync(node_t *node, const uint8_t *author)
 	e->chg = ++node->vec_chg;
 }
 
+void repl_vec_sync(node_t *node, const uint8_t *author)
+{
+	s_vec_sync_to(node, author, store_feed(node->store, author));
+}
+
+/* The store's i-th feed into our vector. */
+static void s_vec_sync_at(node_t *node, size_t i)
+{
+	const store_feed_t *f = store_feed_at(node->store, i);
+	uint8_t author[WIRE_KEY_BYTES];
+
+	/* copied: the entry is the store's, and only read before the
+	 * vector changes, but the key must outlive it */
+	memcpy(author, f->author, WIRE_KEY_BYTES);
+	s_vec_sync_to(node, author, f);
+}
+
 void repl_vec_sync_all(node_t *node)
 {
 	size_t n = store_feed_count(node->store);
@@ -166,13 +185,18 @@ void repl_vec_sync_all(node_t *node)
 	 * vector has one entry of each at most), not the next power of two
 	 * (a node of 10,000 labs) */
 	keymap_reserve(node->vec_mine, n);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t author[WIRE_KEY_BYTES];
+	for (size_t i = 0; i < n; i++)
+		s_vec_sync_at(node, i);
+}
 
-		/* copied: syncing looks the feed up again */
-		memcpy(author, store_feed_at(node->store, i)->author,
-		       WIRE_KEY_BYTES);
-		repl_vec_sync(node, author);
+void repl_vec_sweep(node_t *node, size_t max)
+{
+	size_t n = store_feed_count(node->store);
+
+	for (size_t k = 0; k < max && k < n; k++) {
+		if (node->vec_sweep >= n)
+			node->vec_sweep = 0;
+		s_vec_sync_at(node, node->vec_sweep++);
 	}
 }
 

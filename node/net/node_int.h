@@ -65,6 +65,10 @@
 #define NODE_WANT_TIMEOUT_MS 5000
 #define NODE_ROUND_MIN_MS 5000
 #define NODE_ROUND_JITTER_MS 5000
+/* Feeds the round checks against our vector: all of them up to this many,
+ * a slice of a node of 10,000 labs (each a lookup or two), the whole in
+ * turn */
+#define NODE_ROUND_SWEEP_FEEDS 256
 #define NODE_FULL_VECTOR_MS 30000 /* a whole vector to one peer */
 /* news of records from peers waits a random while up to this before our
  * vector tells it (node_repl.c: repl_send_vectors) */
@@ -386,6 +390,7 @@ struct node {
 	 * them */
 	keymap_t *vec_mine;
 	uint32_t vec_first, vec_last;
+	size_t vec_sweep; /* the store's feed the round's sweep goes on at */
 	uint64_t vec_chg;
 	digest_t digest;
 	int64_t next_round_ms, next_full_ms;
@@ -569,9 +574,12 @@ void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m);
 /* Our vector (and digest) takes author's feed as the store now holds it,
- * or every feed (at start, and each round: a path that forgot one). */
+ * or every feed (at start), or the next max feeds of the store's order
+ * from where the last sweep stopped (each round: a path that forgot
+ * one). */
 void repl_vec_sync(node_t *node, const uint8_t *author);
 void repl_vec_sync_all(node_t *node);
+void repl_vec_sweep(node_t *node, size_t max);
 void repl_vec_destroy(node_t *node);
 /* Our vector's entry of author (or of hex, an author in hex), or NULL;
  * valid until our vector next changes (repl_vec_sync). */

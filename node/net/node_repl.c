@@ -1990,7 +1990,7 @@ void repl_tick(node_t *node)
 	if (now >= node->next_round_ms) {
 		/* the round: changed vector entries (a path that forgot to
 		 * mark them), pull retries, expired requests */
-		repl_vec_sync_all(node);
+		repl_vec_sweep(node, NODE_ROUND_SWEEP_FEEDS);
 		s_digest_soon(node);
 		node->vec_dirty = true;
 		node->pull_dirty = true;

@@ -10,8 +10,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const s_kinds[SIM_KINDS] = {
 	"hello", "peers",   "request", "request-ids", "vector", "vector-repair",
@@ -319,6 +321,31 @@ static void s_end_window(sim_t *s)
 			sim_node_up(s, i);
 }
 
+static double s_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void sim_progress(sim_t *s)
+{
+	double now;
+
+	if (++s->events % 65536 || !s->p.progress)
+		return;
+	now = s_wall_s();
+	if (now - s->wall_told < 30)
+		return;
+	s->wall_told = now;
+	fprintf(stderr, "bench-sim: %u nodes: %.0f of %.0f s simulated"
+		" (window %.0f, drain %.0f), %llu events, %.0f s\n",
+		s->p.nodes, (double)s->now / 1000,
+		s->p.window_s + s->p.drain_s, s->p.window_s, s->p.drain_s,
+		(unsigned long long)s->events, now - s->wall0);
+}
+
 static void s_loop(sim_t *s)
 {
 	int64_t stop = s->end_ms + (int64_t)(1000 * s->p.drain_s);
@@ -329,7 +356,7 @@ static void s_loop(sim_t *s)
 		if (s->measuring && ev.t >= s->end_ms)
 			s_end_window(s);
 		s->now = ev.t;
-		s->events++;
+		sim_progress(s);
 		s_dispatch(s, &ev);
 	}
 	if (s->measuring)
@@ -550,6 +577,7 @@ sim_t *sim_begin(const sim_params_t *p, sim_result_t *ret, int *ret_rc)
 	memset(ret, 0, sizeof(*ret));
 	s->nodes = xcalloc(p->nodes, sizeof(*s->nodes));
 	s->end_ms = (int64_t)(1000 * p->window_s);
+	s->wall0 = s->wall_told = s_wall_s();
 	return s;
 }
 

@@ -70,6 +70,8 @@ typedef struct {
 	/* sim_run_real: the nodes' liveness window, ms (0: the node's
 	 * default) */
 	int64_t liveness_ms;
+	/* a line on stderr every 30 s of wall time: simulated time, events */
+	bool progress;
 } sim_params_t;
 
 /* The defaults: KernelCI's volume, 1 % loss and churn. */

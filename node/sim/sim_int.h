@@ -199,6 +199,7 @@ typedef struct sim {
 	size_t n_flood, a_flood;
 	uint32_t req_bytes; /* bitmap bytes */
 	sim_result_t *r;
+	double wall0, wall_told; /* s, monotonic: the run's start, last line */
 } sim_t;
 
 /* sim.c */
@@ -222,6 +223,9 @@ void sim_flood_figures(sim_t *s, sim_result_t *r);
 /* Free what sim.c and sim_net.c made (nodes' links, links, events,
  * requests), not the model's own */
 void sim_free_common(sim_t *s);
+/* Count one event; with p.progress, tell how far the run is now and
+ * then (stderr). */
+void sim_progress(sim_t *s);
 /* request req made now: its times, and the labs that accept it */
 void sim_request_start(sim_t *s, uint32_t req);
 /* request req reached a node now, by the flood */

@@ -704,7 +704,7 @@ static void s_run_event(sim_t *s, sim_event_t *ev)
 		return;
 	}
 	s->now = ev->t;
-	s->events++;
+	sim_progress(s);
 	if (x == UINT32_MAX) {
 		s_dispatch(ev);
 		return;

@@ -723,7 +723,8 @@ int store_requests(store_t *s, int64_t now_ms, size_t max, store_req_fn fn,
 	held_req_t *l = xcalloc(s->n_req + 1, sizeof(*l));
 	int n = 0;
 
-	memcpy(l, s->req, s->n_req * sizeof(*l));
+	if (s->n_req)
+		memcpy(l, s->req, s->n_req * sizeof(*l));
 	qsort(l, s->n_req, sizeof(*l), s_by_seen); /* last seen first */
 	for (uint32_t i = 0; i < s->n_req && (size_t)n < max; i++) {
 		const preq_t *q = s_req(l[i].idx);
