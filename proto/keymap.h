@@ -39,7 +39,8 @@ void *keymap_at(const keymap_t *m, size_t i);
 size_t keymap_index(const keymap_t *m, const void *elem);
 /* Make room for n elements in all, so that puts up to n neither move
  * elements nor grow the table: a table filled from a known count holds
- * n elements' bytes, not the next power of two's. */
+ * n elements' bytes, not the next power of two's. n is a count the
+ * caller bounds (below 2^32: an element's index is 32 bits). */
 void keymap_reserve(keymap_t *m, size_t n);
 /* Remove every element and give back the memory. */
 void keymap_clear(keymap_t *m);

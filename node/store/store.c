@@ -7,6 +7,7 @@
  */
 #include "node/store/store.h"
 
+#include "proto/keymap.h"
 #include "proto/mem.h"
 
 #include <errno.h>
@@ -16,6 +17,9 @@
 
 
 #define STORE_BUSY_MS 5000
+/* feeds a store.db may say it holds that the cache makes room for at
+ * once (beyond, it grows as they load) */
+#define STORE_RESERVE_FEEDS (1 << 22)
 
 enum {
 	Q_INSERT_REC = 0,
@@ -79,11 +83,11 @@ static const char s_schema[] =
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *q[Q_COUNT];
-	store_feed_t *feeds;
-	size_t n_feeds, alloc_feeds;
-	/* open-addressing index over feeds: slot -> feed index + 1 */
-	uint32_t *index;
-	size_t index_size; /* power of two */
+	/* the feed head cache: author -> store_feed_t (which begins with
+	 * its author), in order of first put; its index hashes under a
+	 * per-process key, so authors a peer grinds keys for cannot crowd
+	 * one probe run */
+	keymap_t *feeds;
 	bool in_tx;
 	int64_t changes_seen; /* sqlite3_total_changes64 at the last shrink */
 };
@@ -114,69 +118,15 @@ static int s_err(int rc)
 	}
 }
 
-static uint64_t s_hash(const uint8_t *author)
-{
-	uint64_t h;
-
-	/* keys are public keys: their bytes are already uniform */
-	memcpy(&h, author, sizeof(h));
-	return h;
-}
-
-static void s_index_insert(store_t *s, size_t feed)
-{
-	size_t mask = s->index_size - 1;
-	size_t i = s_hash(s->feeds[feed].author) & mask;
-
-	while (s->index[i])
-		i = (i + 1) & mask;
-	s->index[i] = (uint32_t)(feed + 1);
-}
-
-static void s_index_grow(store_t *s)
-{
-	size_t n = s->index_size ? s->index_size * 2 : 64;
-
-	free(s->index);
-	s->index = xcalloc(n, sizeof(*s->index));
-	s->index_size = n;
-	for (size_t i = 0; i < s->n_feeds; i++)
-		s_index_insert(s, i);
-}
-
 static store_feed_t *s_feed_lookup(store_t *s, const uint8_t *author)
 {
-	size_t mask, i;
-
-	if (!s->index_size)
-		return NULL;
-	mask = s->index_size - 1;
-	for (i = s_hash(author) & mask; s->index[i]; i = (i + 1) & mask) {
-		store_feed_t *f = &s->feeds[s->index[i] - 1];
-
-		if (memcmp(f->author, author, STORE_KEY_BYTES) == 0)
-			return f;
-	}
-	return NULL;
+	return keymap_get(s->feeds, author);
 }
 
+/* A new feed entry of author: seq 0, no head, not flagged. */
 static store_feed_t *s_feed_add(store_t *s, const uint8_t *author)
 {
-	store_feed_t *f;
-
-	if (s->n_feeds == s->alloc_feeds) {
-		s->alloc_feeds = s->alloc_feeds ? s->alloc_feeds * 2 : 32;
-		s->feeds = xreallocarray(s->feeds, s->alloc_feeds,
-					 sizeof(*s->feeds));
-	}
-	f = &s->feeds[s->n_feeds++];
-	memset(f, 0, sizeof(*f));
-	memcpy(f->author, author, STORE_KEY_BYTES);
-	if ((s->n_feeds + 1) * 2 > s->index_size)
-		s_index_grow(s);
-	else
-		s_index_insert(s, s->n_feeds - 1);
-	return f;
+	return keymap_put(s->feeds, author, NULL);
 }
 
 static int s_load_feeds(store_t *s)
@@ -184,6 +134,17 @@ static int s_load_feeds(store_t *s)
 	sqlite3_stmt *st;
 	int rc;
 
+	/* room for exactly the feeds held (10,000 on a node of a network
+	 * of that many labs), not the next power of two */
+	rc = sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM feeds", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return s_err(rc);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) <= STORE_RESERVE_FEEDS)
+		keymap_reserve(s->feeds,
+			       (size_t)sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
 	rc = sqlite3_prepare_v2(s->db, "SELECT author, seq, head, flagged"
 				" FROM feeds", -1, &st, NULL);
 	if (rc != SQLITE_OK)
@@ -233,6 +194,7 @@ int store_open(const char *path, store_t **ret_store)
 	store_t *s = xzalloc(sizeof(*s));
 	int rc;
 
+	s->feeds = keymap_new(sizeof(store_feed_t));
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
@@ -260,8 +222,7 @@ void store_destroy(store_t **p)
 	for (int i = 0; i < Q_COUNT; i++)
 		sqlite3_finalize(s->q[i]);
 	sqlite3_close(s->db);
-	free(s->feeds);
-	free(s->index);
+	keymap_destroy(&s->feeds);
 	free(s);
 	*p = NULL;
 }
@@ -290,9 +251,7 @@ int store_commit(store_t *s)
 
 static void s_reload_feeds(store_t *s)
 {
-	s->n_feeds = 0;
-	if (s->index)
-		memset(s->index, 0, s->index_size * sizeof(*s->index));
+	keymap_clear(s->feeds);
 	s_load_feeds(s);
 }
 
@@ -456,12 +415,12 @@ const store_feed_t *store_feed(store_t *s, const uint8_t *author)
 
 size_t store_feed_count(store_t *s)
 {
-	return s->n_feeds;
+	return keymap_size(s->feeds);
 }
 
 const store_feed_t *store_feed_at(store_t *s, size_t i)
 {
-	return i < s->n_feeds ? &s->feeds[i] : NULL;
+	return i < keymap_size(s->feeds) ? keymap_at(s->feeds, i) : NULL;
 }
 
 int store_records(store_t *s, const uint8_t *author, uint64_t from,
