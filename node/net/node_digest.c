@@ -236,6 +236,7 @@ void repl_shrink(node_t *node)
 		s_shrink(p->lazy);
 		s_shrink(p->push_to);
 		repl_distrust_expire(p, node_now());
+		repl_requests_expire(p, node_now());
 	}
 	s_shrink(node->upstream);
 	s_shrink(node->pull_known);

@@ -192,6 +192,20 @@ static bool s_known_add(peer_t *p, const uint8_t *id)
 	return s_known_put(p->req_known, id, node_now());
 }
 
+void repl_requests_expire(peer_t *p, int64_t now)
+{
+	if (!p->req_known)
+		return;
+	/* from the end: a delete moves the last element into the hole,
+	 * one already looked at */
+	for (size_t i = keymap_size(p->req_known); i-- > 0;) {
+		known_t *k = keymap_at(p->req_known, i);
+
+		if (now - k->at >= NODE_REQ_RESEND_MS)
+			keymap_delete(p->req_known, k->id);
+	}
+}
+
 void repl_forget_requests(peer_t *p)
 {
 	if (!p->req_known)

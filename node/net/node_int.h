@@ -115,8 +115,8 @@
  * of records */
 #define NODE_MAX_LEASE_PER_MIN 60
 /* request ids remembered per peer session as sent to it or held by it,
- * so that a request is not sent twice to one session (but see
- * NODE_REQ_RESEND_MS) */
+ * so that a request is not sent twice to one session within
+ * NODE_REQ_RESEND_MS (the idle trim forgets older ones) */
 #define NODE_MAX_REQ_KNOWN (2 * WIRE_MAX_REQUEST_IDS)
 /* a request the peer still lacks this long after we sent it is sent
  * again on its request-ids: it could not store it (a full disk) and asks
@@ -620,9 +620,13 @@ void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_request_ids(node_t *node, peer_t *p);
 /* Send p what it lacks of our requests, within its window (node_flood.c);
- * repl_forget_requests ends the session's memory of them */
+ * repl_forget_requests ends the session's memory of them;
+ * repl_requests_expire drops what it remembers from NODE_REQ_RESEND_MS
+ * ago or more: only a send within that keeps a request from going to it
+ * again (a day of requests is ~1,000 ids, 60-110 KB a peer) */
 void repl_pump_requests(node_t *node, peer_t *p);
 void repl_forget_requests(peer_t *p);
+void repl_requests_expire(peer_t *p, int64_t now);
 
 /* node_ctl.c */
 int ctl_handle(node_t *node, zmsg_t *req, zmsg_t *reply);

@@ -597,8 +597,9 @@ static void s_arrive(sim_msg_t *m)
 }
 
 /* node.c: s_handle_tick — pings after silence (node_peer.c: s_tick_one),
- * then repl_tick. Peers are never judged silent here: a session ends
- * only when its node goes offline. */
+ * then repl_tick, and the trim of the node's tables every NODE_TRIM_MS
+ * (repl_shrink; malloc_trim is the process's). Peers are never judged
+ * silent here: a session ends only when its node goes offline. */
 static void s_tick(uint32_t idx)
 {
 	node_t *node = &R->nodes[idx].node;
@@ -616,6 +617,10 @@ static void s_tick(uint32_t idx)
 			peer_ping(node, p);
 	}
 	repl_tick(node);
+	if (now - node->last_trim_ms > NODE_TRIM_MS) {
+		repl_shrink(node);
+		node->last_trim_ms = now;
+	}
 	node->tick_last_ms = now;
 }
 
