@@ -36,6 +36,8 @@
 #include "proto/record.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -896,6 +898,29 @@ static void s_start(sim_t *s)
 
 /* ---- figures -------------------------------------------------------------- */
 
+/* Why node i lacks author a's records after the drain, as far as its
+ * tables say (stderr: the first few of a run). */
+static void s_tell_missing(uint32_t i, uint32_t a, uint64_t held,
+			   uint64_t head)
+{
+	node_t *node = &R->nodes[i].node;
+	const node_t *author = &R->nodes[a].node;
+	size_t active = 0, claim = 0;
+
+	for (size_t k = 0; k < node->n_peers; k++) {
+		peer_t *p = node->peers[k];
+
+		active += p->state == PEER_ACTIVE;
+		claim += repl_their_seq(p, author->hex) > held;
+	}
+	fprintf(stderr, "bench-sim: node %u holds %" PRIu64 " of %" PRIu64
+		" records of node %u's feed: %s since %.0f s, %zu peers"
+		" active, %zu claim more, pull %s\n", i, held, head, a,
+		R->s->nodes[i].online ? "online" : "offline",
+		(double)R->up_ms[i] / 1000, active, claim,
+		zhashx_lookup(node->upstream, author->hex) ? "open" : "none");
+}
+
 static void s_figures(sim_t *s, sim_result_t *r)
 {
 	uint64_t deg = 0, total = 0;
@@ -912,6 +937,8 @@ static void s_figures(sim_t *s, sim_result_t *r)
 					   author->key.pk);
 			uint64_t held = f ? f->seq : 0;
 
+			if (held < head && r->missing < 5)
+				s_tell_missing(i, a, held, head);
 			r->missing += held < head ? head - held : 0;
 		}
 		total += (head - 1) * s->p.nodes;
