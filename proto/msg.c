@@ -21,6 +21,8 @@ static const char *const s_names[] = {
 	[MSG_RELAY] = "relay",	     [MSG_RELAY_BACK] = "relay-back",
 	[MSG_DIGEST] = "digest",     [MSG_RANGES] = "ranges",
 	[MSG_PEERS_DELTA] = "peers-delta",
+	[MSG_REQUEST_SUMMARY] = "request-summary",
+	[MSG_REQUEST_IDS_IN] = "request-ids-in",
 };
 
 /* Number of fields after the tag, per type. */
@@ -31,7 +33,8 @@ static const uint32_t s_arity[] = {
 	[MSG_BLOB_DATA] = 4,   [MSG_PING] = 1,	 [MSG_PONG] = 1,
 	[MSG_CANCEL] = 1,      [MSG_LEASE] = 1,	 [MSG_RELAY] = 3,
 	[MSG_RELAY_BACK] = 3,  [MSG_DIGEST] = 1, [MSG_RANGES] = 2,
-	[MSG_PEERS_DELTA] = 2,
+	[MSG_PEERS_DELTA] = 2, [MSG_REQUEST_SUMMARY] = 1,
+	[MSG_REQUEST_IDS_IN] = 2,
 };
 
 const char *msg_type_name(int type)
@@ -39,6 +42,22 @@ const char *msg_type_name(int type)
 	if (type < MSG_HELLO || type > MSG_TYPE_MAX)
 		return "?";
 	return s_names[type];
+}
+
+uint32_t msg_req_bucket(uint64_t expires_ms)
+{
+	uint64_t b = expires_ms / PROTO_REQ_BUCKET_MS;
+
+	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+uint64_t msg_req_hash(const uint8_t id[32])
+{
+	uint64_t h = 0;
+
+	for (int i = 7; i >= 0; i--)
+		h = h << 8 | id[i];
+	return h;
 }
 
 /* ---- lists of nested signed objects (bin each) ---- */
@@ -179,6 +198,52 @@ static int s_dec_digest(mp_reader_t *r, arena_t *a, msg_t *m)
 	return 0;
 }
 
+/* [[bucket, count, hash]...]: buckets strictly ascending, count >= 1 */
+static int s_dec_req_summary(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	msg_req_bucket_t *b;
+	uint32_t n;
+	int e = mp_get_array(r, 4, PROTO_MAX_REQ_BUCKETS, &n);
+
+	if (e < 0)
+		return e;
+	b = arena_array(a, n ? n : 1, sizeof(*b));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_array_exact(r, 3)) < 0 ||
+		    (e = dec_u32(r, 0, UINT32_MAX, &b[i].bucket)) < 0 ||
+		    (e = dec_u32(r, 1, UINT32_MAX, &b[i].count)) < 0 ||
+		    (e = mp_get_uint(r, &b[i].hash)) < 0)
+			return e;
+		if (i > 0 && b[i].bucket <= b[i - 1].bucket)
+			return PROTO_E_UNSORTED;
+	}
+	m->request_summary.buckets = b;
+	m->request_summary.n = n;
+	return 0;
+}
+
+/* [bucket...] strictly ascending, then the ids */
+static int s_dec_req_ids_in(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	uint32_t *b;
+	uint32_t n;
+	int e = mp_get_array(r, 1, PROTO_MAX_REQ_BUCKETS, &n);
+
+	if (e < 0)
+		return e;
+	b = arena_array(a, n ? n : 1, sizeof(*b));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = dec_u32(r, 0, UINT32_MAX, &b[i])) < 0)
+			return e;
+		if (i > 0 && b[i] <= b[i - 1])
+			return PROTO_E_UNSORTED;
+	}
+	m->request_ids_in.buckets = b;
+	m->request_ids_in.n_buckets = n;
+	return s_dec_id_list(r, a, PROTO_MAX_IDS, &m->request_ids_in.ids,
+			     &m->request_ids_in.n);
+}
+
 static int s_dec_want(mp_reader_t *r, msg_t *m)
 {
 	int e;
@@ -259,6 +324,10 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 		return s_dec_ranges(r, a, m);
 	case MSG_DIGEST:
 		return s_dec_digest(r, a, m);
+	case MSG_REQUEST_SUMMARY:
+		return s_dec_req_summary(r, a, m);
+	case MSG_REQUEST_IDS_IN:
+		return s_dec_req_ids_in(r, a, m);
 	case MSG_WANT:
 		return s_dec_want(r, m);
 	case MSG_RECORDS:
@@ -338,6 +407,23 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 			mp_put_uint(e, m->digest.ranges[i].count);
 			mp_put_uint(e, m->digest.ranges[i].hash);
 		}
+		return;
+	case MSG_REQUEST_SUMMARY:
+		enc_array(e, m->request_summary.n);
+		for (size_t i = 0; i < m->request_summary.n; i++) {
+			mp_put_array(e, 3);
+			mp_put_uint(e, m->request_summary.buckets[i].bucket);
+			mp_put_uint(e, m->request_summary.buckets[i].count);
+			mp_put_uint(e, m->request_summary.buckets[i].hash);
+		}
+		return;
+	case MSG_REQUEST_IDS_IN:
+		enc_array(e, m->request_ids_in.n_buckets);
+		for (size_t i = 0; i < m->request_ids_in.n_buckets; i++)
+			mp_put_uint(e, m->request_ids_in.buckets[i]);
+		enc_array(e, m->request_ids_in.n);
+		for (size_t i = 0; i < m->request_ids_in.n; i++)
+			mp_put_bin(e, m->request_ids_in.ids + 32 * i, 32);
 		return;
 	case MSG_WANT:
 		mp_put_bin(e, m->want.author, 32);

@@ -46,6 +46,22 @@
  *                                          entries as in VECTOR: the answer
  *                                          to a digest, every entry of the
  *                                          sender's in the ranges of mask
+ *   [REQUEST_SUMMARY, [[bucket, count, hash]...]]
+ *                                          PROTO_MAX_REQ_BUCKETS, buckets
+ *                                          strictly ascending, count >= 1:
+ *                                          the sender's unexpired requests
+ *                                          by when they expire (bucket:
+ *                                          expires_ms /
+ *                                          PROTO_REQ_BUCKET_MS), each the
+ *                                          count and XOR of msg_req_hash of
+ *                                          its ids; only to a peer with
+ *                                          MSG_FEATURE_REQ_SUMMARY
+ *   [REQUEST_IDS_IN, [bucket...], [id...]] buckets strictly ascending
+ *                                          (PROTO_MAX_REQ_BUCKETS), ids as
+ *                                          in REQUEST_IDS: the answer to a
+ *                                          summary, the ids of every
+ *                                          request the sender holds in the
+ *                                          buckets that differ
  *
  * Nested signed objects (descriptors, requests, records, cancels) travel
  * as bin and are returned as borrowed slices of the message bytes: the
@@ -81,6 +97,10 @@
 /* takes a want with max 0: the rest of our last want of that feed is
  * not sent (we asked another peer for it meanwhile) */
 #define MSG_FEATURE_WANT_STOP (1u << 7)
+/* takes request-summary and request-ids-in: a new session's requests are
+ * compared by buckets of their expiry, and only the ids of the buckets
+ * that differ are sent */
+#define MSG_FEATURE_REQ_SUMMARY (1u << 8)
 /* Not a feature: set in a hello that answers a hello which restarted the
  * session. Its receiver starts a new session too, but does not answer,
  * so two hellos that cross cannot echo back and forth. */
@@ -88,6 +108,10 @@
 
 /* Ranges of the author key space in a digest message. */
 #define PROTO_DIGEST_RANGES 64
+/* Requests in a request summary: by the hour they expire in; at most this
+ * many buckets (a node holding more sends request-ids instead). */
+#define PROTO_REQ_BUCKET_MS (3600ULL * 1000)
+#define PROTO_MAX_REQ_BUCKETS 256
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -109,8 +133,10 @@ enum msg_type {
 	MSG_DIGEST,
 	MSG_RANGES,
 	MSG_PEERS_DELTA,
+	MSG_REQUEST_SUMMARY,
+	MSG_REQUEST_IDS_IN,
 };
-#define MSG_TYPE_MAX MSG_PEERS_DELTA
+#define MSG_TYPE_MAX MSG_REQUEST_IDS_IN
 
 /* "hello", "peers"...; "?" out of range. Borrowed. */
 const char *msg_type_name(int type);
@@ -124,6 +150,17 @@ typedef struct {
 	uint32_t count; /* entries in the range */
 	uint64_t hash;  /* XOR of their hashes */
 } msg_digest_range_t;
+
+typedef struct {
+	uint32_t bucket; /* expires_ms / PROTO_REQ_BUCKET_MS */
+	uint32_t count;  /* requests in it, >= 1 */
+	uint64_t hash;   /* XOR of their msg_req_hash */
+} msg_req_bucket_t;
+
+/* A request's bucket, and the hash of its id in its bucket's XOR (the
+ * id's first 8 bytes, little endian: ids are already hashes). */
+uint32_t msg_req_bucket(uint64_t expires_ms);
+uint64_t msg_req_hash(const uint8_t id[32]);
 
 typedef struct msg {
 	enum msg_type type;
@@ -154,6 +191,16 @@ typedef struct msg {
 			const uint8_t *ids; /* n * 32 bytes */
 			size_t n;
 		} request_ids;
+		struct {
+			const msg_req_bucket_t *buckets;
+			size_t n;
+		} request_summary;
+		struct {
+			const uint32_t *buckets;
+			size_t n_buckets;
+			const uint8_t *ids; /* n * 32 bytes */
+			size_t n;
+		} request_ids_in;
 		struct {
 			const msg_vec_entry_t *entries;
 			size_t n;

@@ -6,7 +6,9 @@
  * Built against proto's fuzzing copy (signatures not checked), so records
  * reach the store and its chain, duplicate and equivocation logic. A
  * digest is compared with the digest of the feeds stored so far, and the
- * entries of ranges are looked up by range, as node_digest.c does.
+ * entries of ranges are looked up by range, as node_digest.c does. The
+ * buckets of a request summary or request-ids-in ascend strictly (the
+ * node merges and searches them so), and each id names a request.
  */
 #include "node/net/digest.h"
 #include "node/store/store.h"
@@ -72,6 +74,32 @@ static void s_ranges(const wire_msg_t *m)
 	}
 }
 
+/* What node_flood.c relies on: buckets strictly ascending, counts >= 1,
+ * at most WIRE_MAX_REQ_BUCKETS, ids of WIRE_ID_BYTES. */
+static void s_buckets(const wire_msg_t *m)
+{
+	if (m->n_buckets > WIRE_MAX_REQ_BUCKETS)
+		abort();
+	for (size_t i = 0; i < m->n_buckets; i++) {
+		uint32_t b = m->type == WIRE_REQUEST_SUMMARY ?
+				     m->req_sum[i].bucket : m->buckets[i];
+		uint32_t prev = i == 0 ? 0 :
+				m->type == WIRE_REQUEST_SUMMARY ?
+					 m->req_sum[i - 1].bucket :
+					 m->buckets[i - 1];
+
+		if (i > 0 && b <= prev)
+			abort();
+		if (m->type == WIRE_REQUEST_SUMMARY && m->req_sum[i].count == 0)
+			abort();
+	}
+	for (size_t i = 0; i < m->n_items; i++) {
+		if (m->items[i].len != WIRE_ID_BYTES)
+			abort();
+		(void)store_has_request(s_store, m->items[i].p);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	wire_msg_t m;
@@ -107,6 +135,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case WIRE_RANGES:
 		s_ranges(&m);
+		break;
+	case WIRE_REQUEST_SUMMARY:
+	case WIRE_REQUEST_IDS_IN:
+		s_buckets(&m);
 		break;
 	default:
 		break;

@@ -326,6 +326,12 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	case WIRE_REQUEST_IDS:
 		repl_on_request_ids(node, p, m);
 		break;
+	case WIRE_REQUEST_SUMMARY:
+		repl_on_request_summary(node, p, m);
+		break;
+	case WIRE_REQUEST_IDS_IN:
+		repl_on_request_ids_in(node, p, m);
+		break;
 	default: {
 		jobs_peer_t jp = { .curve = p->curve, .hex = p->hex };
 

@@ -30,6 +30,8 @@ static int s_send_id(void *arg, const uint8_t *id, int64_t expires_ms)
 	return 0;
 }
 
+/* Our request ids, whole: to a peer that takes no summary, and each round
+ * while a request we could not store is to be asked for again. */
 void repl_send_request_ids(node_t *node, peer_t *p)
 {
 	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
@@ -42,6 +44,67 @@ void repl_send_request_ids(node_t *node, peer_t *p)
 			  s_send_id, args);
 	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
 			     &len) == 0)
+		node_send(node, p, b, len);
+}
+
+/* Our requests by bucket, ascending; false when they fill more than
+ * WIRE_MAX_REQ_BUCKETS. The store names them latest to expire first. */
+typedef struct {
+	wire_req_bucket_t b[WIRE_MAX_REQ_BUCKETS];
+	size_t n;
+	bool over;
+} s_summary_t;
+
+static int s_sum_id(void *arg, const uint8_t *id, int64_t expires_ms)
+{
+	s_summary_t *sum = arg;
+	uint32_t bucket = msg_req_bucket((uint64_t)expires_ms);
+	wire_req_bucket_t *last = sum->n ? &sum->b[sum->n - 1] : NULL;
+
+	if (!last || last->bucket != bucket) {
+		if (sum->n == WIRE_MAX_REQ_BUCKETS) {
+			sum->over = true;
+			return 1;
+		}
+		last = &sum->b[sum->n++];
+		*last = (wire_req_bucket_t){ .bucket = bucket };
+	}
+	last->count++;
+	last->hash ^= msg_req_hash(id);
+	return 0;
+}
+
+static bool s_summary(node_t *node, s_summary_t *sum)
+{
+	sum->n = 0;
+	sum->over = false;
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_sum_id, sum);
+	for (size_t i = 0; i < sum->n / 2; i++) { /* ascending */
+		wire_req_bucket_t t = sum->b[i];
+
+		sum->b[i] = sum->b[sum->n - 1 - i];
+		sum->b[sum->n - 1 - i] = t;
+	}
+	return !sum->over;
+}
+
+/* A new session: both sides send their summary and answer the other's
+ * with the ids of the buckets that differ (a day of requests is ~30
+ * buckets, ~0.5 KB, against ~34 KB of ids); to a peer that takes none,
+ * our ids. */
+void repl_start_requests(node_t *node, peer_t *p)
+{
+	static s_summary_t sum;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!(p->features & MSG_FEATURE_REQ_SUMMARY) || node->no_digest ||
+	    !s_summary(node, &sum)) {
+		repl_send_request_ids(node, p);
+		return;
+	}
+	if (wire_request_summary(sum.b, sum.n, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
 
@@ -297,6 +360,137 @@ void repl_pump_requests(node_t *node, peer_t *p)
 	if (p->n_req_todo && !p->ping_open && p->state == PEER_ACTIVE &&
 	    p->ask_sent - p->ask_acked >= NODE_REQ_WINDOW_BYTES)
 		peer_ping(node, p);
+}
+
+/* Whether bucket is one of the n (ascending) buckets. */
+static bool s_bucket_in(const uint32_t *buckets, size_t n, uint32_t bucket)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (buckets[mid] == bucket)
+			return true;
+		if (buckets[mid] < bucket)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+typedef struct {
+	const uint32_t *buckets;
+	size_t n_buckets;
+	uint8_t (*ids)[WIRE_ID_BYTES];
+	size_t n;
+} s_in_t;
+
+static int s_id_in(void *arg, const uint8_t *id, int64_t expires_ms)
+{
+	s_in_t *in = arg;
+
+	if (s_bucket_in(in->buckets, in->n_buckets,
+			msg_req_bucket((uint64_t)expires_ms)) &&
+	    in->n < WIRE_MAX_REQUEST_IDS)
+		memcpy(in->ids[in->n++], id, WIRE_ID_BYTES);
+	return 0;
+}
+
+void repl_on_request_summary(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	static s_summary_t sum;
+	static uint32_t differ[2 * WIRE_MAX_REQ_BUCKETS];
+	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
+	s_in_t in = { differ, 0, ids, 0 };
+	size_t i = 0, j = 0;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!node_rate_ok(&p->ids_window_ms, &p->ids_count,
+			  NODE_MAX_REQ_IDS_PER_MIN)) {
+		node_garbage(node, p->curve, "too many request summaries");
+		return;
+	}
+	if (!s_summary(node, &sum)) { /* ours do not fit one: all of them */
+		repl_send_request_ids(node, p);
+		return;
+	}
+	/* both lists ascend: a bucket differs when one side lacks it or
+	 * their counts or hashes differ */
+	while (i < sum.n || j < m->n_buckets) {
+		const wire_req_bucket_t *a = i < sum.n ? &sum.b[i] : NULL;
+		const wire_req_bucket_t *t = j < m->n_buckets ?
+						     &m->req_sum[j] : NULL;
+
+		if (a && (!t || a->bucket < t->bucket)) {
+			differ[in.n_buckets++] = a->bucket;
+			i++;
+		} else if (!a || t->bucket < a->bucket) {
+			differ[in.n_buckets++] = t->bucket;
+			j++;
+		} else {
+			if (a->count != t->count || a->hash != t->hash)
+				differ[in.n_buckets++] = a->bucket;
+			i++;
+			j++;
+		}
+	}
+	if (!in.n_buckets)
+		return;
+	if (in.n_buckets > WIRE_MAX_REQ_BUCKETS) { /* cannot name them all */
+		repl_send_request_ids(node, p);
+		return;
+	}
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_id_in, &in);
+	if (wire_request_ids_in(differ, in.n_buckets,
+				(const uint8_t(*)[WIRE_ID_BYTES])ids, in.n, &b,
+				&len) == 0)
+		node_send(node, p, b, len);
+}
+
+typedef struct {
+	s_lack_t l;
+	const uint32_t *buckets;
+	size_t n_buckets;
+} s_lack_in_t;
+
+static int s_note_lacking_in(void *arg, const uint8_t *id, int64_t expires_ms)
+{
+	s_lack_in_t *li = arg;
+
+	if (!s_bucket_in(li->buckets, li->n_buckets,
+			 msg_req_bucket((uint64_t)expires_ms)))
+		return 0;
+	return s_note_lacking(&li->l, id, expires_ms);
+}
+
+/* Its ids in the buckets that differ: queue ours there that it lacks. The
+ * session's memory is kept (the other buckets' ids), and added to. */
+void repl_on_request_ids_in(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	s_lack_in_t li;
+
+	if (!p->req_known)
+		p->req_known = s_known_new();
+	li = (s_lack_in_t){ { p, keymap_new(WIRE_ID_BYTES), p->req_known },
+			    m->buckets, m->n_buckets };
+
+	if (!node_rate_ok(&p->ids_in_window_ms, &p->ids_in_count,
+			  NODE_MAX_REQ_IDS_PER_MIN)) {
+		node_garbage(node, p->curve, "too many request-ids-in");
+		goto out;
+	}
+	for (size_t i = 0; i < m->n_items; i++)
+		if (m->items[i].len == WIRE_ID_BYTES)
+			keymap_put(li.l.theirs, m->items[i].p, NULL);
+	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
+			  s_note_lacking_in, &li);
+	repl_pump_requests(node, p);
+out:
+	keymap_destroy(&li.l.theirs);
 }
 
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m)

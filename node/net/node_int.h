@@ -287,6 +287,8 @@ typedef struct peer {
 	bool ping_open;
 	int64_t ids_window_ms, blob_window_ms, ping_window_ms, cancel_window_ms;
 	int ids_count, blob_count, ping_count, cancel_count;
+	int64_t ids_in_window_ms;
+	int ids_in_count;
 	int64_t lease_window_ms;
 	int lease_count;
 	/* pulls: wants in flight to it; authors whose claim it did not
@@ -619,6 +621,11 @@ uint64_t repl_their_seq(peer_t *p, const char *author_hex);
 void repl_on_request(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_request_ids(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_send_request_ids(node_t *node, peer_t *p);
+/* a new session: our request summary (or ids, to a peer that takes no
+ * summary); a peer's summary and the ids-in that answer it */
+void repl_start_requests(node_t *node, peer_t *p);
+void repl_on_request_summary(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_request_ids_in(node_t *node, peer_t *p, const wire_msg_t *m);
 /* Send p what it lacks of our requests, within its window (node_flood.c);
  * repl_forget_requests ends the session's memory of them;
  * repl_requests_expire drops what it remembers from NODE_REQ_RESEND_MS

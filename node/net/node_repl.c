@@ -561,7 +561,7 @@ void repl_on_active(node_t *node, peer_t *p)
 	node->lazy_now = false;
 	if (own_head)
 		s_send_own_head(node, p);
-	repl_send_request_ids(node, p);
+	repl_start_requests(node, p);
 	s_send_evidence(node, p);
 }
 

@@ -144,6 +144,8 @@ static int s_kind(const uint8_t *b, size_t len)
 	case MSG_REQUEST:
 		return SIM_REQUEST;
 	case MSG_REQUEST_IDS:
+	case MSG_REQUEST_SUMMARY:
+	case MSG_REQUEST_IDS_IN:
 		return SIM_REQUEST_IDS;
 	case MSG_VECTOR:
 		return SIM_VECTOR;
@@ -584,6 +586,12 @@ static void s_arrive(sim_msg_t *m)
 		break;
 	case WIRE_REQUEST_IDS:
 		repl_on_request_ids(node, p, &w);
+		break;
+	case WIRE_REQUEST_SUMMARY:
+		repl_on_request_summary(node, p, &w);
+		break;
+	case WIRE_REQUEST_IDS_IN:
+		repl_on_request_ids_in(node, p, &w);
 		break;
 	default:
 		node_garbage(node, p->curve, "not a replication message");

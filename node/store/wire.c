@@ -470,6 +470,24 @@ static void s_from_msg(wire_msg_t *w, msg_t *m)
 		w->items = w->owned;
 		w->n_items = m->request_ids.n;
 		break;
+	case MSG_REQUEST_SUMMARY:
+		w->type = WIRE_REQUEST_SUMMARY;
+		w->req_sum = m->request_summary.buckets;
+		w->n_buckets = m->request_summary.n;
+		break;
+	case MSG_REQUEST_IDS_IN:
+		w->type = WIRE_REQUEST_IDS_IN;
+		w->buckets = m->request_ids_in.buckets;
+		w->n_buckets = m->request_ids_in.n_buckets;
+		w->owned = xcalloc(m->request_ids_in.n ? m->request_ids_in.n : 1,
+				   sizeof(*w->owned));
+		for (size_t i = 0; i < m->request_ids_in.n; i++)
+			w->owned[i] = (wire_bytes_t){
+				m->request_ids_in.ids + i * WIRE_ID_BYTES,
+				WIRE_ID_BYTES };
+		w->items = w->owned;
+		w->n_items = m->request_ids_in.n;
+		break;
 	case MSG_VECTOR:
 		w->type = WIRE_VECTOR;
 		w->vec = m->vector.entries;
@@ -549,7 +567,8 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 	m.hello.features = MSG_FEATURE_LEASE | MSG_FEATURE_BLOB_RELAY |
 			   MSG_FEATURE_PUSH | MSG_FEATURE_WANT_STOP |
 			   (digest ? MSG_FEATURE_DIGEST |
-					     MSG_FEATURE_PEERS_DELTA :
+					     MSG_FEATURE_PEERS_DELTA |
+					     MSG_FEATURE_REQ_SUMMARY :
 				     0) |
 			   (answer ? MSG_HELLO_ANSWER : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
@@ -595,6 +614,29 @@ int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
 
 	m.request_ids.ids = (const uint8_t *)ids;
 	m.request_ids.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_request_summary(const wire_req_bucket_t *b, size_t n, uint8_t **ret,
+			 size_t *ret_len)
+{
+	msg_t m = { .type = MSG_REQUEST_SUMMARY };
+
+	m.request_summary.buckets = b;
+	m.request_summary.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_request_ids_in(const uint32_t *buckets, size_t n_buckets,
+			const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
+			uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_REQUEST_IDS_IN };
+
+	m.request_ids_in.buckets = buckets;
+	m.request_ids_in.n_buckets = n_buckets;
+	m.request_ids_in.ids = (const uint8_t *)ids;
+	m.request_ids_in.n = n;
 	return s_encode(&m, ret, ret_len);
 }
 

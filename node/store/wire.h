@@ -188,6 +188,8 @@ enum wire_type {
 	WIRE_DIGEST,
 	WIRE_RANGES,
 	WIRE_PEERS_DELTA,
+	WIRE_REQUEST_SUMMARY,
+	WIRE_REQUEST_IDS_IN,
 	WIRE_OTHER, /* valid but not handled here (blobs) */
 };
 
@@ -195,6 +197,8 @@ typedef proto_bytes_t wire_bytes_t;
 typedef msg_vec_entry_t wire_vec_t;
 typedef msg_digest_range_t wire_range_t;
 #define WIRE_DIGEST_RANGES PROTO_DIGEST_RANGES
+typedef msg_req_bucket_t wire_req_bucket_t;
+#define WIRE_MAX_REQ_BUCKETS PROTO_MAX_REQ_BUCKETS
 
 /* A decoded message: the arrays are owned (wire_msg_free); byte views
  * borrow from the message bytes. */
@@ -202,8 +206,9 @@ typedef struct {
 	enum wire_type type;
 	wire_bytes_t desc;          /* hello */
 	const wire_bytes_t *items;        /* peers: descriptors; records: records;
-				     * request: one request; request-ids: ids;
-				     * peers-delta: descriptors that joined */
+				     * request: one request; request-ids and
+				     * request-ids-in: ids; peers-delta:
+				     * descriptors that joined */
 	size_t n_items;
 	const uint8_t *gone;        /* peers-delta: n_gone ids that left */
 	size_t n_gone;
@@ -211,6 +216,9 @@ typedef struct {
 	size_t n_vec;
 	uint64_t mask;              /* ranges: the ranges it holds in full */
 	const wire_range_t *ranges; /* digest: WIRE_DIGEST_RANGES */
+	const wire_req_bucket_t *req_sum; /* request-summary: n_buckets */
+	const uint32_t *buckets;    /* request-ids-in: n_buckets */
+	size_t n_buckets;
 	uint8_t author[WIRE_KEY_BYTES]; /* want */
 	uint64_t from;
 	uint64_t max;               /* want: records; credit: bytes */
@@ -224,7 +232,8 @@ int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
 void wire_msg_free(wire_msg_t *m);
 
 /* Encoders: the returned bytes are the caller's. 0 or -errno. */
-/* digest: announce MSG_FEATURE_DIGEST and MSG_FEATURE_PEERS_DELTA (false
+/* digest: announce MSG_FEATURE_DIGEST, MSG_FEATURE_PEERS_DELTA and
+ * MSG_FEATURE_REQ_SUMMARY (false
  * only to test mixed versions);
  * answer: set MSG_HELLO_ANSWER (see proto/msg.h) */
 int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
@@ -240,6 +249,13 @@ int wire_request(const uint8_t *req, size_t len, uint8_t **ret,
 		 size_t *ret_len);
 int wire_request_ids(const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
 		     uint8_t **ret, size_t *ret_len);
+/* Our requests by bucket (ascending, none empty); the answer to a peer's:
+ * the buckets that differ (ascending) and every id of ours in them. */
+int wire_request_summary(const wire_req_bucket_t *b, size_t n, uint8_t **ret,
+			 size_t *ret_len);
+int wire_request_ids_in(const uint32_t *buckets, size_t n_buckets,
+			const uint8_t (*ids)[WIRE_ID_BYTES], size_t n,
+			uint8_t **ret, size_t *ret_len);
 int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len);
 /* Our digest (WIRE_DIGEST_RANGES ranges); the answer to one: every entry
  * of ours in the ranges of mask (v need not be sorted). */

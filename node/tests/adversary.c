@@ -12,6 +12,11 @@
  *       for SECONDS or until SIGTERM; print "MODE: N messages in S s (D
  *       refused at the high-water mark)". Modes (see s_modes for rates):
  *         request-ids    empty lists and lists of 1,024 invented ids
+ *         request-summary
+ *                        summaries of 256 buckets around now, each of
+ *                        2^32-1 requests and a random hash, and empty ones
+ *         request-ids-in 1,024 invented ids in the 256 buckets around now,
+ *                        and no bucket at all
  *         vectors        vectors of 1,024 invented authors at seqs up to
  *                        2^62, ~15 a second, wants never answered
  *         liar AUTHOR    AUTHOR's feed claimed at seq 2^62, wants never
@@ -171,6 +176,52 @@ static uint8_t *s_gen_request_ids(adv_t *a, unsigned long n, size_t *ret_len)
 		randombytes_buf(ids, sizeof(ids));
 		m.request_ids.ids = ids;
 		m.request_ids.n = PROTO_MAX_IDS;
+	}
+	return s_encode(&m, ret_len);
+}
+
+/* The 256 buckets of requests' expiry around now, ascending. */
+static uint32_t s_bucket_now(void)
+{
+	return msg_req_bucket((uint64_t)time(NULL) * 1000) -
+	       PROTO_MAX_REQ_BUCKETS / 2;
+}
+
+static uint8_t *s_gen_request_summary(adv_t *a, unsigned long n,
+				      size_t *ret_len)
+{
+	static msg_req_bucket_t b[PROTO_MAX_REQ_BUCKETS];
+	msg_t m = { .type = MSG_REQUEST_SUMMARY };
+	uint32_t first = s_bucket_now();
+
+	(void)a;
+	if (n % 2) {
+		for (uint32_t i = 0; i < PROTO_MAX_REQ_BUCKETS; i++)
+			b[i] = (msg_req_bucket_t){ first + i, UINT32_MAX,
+						   s_rand64() };
+		m.request_summary.buckets = b;
+		m.request_summary.n = PROTO_MAX_REQ_BUCKETS;
+	}
+	return s_encode(&m, ret_len);
+}
+
+static uint8_t *s_gen_request_ids_in(adv_t *a, unsigned long n,
+				     size_t *ret_len)
+{
+	static uint8_t ids[PROTO_MAX_IDS * 32];
+	static uint32_t b[PROTO_MAX_REQ_BUCKETS];
+	msg_t m = { .type = MSG_REQUEST_IDS_IN };
+	uint32_t first = s_bucket_now();
+
+	(void)a;
+	if (n % 2) {
+		for (uint32_t i = 0; i < PROTO_MAX_REQ_BUCKETS; i++)
+			b[i] = first + i;
+		randombytes_buf(ids, sizeof(ids));
+		m.request_ids_in.buckets = b;
+		m.request_ids_in.n_buckets = PROTO_MAX_REQ_BUCKETS;
+		m.request_ids_in.ids = ids;
+		m.request_ids_in.n = PROTO_MAX_IDS;
 	}
 	return s_encode(&m, ret_len);
 }
@@ -733,6 +784,8 @@ static const struct mode {
 	bool needs;  /* the AUTHOR argument */
 } s_modes[] = {
 	{ "request-ids", s_gen_request_ids, 500, false, false },
+	{ "request-summary", s_gen_request_summary, 500, false, false },
+	{ "request-ids-in", s_gen_request_ids_in, 500, false, false },
 	{ "vectors", s_gen_vectors, 15, true, false },
 	{ "liar", s_gen_liar, 2, true, true },
 	{ "digest", s_gen_digest, 50, true, false },

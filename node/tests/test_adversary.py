@@ -87,6 +87,8 @@ HTTP_CONNS = 1000
 # mode, its argument ('author': the honest node's id, 'blob': the held blob)
 MODES = [
     ('request-ids', None),
+    ('request-summary', None),
+    ('request-ids-in', None),
     ('vectors', None),
     ('liar', 'author'),
     ('digest', None),

@@ -22,7 +22,8 @@ A's store is filled beforehand with 240 feeds of synthetic signed runs
   a few seconds later are equal;
 - C, a node of the version before digests (NODIGEST_NODE: no
   MSG_FEATURE_DIGEST in its hello), joins: it gets whole vectors, sends
-  whole vectors, and ends with every feed, no message refused anywhere.
+  whole vectors, and ends with every feed, no message refused anywhere;
+  it sends whole request-id lists, not request summaries.
 Timing is not asserted.
 
 usage: test_digest_repl.py LABMESH LM_MKRUNS NODIGEST_NODE
@@ -188,6 +189,11 @@ def test(net):
     check(kind(c, 'digest')[0] == 0 and kind(c, 'ranges')[0] == 0,
           'C sent no digest and no ranges')
     check(kind(c, 'vector')[0] >= 1, 'C sent vectors')
+    # requests: C takes no summary, so it is sent whole id lists and
+    # sends them (A and B compare summaries)
+    check(kind(c, 'request-summary')[0] == 0 and kind(c, 'request-ids')[0] >= 1,
+          'C sent request ids, no summary')
+    check(kind(b, 'request-summary')[0] >= 1, 'B sent A request summaries')
     for n in (a, b, c):
         check(n.status()['bad_messages'] == 0, '%s: no garbage' % n.name)
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Requests flood with dedup: a request submitted on node 1 reaches every
 node of a line once; a node that was offline gets it on connect through
-the request-ids exchange; an expired or forged request is refused."""
+the exchange of request summaries (the ids of the buckets that differ,
+never whole id lists between nodes that take summaries); an expired or
+forged request is refused."""
 import os
 import lmtest
 from lmtest import check, wait_for, Fail
@@ -39,6 +41,17 @@ def test(net):
     _, dt = wait_for('offline node gets request 2', lambda: rid2 in ids(n3), 10)
     print('restarted node 3 got the request it missed in %.3f s' % dt)
     check(len(ids(n3)) == 2, 'node 3 holds exactly 2 requests')
+    for n in (n2, n3):
+        k = n.status()['sent_by_kind']
+        print('%s sent: summaries %d (%d B), ids-in %d (%d B), request-ids %d'
+              % (n.name, k['request-summary']['msgs'],
+                 k['request-summary']['bytes'], k['request-ids-in']['msgs'],
+                 k['request-ids-in']['bytes'], k['request-ids']['msgs']))
+        check(k['request-summary']['msgs'] >= 1, '%s sent a summary' % n.name)
+        check(k['request-ids']['msgs'] == 0, '%s sent no whole id list' % n.name)
+    # node 2 named the bucket that differs, with its ids in it
+    k2 = n2.status()['sent_by_kind']['request-ids-in']
+    check(k2['msgs'] >= 1, 'node 2 answered node 3 with the ids that differ')
     # expired and tampered requests are refused
     path3 = os.path.join(net.dir, 'r3.req')
     net_tool(hostile, 'make-request', path3, '-1')

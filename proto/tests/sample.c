@@ -517,6 +517,33 @@ static void s_msg_digest(enum msg_type type, msg_t *m)
 	m->digest.ranges = d;
 }
 
+static void s_msg_requests(enum msg_type type, msg_t *m)
+{
+	static msg_req_bucket_t b[3];
+	static uint32_t buckets[2];
+	static uint8_t ids[2 * 32];
+
+	if (type == MSG_REQUEST_IDS_IN) {
+		/* the bucket of 0x30.. and an empty one it lacks */
+		buckets[0] = 480000;
+		buckets[1] = 480005;
+		for (int i = 0; i < 2; i++)
+			s_id(ids + 32 * i, (uint8_t)(0x30 + i));
+		m->request_ids_in.buckets = buckets;
+		m->request_ids_in.n_buckets = 2;
+		m->request_ids_in.ids = ids;
+		m->request_ids_in.n = 2;
+		return;
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		b[i].bucket = 480000 + 5 * i;
+		b[i].count = i == 2 ? 70000 : i + 1;
+		b[i].hash = 0x9e3779b97f4a7c15ull * (i + 1);
+	}
+	m->request_summary.buckets = b;
+	m->request_summary.n = 3;
+}
+
 void sample_lease_bytes(enum lease_op op, uint8_t **ret_data, size_t *ret_len)
 {
 	static const uint8_t keys[] = "uname -a\n";
@@ -633,6 +660,10 @@ void sample_msg(enum msg_type type, msg_t *m)
 	case MSG_DIGEST:
 	case MSG_RANGES:
 		s_msg_digest(type, m);
+		break;
+	case MSG_REQUEST_SUMMARY:
+	case MSG_REQUEST_IDS_IN:
+		s_msg_requests(type, m);
 		break;
 	}
 }

@@ -162,6 +162,19 @@ static void s_roundtrip(enum msg_type type)
 		CHECK(got->ranges.n == 2 && got->ranges.entries[1].seq == 12 &&
 		      got->ranges.mask == (1ull | 1ull << 32));
 		break;
+	case MSG_REQUEST_SUMMARY:
+		CHECK(got->request_summary.n == 3 &&
+		      got->request_summary.buckets[2].count == 70000 &&
+		      got->request_summary.buckets[1].bucket == 480005 &&
+		      got->request_summary.buckets[0].hash ==
+			      0x9e3779b97f4a7c15ull);
+		break;
+	case MSG_REQUEST_IDS_IN:
+		CHECK(got->request_ids_in.n_buckets == 2 &&
+		      got->request_ids_in.buckets[1] == 480005 &&
+		      got->request_ids_in.n == 2 &&
+		      got->request_ids_in.ids[32] == 0x31);
+		break;
 	case MSG_DIGEST:
 		CHECK(got->digest.ranges[5].count == 70000 &&
 		      got->digest.ranges[62].hash == 0x9e3779b97f4a7c15ull * 63);
@@ -209,6 +222,33 @@ static void test_rules(void)
 	msg_vec_entry_t rswapped[2] = {rv[1], rv[0]};
 	m.ranges.entries = rswapped;
 	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
+	/* request summaries: buckets ascending, none empty, at most
+	 * PROTO_MAX_REQ_BUCKETS */
+	sample_msg(MSG_REQUEST_SUMMARY, &m);
+	msg_req_bucket_t rb[PROTO_MAX_REQ_BUCKETS + 1];
+	memcpy(rb, m.request_summary.buckets, 3 * sizeof(*rb));
+	rb[1].bucket = rb[0].bucket;
+	m.request_summary.buckets = rb;
+	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
+	rb[1].bucket = rb[0].bucket + 1;
+	rb[1].count = 0;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	for (uint32_t i = 0; i <= PROTO_MAX_REQ_BUCKETS; i++)
+		rb[i] = (msg_req_bucket_t){ i, 1, i };
+	m.request_summary.n = PROTO_MAX_REQ_BUCKETS;
+	CHECK(s_enc(&m) == 0);
+	m.request_summary.n = PROTO_MAX_REQ_BUCKETS + 1;
+	CHECK_ERR(s_enc(&m), PROTO_E_TOOMANY);
+	sample_msg(MSG_REQUEST_IDS_IN, &m);
+	uint32_t bk[2] = { 9, 9 };
+	m.request_ids_in.buckets = bk;
+	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
+	m.request_ids_in.n_buckets = 0; /* nothing differs: no ids */
+	m.request_ids_in.n = 0;
+	CHECK(s_enc(&m) == 0);
+	CHECK(msg_req_bucket(PROTO_REQ_BUCKET_MS * 7 + 5) == 7);
+	uint8_t hid[32] = { 0x01, 0x02 };
+	CHECK(msg_req_hash(hid) == 0x0201);
 	sample_msg(MSG_WANT, &m);
 	m.want.max = 0; /* a stop */
 	CHECK(s_enc(&m) == 0);
