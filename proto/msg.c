@@ -23,6 +23,8 @@ static const char *const s_names[] = {
 	[MSG_PEERS_DELTA] = "peers-delta",
 	[MSG_REQUEST_SUMMARY] = "request-summary",
 	[MSG_REQUEST_IDS_IN] = "request-ids-in",
+	[MSG_SUBDIGEST] = "subdigest",
+	[MSG_SUBRANGES] = "subranges",
 };
 
 /* Number of fields after the tag, per type. */
@@ -34,7 +36,8 @@ static const uint32_t s_arity[] = {
 	[MSG_CANCEL] = 1,      [MSG_LEASE] = 1,	 [MSG_RELAY] = 3,
 	[MSG_RELAY_BACK] = 3,  [MSG_DIGEST] = 1, [MSG_RANGES] = 2,
 	[MSG_PEERS_DELTA] = 2, [MSG_REQUEST_SUMMARY] = 1,
-	[MSG_REQUEST_IDS_IN] = 2,
+	[MSG_REQUEST_IDS_IN] = 2, [MSG_SUBDIGEST] = 2,
+	[MSG_SUBRANGES] = 3,
 };
 
 const char *msg_type_name(int type)
@@ -198,6 +201,40 @@ static int s_dec_digest(mp_reader_t *r, arena_t *a, msg_t *m)
 	return 0;
 }
 
+/* range, [[sub, count, hash]...]: subs strictly ascending, count >= 1 */
+static int s_dec_subdigest(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	msg_sub_range_t *d;
+	uint32_t n;
+	int e = dec_u32(r, 0, PROTO_DIGEST_RANGES - 1, &m->subdigest.range);
+
+	if (e < 0 || (e = mp_get_array(r, 4, PROTO_DIGEST_RANGES, &n)) < 0)
+		return e;
+	d = arena_array(a, n ? n : 1, sizeof(*d));
+	for (uint32_t i = 0; i < n; i++) {
+		if ((e = mp_get_array_exact(r, 3)) < 0 ||
+		    (e = dec_u32(r, 0, PROTO_DIGEST_RANGES - 1, &d[i].sub)) <
+			    0 ||
+		    (e = dec_u32(r, 1, UINT32_MAX, &d[i].count)) < 0 ||
+		    (e = mp_get_uint(r, &d[i].hash)) < 0)
+			return e;
+		if (i > 0 && d[i].sub <= d[i - 1].sub)
+			return PROTO_E_UNSORTED;
+	}
+	m->subdigest.subs = d;
+	m->subdigest.n = n;
+	return 0;
+}
+
+static int s_dec_subranges(mp_reader_t *r, arena_t *a, msg_t *m)
+{
+	int e = dec_u32(r, 0, PROTO_DIGEST_RANGES - 1, &m->subranges.range);
+
+	if (e < 0 || (e = mp_get_uint(r, &m->subranges.mask)) < 0)
+		return e;
+	return s_dec_entries(r, a, &m->subranges.entries, &m->subranges.n);
+}
+
 /* [[bucket, count, hash]...]: buckets strictly ascending, count >= 1 */
 static int s_dec_req_summary(mp_reader_t *r, arena_t *a, msg_t *m)
 {
@@ -324,6 +361,10 @@ static int s_dec_body(mp_reader_t *r, arena_t *a, msg_t *m)
 		return s_dec_ranges(r, a, m);
 	case MSG_DIGEST:
 		return s_dec_digest(r, a, m);
+	case MSG_SUBDIGEST:
+		return s_dec_subdigest(r, a, m);
+	case MSG_SUBRANGES:
+		return s_dec_subranges(r, a, m);
 	case MSG_REQUEST_SUMMARY:
 		return s_dec_req_summary(r, a, m);
 	case MSG_REQUEST_IDS_IN:
@@ -407,6 +448,21 @@ static void s_enc_body(mp_enc_t *e, const msg_t *m)
 			mp_put_uint(e, m->digest.ranges[i].count);
 			mp_put_uint(e, m->digest.ranges[i].hash);
 		}
+		return;
+	case MSG_SUBDIGEST:
+		mp_put_uint(e, m->subdigest.range);
+		enc_array(e, m->subdigest.n);
+		for (size_t i = 0; i < m->subdigest.n; i++) {
+			mp_put_array(e, 3);
+			mp_put_uint(e, m->subdigest.subs[i].sub);
+			mp_put_uint(e, m->subdigest.subs[i].count);
+			mp_put_uint(e, m->subdigest.subs[i].hash);
+		}
+		return;
+	case MSG_SUBRANGES:
+		mp_put_uint(e, m->subranges.range);
+		mp_put_uint(e, m->subranges.mask);
+		s_enc_entries(e, m->subranges.entries, m->subranges.n);
 		return;
 	case MSG_REQUEST_SUMMARY:
 		enc_array(e, m->request_summary.n);

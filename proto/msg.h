@@ -46,6 +46,20 @@
  *                                          entries as in VECTOR: the answer
  *                                          to a digest, every entry of the
  *                                          sender's in the ranges of mask
+ *   [SUBDIGEST, range, [[sub, count, hash]...]]
+ *                                          range < PROTO_DIGEST_RANGES;
+ *                                          the sub-ranges of that range
+ *                                          (the next 6 bits of the key)
+ *                                          that hold entries, sub strictly
+ *                                          ascending < PROTO_DIGEST_RANGES,
+ *                                          count >= 1: the answer to a
+ *                                          digest for a large range that
+ *                                          differs; only to a peer with
+ *                                          MSG_FEATURE_SUBDIGEST
+ *   [SUBRANGES, range, mask, [[author, seq]...]]
+ *                                          the answer to a subdigest: the
+ *                                          sender's entries in the
+ *                                          sub-ranges of mask of range
  *   [REQUEST_SUMMARY, [[bucket, count, hash]...]]
  *                                          PROTO_MAX_REQ_BUCKETS, buckets
  *                                          strictly ascending, count >= 1:
@@ -101,6 +115,9 @@
  * compared by buckets of their expiry, and only the ids of the buckets
  * that differ are sent */
 #define MSG_FEATURE_REQ_SUMMARY (1u << 8)
+/* takes subdigest and subranges: a large range that differs is compared
+ * by its sub-ranges before its entries are sent */
+#define MSG_FEATURE_SUBDIGEST (1u << 9)
 /* Not a feature: set in a hello that answers a hello which restarted the
  * session. Its receiver starts a new session too, but does not answer,
  * so two hellos that cross cannot echo back and forth. */
@@ -135,8 +152,10 @@ enum msg_type {
 	MSG_PEERS_DELTA,
 	MSG_REQUEST_SUMMARY,
 	MSG_REQUEST_IDS_IN,
+	MSG_SUBDIGEST,
+	MSG_SUBRANGES,
 };
-#define MSG_TYPE_MAX MSG_REQUEST_IDS_IN
+#define MSG_TYPE_MAX MSG_SUBRANGES
 
 /* "hello", "peers"...; "?" out of range. Borrowed. */
 const char *msg_type_name(int type);
@@ -150,6 +169,12 @@ typedef struct {
 	uint32_t count; /* entries in the range */
 	uint64_t hash;  /* XOR of their hashes */
 } msg_digest_range_t;
+
+typedef struct {
+	uint32_t sub;	/* < PROTO_DIGEST_RANGES */
+	uint32_t count; /* entries in it, >= 1 */
+	uint64_t hash;	/* XOR of their hashes */
+} msg_sub_range_t;
 
 typedef struct {
 	uint32_t bucket; /* expires_ms / PROTO_REQ_BUCKET_MS */
@@ -213,6 +238,17 @@ typedef struct msg {
 			const msg_vec_entry_t *entries;
 			size_t n;
 		} ranges;
+		struct {
+			uint32_t range;
+			const msg_sub_range_t *subs;
+			size_t n;
+		} subdigest;
+		struct {
+			uint32_t range;
+			uint64_t mask;
+			const msg_vec_entry_t *entries;
+			size_t n;
+		} subranges;
 		struct {
 			uint8_t author[32];
 			uint64_t from_seq;

@@ -7,6 +7,8 @@
  * reach the store and its chain, duplicate and equivocation logic. A
  * digest is compared with the digest of the feeds stored so far, and the
  * entries of ranges are looked up by range, as node_digest.c does. The
+ * sub-ranges of a subdigest are compared with those of the stored feeds
+ * in that range, and a subranges' entries looked up. The
  * buckets of a request summary or request-ids-in ascend strictly (the
  * node merges and searches them so), and each id names a request.
  */
@@ -69,6 +71,47 @@ static void s_ranges(const wire_msg_t *m)
 		const store_feed_t *f = store_feed(s_store, m->vec[i].author);
 
 		if (digest_in(m->mask, m->vec[i].author) && f &&
+		    f->seq > m->vec[i].seq)
+			digest_entry(f->author, f->seq); /* sent back */
+	}
+}
+
+static void s_subdigest(const wire_msg_t *m)
+{
+	digest_t ours, theirs;
+	uint64_t mask;
+
+	digest_clear(&ours);
+	digest_clear(&theirs);
+	if (m->range >= DIGEST_BUCKETS || m->n_subs > DIGEST_BUCKETS)
+		abort();
+	for (size_t i = 0; i < store_feed_count(s_store); i++) {
+		const store_feed_t *f = store_feed_at(s_store, i);
+
+		if (digest_bucket(f->author) == m->range)
+			digest_sub_add(&ours, f->author, f->seq);
+	}
+	for (size_t i = 0; i < m->n_subs; i++) {
+		if (m->subs[i].sub >= DIGEST_BUCKETS ||
+		    (i > 0 && m->subs[i].sub <= m->subs[i - 1].sub))
+			abort();
+		theirs.count[m->subs[i].sub] = m->subs[i].count;
+		theirs.hash[m->subs[i].sub] = m->subs[i].hash;
+	}
+	mask = digest_diff(&ours, &theirs);
+	if (mask == 0 && memcmp(&ours, &theirs, sizeof(theirs)) != 0)
+		abort();
+}
+
+static void s_subranges(const wire_msg_t *m)
+{
+	if (m->range >= DIGEST_BUCKETS)
+		abort();
+	for (size_t i = 0; i < m->n_vec; i++) {
+		const store_feed_t *f = store_feed(s_store, m->vec[i].author);
+
+		if (digest_bucket(m->vec[i].author) == m->range &&
+		    ((m->mask >> digest_sub(m->vec[i].author)) & 1) && f &&
 		    f->seq > m->vec[i].seq)
 			digest_entry(f->author, f->seq); /* sent back */
 	}
@@ -139,6 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case WIRE_REQUEST_SUMMARY:
 	case WIRE_REQUEST_IDS_IN:
 		s_buckets(&m);
+		break;
+	case WIRE_SUBDIGEST:
+		s_subdigest(&m);
+		break;
+	case WIRE_SUBRANGES:
+		s_subranges(&m);
 		break;
 	default:
 		break;

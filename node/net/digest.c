@@ -10,9 +10,29 @@
  * only costs itself a round), only the same on every node. */
 static const uint8_t s_key[crypto_shorthash_KEYBYTES] = "labmesh digest1";
 
+_Static_assert(DIGEST_BUCKETS == 1 << (8 - DIGEST_SHIFT),
+	       "a range is a value of the key's first bits");
+_Static_assert(DIGEST_BUCKETS == 64, "a mask of ranges is a uint64_t");
+
 unsigned digest_bucket(const uint8_t author[DIGEST_KEY_BYTES])
 {
 	return (unsigned)(author[0] >> DIGEST_SHIFT);
+}
+
+unsigned digest_sub(const uint8_t author[DIGEST_KEY_BYTES])
+{
+	return (unsigned)((author[0] & ((1u << DIGEST_SHIFT) - 1))
+			  << (6 - DIGEST_SHIFT) |
+			  author[1] >> (8 - (6 - DIGEST_SHIFT)));
+}
+
+void digest_sub_add(digest_t *d, const uint8_t author[DIGEST_KEY_BYTES],
+		    uint64_t seq)
+{
+	unsigned s = digest_sub(author);
+
+	d->hash[s] ^= digest_entry(author, seq);
+	d->count[s]++;
 }
 
 uint64_t digest_entry(const uint8_t author[DIGEST_KEY_BYTES], uint64_t seq)

@@ -28,6 +28,13 @@ typedef struct {
 
 /* The range of author. */
 unsigned digest_bucket(const uint8_t author[DIGEST_KEY_BYTES]);
+/* Its sub-range in that range: the next 6 bits of the key (the first
+ * byte's low 2, the second's high 4), so a range of a large vector is
+ * compared by DIGEST_BUCKETS sub-ranges before its entries are sent. */
+unsigned digest_sub(const uint8_t author[DIGEST_KEY_BYTES]);
+/* Add the entry (author, seq) to d by sub-range (d: one range's). */
+void digest_sub_add(digest_t *d, const uint8_t author[DIGEST_KEY_BYTES],
+		    uint64_t seq);
 /* The 64-bit hash of one entry. */
 uint64_t digest_entry(const uint8_t author[DIGEST_KEY_BYTES], uint64_t seq);
 void digest_clear(digest_t *d);

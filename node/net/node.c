@@ -311,6 +311,12 @@ static void s_dispatch(node_t *node, peer_t *p, const wire_msg_t *m)
 	case WIRE_RANGES:
 		repl_on_ranges(node, p, m);
 		break;
+	case WIRE_SUBDIGEST:
+		repl_on_subdigest(node, p, m);
+		break;
+	case WIRE_SUBRANGES:
+		repl_on_subranges(node, p, m);
+		break;
 	case WIRE_WANT:
 		repl_on_want(node, p, m);
 		break;

@@ -18,6 +18,13 @@
  * an ordinary vector, our entries in those ranges it lacks or holds less
  * of. A peer without MSG_FEATURE_DIGEST gets our whole vector instead.
  *
+ * A large range (NODE_SUBDIGEST_MIN entries of ours, and the peer holds
+ * at least half as many) is answered instead with its subdigest: the count and hash of
+ * each of its 64 sub-ranges. The peer answers that with subranges: its
+ * entries in the sub-ranges that differ; we take them and send back ours
+ * there it lacks, as for ranges. Entries then cross for what differs, not
+ * for every range that holds a difference.
+ *
  * Layout: our vector; sending digests; answering them; taking answers.
  */
 #include "node/net/node_int.h"
@@ -335,10 +342,112 @@ static int s_answer(node_t *node, peer_t *p, uint64_t mask)
 	return rc;
 }
 
+/* ---- sub-ranges ------------------------------------------------------------ */
+
+/* Our subdigest of each range of mask, into d (indexed by range): one
+ * pass over the vector. */
+static void s_sub_digests(node_t *node, uint64_t mask, digest_t *d)
+{
+	for (unsigned r = 0; r < DIGEST_BUCKETS; r++)
+		if ((mask >> r) & 1)
+			digest_clear(&d[r]);
+	for (size_t i = 0; i < keymap_size(node->vec_mine); i++) {
+		const vec_mine_t *e = keymap_at(node->vec_mine, i);
+		unsigned r = digest_bucket(e->author);
+
+		if ((mask >> r) & 1)
+			digest_sub_add(&d[r], e->author, e->seq);
+	}
+}
+
+static void s_send_subdigests(node_t *node, peer_t *p, uint64_t mask)
+{
+	static digest_t d[DIGEST_BUCKETS];
+
+	s_sub_digests(node, mask, d);
+	for (unsigned r = 0; r < DIGEST_BUCKETS; r++) {
+		wire_sub_range_t subs[DIGEST_BUCKETS];
+		size_t n = 0;
+		uint8_t *b = NULL;
+		size_t len = 0;
+
+		if (!((mask >> r) & 1))
+			continue;
+		for (unsigned i = 0; i < DIGEST_BUCKETS; i++)
+			if (d[r].count[i])
+				subs[n++] = (wire_sub_range_t){ i, d[r].count[i],
+								d[r].hash[i] };
+		if (wire_subdigest(r, subs, n, &b, &len) == 0 &&
+		    node_send(node, p, b, len) == 0)
+			p->sub_open |= (uint64_t)1 << r;
+	}
+}
+
+static int s_cmp_sub(const void *a, const void *b)
+{
+	unsigned x = digest_sub(((const wire_vec_t *)a)->author);
+	unsigned y = digest_sub(((const wire_vec_t *)b)->author);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Its subdigest of a range of our digest: our entries in the sub-ranges
+ * that differ, as one subranges message (sub-ranges past WIRE_MAX_VECTOR
+ * entries wait for a later digest), even none: it then knows. */
+void repl_on_subdigest(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	static wire_vec_t v[WIRE_MAX_VECTOR];
+	uint64_t bit = (uint64_t)1 << m->range, mask;
+	digest_t ours, theirs;
+	wire_vec_t *all;
+	size_t n = 0, k = 0;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	/* only for a range of a digest of ours, once */
+	if (!(p->ranges_open & bit))
+		return;
+	p->ranges_open &= ~bit;
+	p->ranges_told &= ~bit;
+	s_vec_init(node);
+	digest_clear(&ours);
+	digest_clear(&theirs);
+	all = s_entries_in(node, bit, &n);
+	for (size_t i = 0; i < n; i++)
+		digest_sub_add(&ours, all[i].author, all[i].seq);
+	for (size_t i = 0; i < m->n_subs; i++) {
+		theirs.count[m->subs[i].sub] = m->subs[i].count;
+		theirs.hash[m->subs[i].sub] = m->subs[i].hash;
+	}
+	mask = digest_diff(&ours, &theirs);
+	/* by sub-range (stable enough: whole sub-ranges are cut, and each
+	 * is sorted by author in wire_subranges) */
+	qsort(all, n, sizeof(*all), s_cmp_sub);
+	for (size_t i = 0, j; i < n; i = j) {
+		unsigned s = digest_sub(all[i].author);
+
+		for (j = i; j < n && digest_sub(all[j].author) == s; j++)
+			;
+		if (!((mask >> s) & 1))
+			continue;
+		if (k + (j - i) > WIRE_MAX_VECTOR) {
+			/* it and the rest of the sub-ranges: later */
+			for (unsigned t = s; t < DIGEST_BUCKETS; t++)
+				mask &= ~((uint64_t)1 << t);
+			break;
+		}
+		memcpy(v + k, all + i, (j - i) * sizeof(*v));
+		k += j - i;
+	}
+	free(all);
+	if (wire_subranges(m->range, mask, v, k, &b, &len) == 0)
+		node_send(node, p, b, len);
+}
+
 void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m)
 {
 	digest_t theirs;
-	uint64_t mask;
+	uint64_t mask, sub = 0;
 
 	if (!node_rate_ok(&p->digest_window_ms, &p->digest_count,
 			  NODE_MAX_DIGEST_PER_MIN)) {
@@ -361,9 +470,20 @@ void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m)
 	}
 	if (!mask)
 		return;
+	if ((p->features & MSG_FEATURE_SUBDIGEST) && !node->no_digest) {
+		for (unsigned r = 0; r < DIGEST_BUCKETS; r++)
+			if (((mask >> r) & 1) &&
+			    node->digest.count[r] >= NODE_SUBDIGEST_MIN &&
+			    2 * (uint64_t)theirs.count[r] >=
+				    node->digest.count[r])
+				sub |= (uint64_t)1 << r;
+	}
+	if (sub)
+		s_send_subdigests(node, p, sub);
+	mask &= ~sub;
 	/* those ranges it hears in full: the ranges it answers our own
 	 * digest with need not come back as a vector too */
-	if (s_answer(node, p, mask) == 0)
+	if (mask && s_answer(node, p, mask) == 0)
 		p->ranges_told |= mask;
 }
 
@@ -380,10 +500,10 @@ static uint64_t s_find(const wire_vec_t *v, size_t n, const uint8_t *author)
 	return hit ? hit->seq : 0;
 }
 
-/* Our entries in the ranges of mask that m's entries lack or hold less
- * of, to p as a vector (however its author tells it: this is the net). */
+/* Our entries in the ranges of mask (and of those, the sub-ranges of
+ * subs) that m's entries lack or hold less of, to p as a vector (however its author tells it: this is the net). */
 static void s_send_back(node_t *node, peer_t *p, const wire_msg_t *m,
-			uint64_t mask)
+			uint64_t mask, uint64_t subs)
 {
 	static wire_vec_t v[WIRE_MAX_VECTOR];
 	size_t n = 0;
@@ -394,6 +514,7 @@ static void s_send_back(node_t *node, peer_t *p, const wire_msg_t *m,
 		size_t len = 0;
 
 		if (!digest_in(mask, e->author) ||
+		    !((subs >> digest_sub(e->author)) & 1) ||
 		    s_find(m->vec, m->n_vec, e->author) >= e->seq)
 			continue;
 		memcpy(v[n].author, e->author, WIRE_KEY_BYTES);
@@ -427,5 +548,20 @@ void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m)
 	repl_take_entries(node, p, m->vec, m->n_vec, asked != 0 ||
 			  p->ranges_open != 0);
 	if (back)
-		s_send_back(node, p, m, back);
+		s_send_back(node, p, m, back, ~(uint64_t)0);
+}
+
+/* Its entries in the sub-ranges of a subdigest of ours: taken, and ours
+ * there it lacks or holds less of sent back. */
+void repl_on_subranges(node_t *node, peer_t *p, const wire_msg_t *m)
+{
+	uint64_t bit = (uint64_t)1 << m->range;
+
+	if (!(p->sub_open & bit))
+		return; /* not asked for, or answered already */
+	p->sub_open &= ~bit;
+	s_vec_init(node);
+	repl_take_entries(node, p, m->vec, m->n_vec, true);
+	if (m->mask)
+		s_send_back(node, p, m, bit, m->mask);
 }

@@ -131,6 +131,13 @@
  * NODE_DIGEST_EVERY_MS but at a session's start (restarts are capped by
  * NODE_MAX_RESET_PER_MIN) */
 #define NODE_DIGEST_EVERY_MS 5000
+/* A range of a digest that differs is answered with its subdigest (to a
+ * peer with MSG_FEATURE_SUBDIGEST) when we hold at least this many
+ * entries in it and the peer at least half as many: the entries of the
+ * sub-ranges that differ then follow, not the whole range's (a node back
+ * after ten minutes differs in every range of 10,000 feeds, in few
+ * sub-ranges). A peer that holds little there gets the range at once. */
+#define NODE_SUBDIGEST_MIN 8
 /* A peer back within NODE_RESUME_MS of its last session's end hears the
  * changes since that session as a vector, and our digest only
  * NODE_RESUME_DIGEST_MS (and up to half as much again) later: after
@@ -257,6 +264,8 @@ typedef struct peer {
 	uint64_t told_at_ping, told_acked;
 	int64_t digest_sent_ms;
 	uint64_t ranges_open, ranges_told;
+	/* ranges we sent a subdigest of, their subranges still to come */
+	uint64_t sub_open;
 	int64_t digest_window_ms;
 	int digest_count;
 	bool digest_soon;
@@ -575,6 +584,8 @@ void repl_on_active(node_t *node, peer_t *p);
 void repl_on_vector(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_digest(node_t *node, peer_t *p, const wire_msg_t *m);
 void repl_on_ranges(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_subdigest(node_t *node, peer_t *p, const wire_msg_t *m);
+void repl_on_subranges(node_t *node, peer_t *p, const wire_msg_t *m);
 /* Our vector (and digest) takes author's feed as the store now holds it,
  * or every feed (at start), or the next max feeds of the store's order
  * from where the last sweep stopped (each round: a path that forgot

@@ -472,7 +472,7 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	p->told = p->told_at_ping = p->told_acked = 0;
 	p->digest_at_ms = 0;
 	p->resync = p->digest_soon = false;
-	p->ranges_open = p->ranges_told = 0;
+	p->ranges_open = p->ranges_told = p->sub_open = 0;
 	p->own_sent = 0;
 	p->n_their_ids = 0;
 	keymap_clear(p->distrust);
@@ -548,7 +548,7 @@ void repl_on_active(node_t *node, peer_t *p)
 	p->digest_sent_ms = 0;
 	zhashx_purge(p->lazy);
 	zhashx_purge(p->push_to);
-	p->ranges_open = p->ranges_told = 0;
+	p->ranges_open = p->ranges_told = p->sub_open = 0;
 	p->digest_soon = false;
 	p->own_sent = 0;
 	p->credit = NODE_CREDIT_INITIAL;

@@ -41,11 +41,26 @@
 #include <string.h>
 #include <time.h>
 
-/* what a node of this version says in its hello */
-#define REAL_FEATURES                                                     \
-	(MSG_FEATURE_BLOBS | MSG_FEATURE_CANCEL | MSG_FEATURE_LEASE |     \
-	 MSG_FEATURE_BLOB_RELAY | MSG_FEATURE_DIGEST | MSG_FEATURE_PUSH | \
-	 MSG_FEATURE_PEERS_DELTA | MSG_FEATURE_WANT_STOP)
+/* What a node of this version says in its hello: what wire_hello sets,
+ * and the jobs side's blobs and cancels. */
+static uint64_t s_features(void)
+{
+	static uint64_t features;
+	uint8_t *b = NULL;
+	size_t len = 0;
+	wire_msg_t w;
+
+	if (features)
+		return features;
+	if (wire_hello((const uint8_t *)"", 0, true, false, &b, &len) < 0 ||
+	    wire_msg_decode(b, len, &w) < 0)
+		abort();
+	features = w.msg->hello.features | MSG_FEATURE_BLOBS |
+		   MSG_FEATURE_CANCEL;
+	wire_msg_free(&w);
+	free(b);
+	return features;
+}
 
 enum {
 	EV_R_TIMER = 100, /* a zloop timer of a node fires */
@@ -150,6 +165,7 @@ static int s_kind(const uint8_t *b, size_t len)
 	case MSG_VECTOR:
 		return SIM_VECTOR;
 	case MSG_RANGES:
+	case MSG_SUBRANGES:
 		return SIM_REPAIR;
 	case MSG_WANT:
 		return SIM_WANT;
@@ -162,6 +178,7 @@ static int s_kind(const uint8_t *b, size_t len)
 	case MSG_PONG:
 		return SIM_PONG;
 	case MSG_DIGEST:
+	case MSG_SUBDIGEST:
 		return SIM_DIGEST;
 	default:
 		return -1;
@@ -458,7 +475,7 @@ static void s_session_up(uint32_t link)
 		peer_t *p = s_end(link, e);
 
 		p->state = PEER_ACTIVE;
-		p->features = REAL_FEATURES;
+		p->features = s_features();
 		p->backoff_ms = 0;
 		p->last_seen_ms = p->live_ms = node_now();
 		p->peers_sent_ms = 0;
@@ -571,6 +588,12 @@ static void s_arrive(sim_msg_t *m)
 		break;
 	case WIRE_RANGES:
 		repl_on_ranges(node, p, &w);
+		break;
+	case WIRE_SUBDIGEST:
+		repl_on_subdigest(node, p, &w);
+		break;
+	case WIRE_SUBRANGES:
+		repl_on_subranges(node, p, &w);
 		break;
 	case WIRE_WANT:
 		repl_on_want(node, p, &w);

@@ -470,6 +470,19 @@ static void s_from_msg(wire_msg_t *w, msg_t *m)
 		w->items = w->owned;
 		w->n_items = m->request_ids.n;
 		break;
+	case MSG_SUBDIGEST:
+		w->type = WIRE_SUBDIGEST;
+		w->range = m->subdigest.range;
+		w->subs = m->subdigest.subs;
+		w->n_subs = m->subdigest.n;
+		break;
+	case MSG_SUBRANGES:
+		w->type = WIRE_SUBRANGES;
+		w->range = m->subranges.range;
+		w->mask = m->subranges.mask;
+		w->vec = m->subranges.entries;
+		w->n_vec = m->subranges.n;
+		break;
 	case MSG_REQUEST_SUMMARY:
 		w->type = WIRE_REQUEST_SUMMARY;
 		w->req_sum = m->request_summary.buckets;
@@ -568,7 +581,8 @@ int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
 			   MSG_FEATURE_PUSH | MSG_FEATURE_WANT_STOP |
 			   (digest ? MSG_FEATURE_DIGEST |
 					     MSG_FEATURE_PEERS_DELTA |
-					     MSG_FEATURE_REQ_SUMMARY :
+					     MSG_FEATURE_REQ_SUMMARY |
+					     MSG_FEATURE_SUBDIGEST :
 				     0) |
 			   (answer ? MSG_HELLO_ANSWER : 0);
 	m.hello.desc = (proto_bytes_t){ desc, desc_len };
@@ -691,6 +705,33 @@ int wire_digest(const wire_range_t *ranges, uint8_t **ret, size_t *ret_len)
 
 	m.digest.ranges = ranges;
 	return s_encode(&m, ret, ret_len);
+}
+
+int wire_subdigest(uint32_t range, const wire_sub_range_t *subs, size_t n,
+		   uint8_t **ret, size_t *ret_len)
+{
+	msg_t m = { .type = MSG_SUBDIGEST };
+
+	m.subdigest.range = range;
+	m.subdigest.subs = subs;
+	m.subdigest.n = n;
+	return s_encode(&m, ret, ret_len);
+}
+
+int wire_subranges(uint32_t range, uint64_t mask, const wire_vec_t *v,
+		   size_t n, uint8_t **ret, size_t *ret_len)
+{
+	wire_vec_t *sorted = s_sorted(v, n);
+	msg_t m = { .type = MSG_SUBRANGES };
+	int rc;
+
+	m.subranges.range = range;
+	m.subranges.mask = mask;
+	m.subranges.entries = sorted;
+	m.subranges.n = n;
+	rc = s_encode(&m, ret, ret_len);
+	free(sorted);
+	return rc;
 }
 
 int wire_want(const uint8_t *author, uint64_t from, uint64_t max,

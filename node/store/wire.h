@@ -190,6 +190,8 @@ enum wire_type {
 	WIRE_PEERS_DELTA,
 	WIRE_REQUEST_SUMMARY,
 	WIRE_REQUEST_IDS_IN,
+	WIRE_SUBDIGEST,
+	WIRE_SUBRANGES,
 	WIRE_OTHER, /* valid but not handled here (blobs) */
 };
 
@@ -198,6 +200,7 @@ typedef msg_vec_entry_t wire_vec_t;
 typedef msg_digest_range_t wire_range_t;
 #define WIRE_DIGEST_RANGES PROTO_DIGEST_RANGES
 typedef msg_req_bucket_t wire_req_bucket_t;
+typedef msg_sub_range_t wire_sub_range_t;
 #define WIRE_MAX_REQ_BUCKETS PROTO_MAX_REQ_BUCKETS
 
 /* A decoded message: the arrays are owned (wire_msg_free); byte views
@@ -212,9 +215,13 @@ typedef struct {
 	size_t n_items;
 	const uint8_t *gone;        /* peers-delta: n_gone ids that left */
 	size_t n_gone;
-	const wire_vec_t *vec;            /* vector, ranges */
+	const wire_vec_t *vec;            /* vector, ranges, subranges */
 	size_t n_vec;
-	uint64_t mask;              /* ranges: the ranges it holds in full */
+	uint64_t mask;              /* ranges: the ranges it holds in full;
+				     * subranges: the sub-ranges */
+	uint32_t range;             /* subdigest, subranges */
+	const wire_sub_range_t *subs; /* subdigest: n_subs */
+	size_t n_subs;
 	const wire_range_t *ranges; /* digest: WIRE_DIGEST_RANGES */
 	const wire_req_bucket_t *req_sum; /* request-summary: n_buckets */
 	const uint32_t *buckets;    /* request-ids-in: n_buckets */
@@ -232,8 +239,8 @@ int wire_msg_decode(const uint8_t *bytes, size_t len, wire_msg_t *ret);
 void wire_msg_free(wire_msg_t *m);
 
 /* Encoders: the returned bytes are the caller's. 0 or -errno. */
-/* digest: announce MSG_FEATURE_DIGEST, MSG_FEATURE_PEERS_DELTA and
- * MSG_FEATURE_REQ_SUMMARY (false
+/* digest: announce MSG_FEATURE_DIGEST, MSG_FEATURE_PEERS_DELTA,
+ * MSG_FEATURE_REQ_SUMMARY and MSG_FEATURE_SUBDIGEST (false
  * only to test mixed versions);
  * answer: set MSG_HELLO_ANSWER (see proto/msg.h) */
 int wire_hello(const uint8_t *desc, size_t desc_len, bool digest,
@@ -262,6 +269,12 @@ int wire_vector(const wire_vec_t *v, size_t n, uint8_t **ret, size_t *ret_len);
 int wire_digest(const wire_range_t *ranges, uint8_t **ret, size_t *ret_len);
 int wire_ranges(uint64_t mask, const wire_vec_t *v, size_t n, uint8_t **ret,
 		size_t *ret_len);
+/* The sub-ranges of range that hold entries (ascending); the answer to
+ * one: our entries in the sub-ranges of mask of range. */
+int wire_subdigest(uint32_t range, const wire_sub_range_t *subs, size_t n,
+		   uint8_t **ret, size_t *ret_len);
+int wire_subranges(uint32_t range, uint64_t mask, const wire_vec_t *v,
+		   size_t n, uint8_t **ret, size_t *ret_len);
 int wire_want(const uint8_t *author, uint64_t from, uint64_t max,
 	      uint8_t **ret, size_t *ret_len);
 int wire_records(const wire_bytes_t *recs, size_t n, uint8_t **ret,

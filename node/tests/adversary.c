@@ -26,6 +26,11 @@
  *                        every range, ~50 a second
  *         ranges         answers to digests never sent: all 64 ranges,
  *                        1,024 invented authors at seqs up to 2^62
+ *         subdigest      subdigests of every range in turn, 64 sub-ranges
+ *                        of random hashes at count 2^32-1, ~50 a second
+ *                        (those of the node's digests are answered)
+ *         subranges      answers to subdigests never sent: 1,024 invented
+ *                        authors of a range, every sub-range
  *         request-times  signed requests with absurd times (created 2^62
  *                        / expires 2^63, a lifetime of a century...)
  *         hellos         hellos with a rising epoch
@@ -274,6 +279,41 @@ static uint8_t *s_gen_ranges(adv_t *a, unsigned long n, size_t *ret_len)
 	m.ranges.mask = UINT64_MAX;
 	m.ranges.entries = v;
 	m.ranges.n = PROTO_MAX_VECTOR;
+	return s_encode(&m, ret_len);
+}
+
+static uint8_t *s_gen_subdigest(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static msg_sub_range_t d[PROTO_DIGEST_RANGES];
+	msg_t m = { .type = MSG_SUBDIGEST };
+
+	(void)a;
+	for (uint32_t i = 0; i < PROTO_DIGEST_RANGES; i++)
+		d[i] = (msg_sub_range_t){ i, UINT32_MAX, s_rand64() };
+	m.subdigest.range = (uint32_t)(n % PROTO_DIGEST_RANGES);
+	m.subdigest.subs = d;
+	m.subdigest.n = PROTO_DIGEST_RANGES;
+	return s_encode(&m, ret_len);
+}
+
+static uint8_t *s_gen_subranges(adv_t *a, unsigned long n, size_t *ret_len)
+{
+	static msg_vec_entry_t v[PROTO_MAX_VECTOR];
+	msg_t m = { .type = MSG_SUBRANGES };
+	uint32_t range = (uint32_t)(n % PROTO_DIGEST_RANGES);
+
+	(void)a;
+	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
+		randombytes_buf(v[i].author, 32);
+		/* in that range: its first 6 bits */
+		v[i].author[0] = (uint8_t)(range << 2 | (v[i].author[0] & 3));
+		v[i].seq = 1 + s_rand64() % FAR_SEQ;
+	}
+	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+	m.subranges.range = range;
+	m.subranges.mask = UINT64_MAX;
+	m.subranges.entries = v;
+	m.subranges.n = PROTO_MAX_VECTOR;
 	return s_encode(&m, ret_len);
 }
 
@@ -790,6 +830,8 @@ static const struct mode {
 	{ "liar", s_gen_liar, 2, true, true },
 	{ "digest", s_gen_digest, 50, true, false },
 	{ "ranges", s_gen_ranges, 15, true, false },
+	{ "subdigest", s_gen_subdigest, 50, true, false },
+	{ "subranges", s_gen_subranges, 15, true, false },
 	{ "request-times", s_gen_request_times, 8, true, false },
 	{ "hellos", s_gen_hellos, 400, false, false },
 	{ "blob-get", s_gen_blob_get, 2000, false, false },

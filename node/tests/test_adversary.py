@@ -93,6 +93,8 @@ MODES = [
     ('liar', 'author'),
     ('digest', None),
     ('ranges', None),
+    ('subdigest', None),
+    ('subranges', None),
     ('slow-relay', 'relay'),
     ('request-times', None),
     ('hellos', None),

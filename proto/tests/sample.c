@@ -544,6 +544,35 @@ static void s_msg_requests(enum msg_type type, msg_t *m)
 	m->request_summary.n = 3;
 }
 
+static void s_msg_subdigest(enum msg_type type, msg_t *m)
+{
+	static msg_sub_range_t d[3];
+	static msg_vec_entry_t vec[2];
+
+	if (type == MSG_SUBRANGES) {
+		/* range 32 (first key byte 0x80-0x83): sub-ranges 1 and 17 */
+		memset(vec[0].author, 0x80, 32);
+		vec[0].author[1] = 0x10;
+		vec[0].seq = 7;
+		memset(vec[1].author, 0x81, 32);
+		vec[1].author[1] = 0x10;
+		vec[1].seq = 12;
+		m->subranges.range = 32;
+		m->subranges.mask = ((uint64_t)1 << 1) | ((uint64_t)1 << 17);
+		m->subranges.entries = vec;
+		m->subranges.n = 2;
+		return;
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		d[i].sub = 20 * i + 1;
+		d[i].count = i == 1 ? 70000 : i + 1;
+		d[i].hash = 0x9e3779b97f4a7c15ull * (i + 1);
+	}
+	m->subdigest.range = 63;
+	m->subdigest.subs = d;
+	m->subdigest.n = 3;
+}
+
 void sample_lease_bytes(enum lease_op op, uint8_t **ret_data, size_t *ret_len)
 {
 	static const uint8_t keys[] = "uname -a\n";
@@ -664,6 +693,10 @@ void sample_msg(enum msg_type type, msg_t *m)
 	case MSG_REQUEST_SUMMARY:
 	case MSG_REQUEST_IDS_IN:
 		s_msg_requests(type, m);
+		break;
+	case MSG_SUBDIGEST:
+	case MSG_SUBRANGES:
+		s_msg_subdigest(type, m);
 		break;
 	}
 }

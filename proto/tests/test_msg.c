@@ -162,6 +162,16 @@ static void s_roundtrip(enum msg_type type)
 		CHECK(got->ranges.n == 2 && got->ranges.entries[1].seq == 12 &&
 		      got->ranges.mask == (1ull | 1ull << 32));
 		break;
+	case MSG_SUBDIGEST:
+		CHECK(got->subdigest.range == 63 && got->subdigest.n == 3 &&
+		      got->subdigest.subs[1].count == 70000 &&
+		      got->subdigest.subs[2].sub == 41);
+		break;
+	case MSG_SUBRANGES:
+		CHECK(got->subranges.range == 32 && got->subranges.n == 2 &&
+		      got->subranges.mask == (2ull | 1ull << 17) &&
+		      got->subranges.entries[1].seq == 12);
+		break;
 	case MSG_REQUEST_SUMMARY:
 		CHECK(got->request_summary.n == 3 &&
 		      got->request_summary.buckets[2].count == 70000 &&
@@ -222,6 +232,29 @@ static void test_rules(void)
 	msg_vec_entry_t rswapped[2] = {rv[1], rv[0]};
 	m.ranges.entries = rswapped;
 	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
+	/* subdigests: a range and its sub-ranges below 64, ascending, none
+	 * empty */
+	sample_msg(MSG_SUBDIGEST, &m);
+	msg_sub_range_t sd[3];
+	memcpy(sd, m.subdigest.subs, sizeof(sd));
+	m.subdigest.subs = sd;
+	sd[1].sub = sd[0].sub;
+	CHECK_ERR(s_enc(&m), PROTO_E_UNSORTED);
+	sd[1].sub = 64;
+	sd[2].sub = 65;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	sd[1].sub = 2;
+	sd[2].sub = 3;
+	sd[1].count = 0;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	sd[1].count = 1;
+	m.subdigest.range = PROTO_DIGEST_RANGES;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
+	m.subdigest.range = 0;
+	CHECK(s_enc(&m) == 0);
+	sample_msg(MSG_SUBRANGES, &m);
+	m.subranges.range = PROTO_DIGEST_RANGES;
+	CHECK_ERR(s_enc(&m), PROTO_E_RANGE);
 	/* request summaries: buckets ascending, none empty, at most
 	 * PROTO_MAX_REQ_BUCKETS */
 	sample_msg(MSG_REQUEST_SUMMARY, &m);
