@@ -21,6 +21,10 @@
 
 /* ---- request ids ------------------------------------------------------ */
 
+/* The buffers of one message of ids and of one summary, shared by the
+ * functions below (one runs at a time): static pages, touched once. */
+static uint8_t s_ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
+
 static int s_send_id(void *arg, const uint8_t *id, int64_t expires_ms)
 {
 	uint8_t(*ids)[WIRE_ID_BYTES] = ((void **)arg)[0];
@@ -34,15 +38,14 @@ static int s_send_id(void *arg, const uint8_t *id, int64_t expires_ms)
  * while a request we could not store is to be asked for again. */
 void repl_send_request_ids(node_t *node, peer_t *p)
 {
-	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
 	size_t n = 0;
-	void *args[2] = { ids, &n };
+	void *args[2] = { s_ids, &n };
 	uint8_t *b = NULL;
 	size_t len = 0;
 
 	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
 			  s_send_id, args);
-	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])ids, n, &b,
+	if (wire_request_ids((const uint8_t(*)[WIRE_ID_BYTES])s_ids, n, &b,
 			     &len) == 0)
 		node_send(node, p, b, len);
 }
@@ -54,6 +57,8 @@ typedef struct {
 	size_t n;
 	bool over;
 } s_summary_t;
+
+static s_summary_t s_sum;
 
 static int s_sum_id(void *arg, const uint8_t *id, int64_t expires_ms)
 {
@@ -95,16 +100,15 @@ static bool s_summary(node_t *node, s_summary_t *sum)
  * our ids. */
 void repl_start_requests(node_t *node, peer_t *p)
 {
-	static s_summary_t sum;
 	uint8_t *b = NULL;
 	size_t len = 0;
 
 	if (!(p->features & MSG_FEATURE_REQ_SUMMARY) || node->no_digest ||
-	    !s_summary(node, &sum)) {
+	    !s_summary(node, &s_sum)) {
 		repl_send_request_ids(node, p);
 		return;
 	}
-	if (wire_request_summary(sum.b, sum.n, &b, &len) == 0)
+	if (wire_request_summary(s_sum.b, s_sum.n, &b, &len) == 0)
 		node_send(node, p, b, len);
 }
 
@@ -400,10 +404,9 @@ static int s_id_in(void *arg, const uint8_t *id, int64_t expires_ms)
 
 void repl_on_request_summary(node_t *node, peer_t *p, const wire_msg_t *m)
 {
-	static s_summary_t sum;
-	static uint32_t differ[2 * WIRE_MAX_REQ_BUCKETS];
-	static uint8_t ids[WIRE_MAX_REQUEST_IDS][WIRE_ID_BYTES];
-	s_in_t in = { differ, 0, ids, 0 };
+	const s_summary_t *sum = &s_sum;
+	uint32_t differ[2 * WIRE_MAX_REQ_BUCKETS];
+	s_in_t in = { differ, 0, s_ids, 0 };
 	size_t i = 0, j = 0;
 	uint8_t *b = NULL;
 	size_t len = 0;
@@ -413,14 +416,14 @@ void repl_on_request_summary(node_t *node, peer_t *p, const wire_msg_t *m)
 		node_garbage(node, p->curve, "too many request summaries");
 		return;
 	}
-	if (!s_summary(node, &sum)) { /* ours do not fit one: all of them */
+	if (!s_summary(node, &s_sum)) { /* ours do not fit one: all of them */
 		repl_send_request_ids(node, p);
 		return;
 	}
 	/* both lists ascend: a bucket differs when one side lacks it or
 	 * their counts or hashes differ */
-	while (i < sum.n || j < m->n_buckets) {
-		const wire_req_bucket_t *a = i < sum.n ? &sum.b[i] : NULL;
+	while (i < sum->n || j < m->n_buckets) {
+		const wire_req_bucket_t *a = i < sum->n ? &sum->b[i] : NULL;
 		const wire_req_bucket_t *t = j < m->n_buckets ?
 						     &m->req_sum[j] : NULL;
 
@@ -446,7 +449,7 @@ void repl_on_request_summary(node_t *node, peer_t *p, const wire_msg_t *m)
 	store_request_ids(node->store, node_wall_ms(), WIRE_MAX_REQUEST_IDS,
 			  s_id_in, &in);
 	if (wire_request_ids_in(differ, in.n_buckets,
-				(const uint8_t(*)[WIRE_ID_BYTES])ids, in.n, &b,
+				(const uint8_t(*)[WIRE_ID_BYTES])s_ids, in.n, &b,
 				&len) == 0)
 		node_send(node, p, b, len);
 }
