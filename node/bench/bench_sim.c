@@ -181,6 +181,19 @@ static void s_table(const sim_params_t *p, const sim_result_t *r)
 		" event %zu, run %zu\n",
 		r->record_size[1], r->record_size[2], r->record_size[3],
 		r->record_size[4], r->record_size[5]);
+	fprintf(stderr,
+		"busiest sender: node %u, %u peers, offline %u times: %.1f MB"
+		" a day, %.1f MB of records\n",
+		r->busiest, r->busiest_deg, r->busiest_spells,
+		r->busiest_total / 1e6, r->busiest_records / 1e6);
+	fprintf(stderr, "by peers: %5s %8s %14s %14s\n", "peers", "nodes",
+		"all MB/day", "records MB/day");
+	for (int d = 0; d <= SIM_DEG_MAX; d++)
+		if (r->by_deg_nodes[d])
+			fprintf(stderr, "          %5d%s %7u %14.2f %14.2f\n",
+				d, d == SIM_DEG_MAX ? "+" : " ",
+				r->by_deg_nodes[d], r->by_deg_total[d] / 1e6,
+				r->by_deg_records[d] / 1e6);
 }
 
 static int s_args(int argc, char **argv, sim_params_t *p, bool *table)

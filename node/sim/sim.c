@@ -241,8 +241,10 @@ static void s_down(sim_t *s, uint32_t node)
 	if (!s->writing || !s->nodes[node].online)
 		return;
 	sim_node_down(s, node);
-	if (s->measuring)
+	if (s->measuring) {
 		s->r->churned++;
+		s->nodes[node].spells++;
+	}
 	sim_at(s, s->now + (int64_t)(1000 * sim_exp(s, s->p.offline_s)), EV_UP,
 	       node, 0, NULL);
 }
@@ -394,6 +396,38 @@ static sim_stat_t s_stat(double *v, size_t n)
 	return st;
 }
 
+/* v: each node's bytes sent a day in all (before sorting) */
+static void s_by_degree(sim_t *s, sim_result_t *r, const double *v,
+			double scale)
+{
+	uint32_t top = 0;
+
+	memset(r->by_deg_total, 0, sizeof(r->by_deg_total));
+	memset(r->by_deg_records, 0, sizeof(r->by_deg_records));
+	memset(r->by_deg_nodes, 0, sizeof(r->by_deg_nodes));
+	for (uint32_t i = 0; i < s->p.nodes; i++) {
+		uint32_t d = s->nodes[i].deg < SIM_DEG_MAX ? s->nodes[i].deg :
+							    SIM_DEG_MAX;
+		double rec = (double)s->nodes[i].tx[SIM_RECORDS] * scale;
+
+		r->by_deg_total[d] += v[i];
+		r->by_deg_records[d] += rec;
+		r->by_deg_nodes[d]++;
+		if (v[i] > v[top])
+			top = i;
+	}
+	for (int d = 0; d <= SIM_DEG_MAX; d++)
+		if (r->by_deg_nodes[d]) {
+			r->by_deg_total[d] /= r->by_deg_nodes[d];
+			r->by_deg_records[d] /= r->by_deg_nodes[d];
+		}
+	r->busiest = top;
+	r->busiest_deg = s->nodes[top].deg;
+	r->busiest_spells = s->nodes[top].spells;
+	r->busiest_total = v[top];
+	r->busiest_records = (double)s->nodes[top].tx[SIM_RECORDS] * scale;
+}
+
 void sim_traffic(sim_t *s, sim_result_t *r)
 {
 	double scale = 86400.0 / s->p.window_s;
@@ -411,6 +445,8 @@ void sim_traffic(sim_t *s, sim_result_t *r)
 					b += n->rx[j];
 			v[i] = (double)b * scale;
 		}
+		if (k == SIM_KINDS)
+			s_by_degree(s, r, v, scale);
 		if (k < SIM_KINDS)
 			r->sent[k] = s_stat(v, s->p.nodes);
 		else if (k == SIM_KINDS)

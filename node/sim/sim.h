@@ -122,6 +122,15 @@ typedef struct {
 	uint64_t pulls_stalled_read, pulls_judged_later;
 	uint64_t pulls_stalled_unponged, pulls_stalled_patience;
 	uint64_t wants_stop_sent, wants_stopped, beside_relay;
+	/* the node that sent most: its peers at the end, the times it went
+	 * offline, its bytes a day in all and of records; and the mean of
+	 * all and of records sent a day by the nodes of each count of peers
+	 * (SIM_DEG_MAX: that many or more) */
+	uint32_t busiest, busiest_deg, busiest_spells;
+	double busiest_total, busiest_records;
+#define SIM_DEG_MAX 16
+	double by_deg_total[SIM_DEG_MAX + 1], by_deg_records[SIM_DEG_MAX + 1];
+	uint32_t by_deg_nodes[SIM_DEG_MAX + 1];
 } sim_result_t;
 
 /* Run the simulation. 0, or -ENOMEM / -EINVAL (bad parameters). */

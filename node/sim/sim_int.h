@@ -109,6 +109,7 @@ typedef struct {
 	int64_t peers_at;
 	uint8_t *reqs;	  /* bitmap: requests of the window held */
 	uint64_t tx[SIM_KINDS], rx[SIM_KINDS];
+	uint32_t spells; /* times it went offline while measuring */
 } sim_node_t;
 
 /* A record of the window: its author's (active) index and seq. */
