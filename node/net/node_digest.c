@@ -19,11 +19,11 @@
  * of. A peer without MSG_FEATURE_DIGEST gets our whole vector instead.
  *
  * A large range (NODE_SUBDIGEST_MIN entries of ours, and the peer holds
- * at least half as many) is answered instead with its subdigest: the count and hash of
- * each of its 64 sub-ranges. The peer answers that with subranges: its
- * entries in the sub-ranges that differ; we take them and send back ours
- * there it lacks, as for ranges. Entries then cross for what differs, not
- * for every range that holds a difference.
+ * at least half as many) is answered instead with its subdigest: the
+ * count and hash of each of its 64 sub-ranges. The peer answers that with
+ * subranges: its entries in the sub-ranges that differ; we take them and
+ * send back ours there it lacks, as for ranges. Entries then cross for
+ * what differs, not for every range that holds a difference.
  *
  * Layout: our vector; sending digests; answering them; taking answers.
  */
@@ -497,7 +497,8 @@ static uint64_t s_find(const wire_vec_t *v, size_t n, const uint8_t *author)
 }
 
 /* Our entries in the ranges of mask (and of those, the sub-ranges of
- * subs) that m's entries lack or hold less of, to p as a vector (however its author tells it: this is the net). */
+ * subs) that m's entries lack or hold less of, to p as a vector (however
+ * its author tells it: this is the net). */
 static void s_send_back(node_t *node, peer_t *p, const wire_msg_t *m,
 			uint64_t mask, uint64_t subs)
 {
