@@ -7,7 +7,7 @@
  * times; with --table, a table for people too. With --real the nodes
  * run the node's own replication code (sim_run_real), each with a store
  * over one record pool shared by all (node/sim/sim_store.c): 10,000
- * nodes take about 18 GB.
+ * nodes take about 13 GB.
  *
  *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
  *             [--requests R] [--accept K] [--every-lab] [--events E]
@@ -320,11 +320,12 @@ int main(int argc, char **argv)
 			" [--quiet]\n"
 			"Simulate N labs (10000) replicating in virtual time for a window of S\n"
 			"seconds (3600) at KernelCI's volume, then a drain; print bytes per node\n"
-			"per day as JSON lines, and with --table a table of them by message kind.\n"
+			"per day as JSON lines, and with --table a table of them by message kind,\n"
+			"the busiest sender and the bytes sent by count of peers.\n"
 			"--real runs the node's own replication code (node_repl.c, node_digest.c,\n"
 			"node_flood.c) in place of the model, each node with a store over one\n"
 			"shared record pool: memory grows as nodes x labs, ~100 B each (10,000\n"
-			"nodes: about 18 GB).\n"
+			"nodes: about 13 GB).\n"
 			"--load L: with --real, a node is busy for the CPU its code took times L\n"
 			"(nodes per core of a shared machine).\n"
 			"--burst N: one lab appends N records at once, 60 s into the window.\n"
