@@ -344,39 +344,42 @@ static int s_answer(node_t *node, peer_t *p, uint64_t mask)
 
 /* ---- sub-ranges ------------------------------------------------------------ */
 
-/* Our subdigest of range r: a pass over the vector (one per range that
- * differs, at most one digest of a peer's per NODE_DIGEST_EVERY_MS). */
-static void s_sub_digest(node_t *node, unsigned r, digest_t *d)
+/* Our subdigests of the ranges of mask, d[r] range r's: one pass over
+ * the vector. */
+static void s_sub_digests(node_t *node, uint64_t mask, digest_t *d)
 {
-	digest_clear(d);
 	for (size_t i = 0; i < keymap_size(node->vec_mine); i++) {
 		const vec_mine_t *e = keymap_at(node->vec_mine, i);
+		unsigned r = digest_bucket(e->author);
 
-		if (digest_bucket(e->author) == r)
-			digest_sub_add(d, e->author, e->seq);
+		if ((mask >> r) & 1)
+			digest_sub_add(&d[r], e->author, e->seq);
 	}
 }
 
 static void s_send_subdigests(node_t *node, peer_t *p, uint64_t mask)
 {
+	/* 48 KiB while it runs, not held */
+	digest_t *d = xcalloc(DIGEST_BUCKETS, sizeof(*d));
+
+	s_sub_digests(node, mask, d);
 	for (unsigned r = 0; r < DIGEST_BUCKETS; r++) {
 		wire_sub_range_t subs[DIGEST_BUCKETS];
-		digest_t d;
 		size_t n = 0;
 		uint8_t *b = NULL;
 		size_t len = 0;
 
 		if (!((mask >> r) & 1))
 			continue;
-		s_sub_digest(node, r, &d);
 		for (unsigned i = 0; i < DIGEST_BUCKETS; i++)
-			if (d.count[i])
-				subs[n++] = (wire_sub_range_t){ i, d.count[i],
-								d.hash[i] };
+			if (d[r].count[i])
+				subs[n++] = (wire_sub_range_t){ i, d[r].count[i],
+								d[r].hash[i] };
 		if (wire_subdigest(r, subs, n, &b, &len) == 0 &&
 		    node_send(node, p, b, len) == 0)
 			p->sub_open |= (uint64_t)1 << r;
 	}
+	free(d);
 }
 
 static int s_cmp_sub(const void *a, const void *b)
