@@ -292,6 +292,15 @@ class Node:
         f = self.feeds().get(author)
         return f['seq'] if f else 0
 
+    def seqs_except(self, ids):
+        """{author: seq} of the feeds held, but those of ids."""
+        return {k: v['seq'] for k, v in self.feeds().items() if k not in ids}
+
+    def sent(self, kind):
+        """(messages, payload bytes) sent of a message kind."""
+        k = self.status()['sent_by_kind'][kind]
+        return k['msgs'], k['bytes']
+
     def rss_kib(self):
         return rss_kib(self.proc.pid)
 

@@ -50,15 +50,6 @@ def mkruns(net, node, seeds, at):
           len(seeds))
 
 
-def kind(node, name):
-    k = node.status()['sent_by_kind'][name]
-    return k['msgs'], k['bytes']
-
-
-def others(node, ids):
-    return {k: v['seq'] for k, v in node.feeds().items() if k not in ids}
-
-
 def test(net):
     base = net.base(BASE)
     a = net.node('dga', base)
@@ -67,15 +58,15 @@ def test(net):
     mkruns(net, a, range(1, FEEDS + 1), 0)
     a.start()
     b.start()
-    want = others(a, ids)
+    want = a.seqs_except(ids)
     check(len(want) == FEEDS, 'A holds %d feeds: %d' % (FEEDS, len(want)))
 
     # (a) a new link converges
     wait_for('B holds every feed of A',
-             lambda: others(b, ids) == want, 120)
+             lambda: b.seqs_except(ids) == want, 120)
     for n in (a, b):
-        check(kind(n, 'digest')[0] >= 1, '%s sent a digest' % n.name)
-    check(kind(a, 'ranges')[0] >= 1, 'A answered with ranges')
+        check(n.sent('digest')[0] >= 1, '%s sent a digest' % n.name)
+    check(a.sent('ranges')[0] >= 1, 'A answered with ranges')
     # A queues every want B keeps in flight to it: no want goes
     # unanswered, so no pull stalls and no feed is pulled twice (a few
     # allowed for a loaded machine: each stall is a 2 s wait unanswered)
@@ -86,7 +77,7 @@ def test(net):
           'B pulled each feed once: %d pulls, %d stalled' %
           (st['pulls_started'], st['pulls_stalled']))
     print('converged: A sent %r digest, %r ranges, %r vector (msgs, bytes)'
-          % (kind(a, 'digest'), kind(a, 'ranges'), kind(a, 'vector')))
+          % (a.sent('digest'), a.sent('ranges'), a.sent('vector')))
 
     # per-peer vector state: what differs only, not an entry per feed
     wait_for('vector state held is not per feed',
@@ -94,16 +85,16 @@ def test(net):
                          for n in (a, b)), 60)
 
     # (c) idle: digests of a fixed size, nothing more
-    before = {n.name: {k: kind(n, k) for k in ('digest', 'ranges', 'vector')}
+    before = {n.name: {k: n.sent(k) for k in ('digest', 'ranges', 'vector')}
               for n in (a, b)}
     wait_for('a safety-net digest each way',
-             lambda: all(kind(n, 'digest')[0] > before[n.name]['digest'][0]
+             lambda: all(n.sent('digest')[0] > before[n.name]['digest'][0]
                          for n in (a, b)), 120, step=1)
     whole = (FEEDS + 2) * ENTRY
     for n in (a, b):
         d0, r0, v0 = (before[n.name][k] for k in ('digest', 'ranges',
                                                   'vector'))
-        d1, r1, v1 = kind(n, 'digest'), kind(n, 'ranges'), kind(n, 'vector')
+        d1, r1, v1 = n.sent('digest'), n.sent('ranges'), n.sent('vector')
         per = (d1[1] - d0[1]) / (d1[0] - d0[0])
         print('%s idle: %d digests of %.0f B each (a whole vector: ~%d B),'
               ' %d ranges, %d vector bytes' % (n.name, d1[0] - d0[0], per,
@@ -116,33 +107,33 @@ def test(net):
 
     # (b) records each took while the other did not hear of them: a new
     # session's digests find them
-    a_ranges = kind(a, 'ranges')[0]
-    a_digests = kind(a, 'digest')[0]
+    a_ranges = a.sent('ranges')[0]
+    a_digests = a.sent('digest')[0]
     b.stop()
     a.cmd('debug', 'append-records', '5')
     news = range(FEEDS + 1, FEEDS + 11)
     mkruns(net, b, news, 7)
     b.start()
-    want = {k: v for k, v in others(b, set()).items() if k not in ids}
+    want = {k: v for k, v in b.seqs_except(set()).items() if k not in ids}
     check(len(want) == FEEDS + 10, 'B holds %d feeds' % len(want))
     own = wait_for('A appended', lambda: a.seq(a.id) >= 6 and a.seq(a.id),
                    30)[0]
     wait_for('A holds what B took while apart',
-             lambda: others(a, ids) == want, 120)
+             lambda: a.seqs_except(ids) == want, 120)
     wait_for('B holds what A appended meanwhile',
              lambda: b.seq(a.id) == own, 120)
-    check(kind(b, 'digest')[0] >= 1 and kind(a, 'ranges')[0] > a_ranges,
+    check(b.sent('digest')[0] >= 1 and a.sent('ranges')[0] > a_ranges,
           'B (restarted) sent a digest and A answered it with ranges')
     # A resumed its side of the session: its own digest follows a few
     # seconds later; (e) starts once it has gone and been answered
     wait_for("A's later digest to the restarted B",
-             lambda: kind(a, 'digest')[0] > a_digests, 30, 0.2)
+             lambda: a.sent('digest')[0] > a_digests, 30, 0.2)
     time.sleep(1)
 
     # (e) a session resumed, both nodes up all along (B frozen past the
     # liveness timeout): each sends what changed since it last told the
     # other as a vector, no ranges; the digests come later, and are equal
-    at = {n.name: {k: kind(n, k) for k in ('digest', 'ranges', 'vector')}
+    at = {n.name: {k: n.sent(k) for k in ('digest', 'ranges', 'vector')}
           for n in (a, b)}
     mark = len(b.logtext())
     b.pause()
@@ -169,31 +160,31 @@ def test(net):
     check(all('this node did not run' in ln for ln in gone),
           'B blames A for its own stall: %s' % gone)
     wait_for('a digest each way after the resumed session',
-             lambda: all(kind(n, 'digest')[0] > at[n.name]['digest'][0]
+             lambda: all(n.sent('digest')[0] > at[n.name]['digest'][0]
                          for n in (a, b)), 60, step=0.5)
     for n in (a, b):
-        r0, r1 = at[n.name]['ranges'], kind(n, 'ranges')
-        v0, v1 = at[n.name]['vector'], kind(n, 'vector')
+        r0, r1 = at[n.name]['ranges'], n.sent('ranges')
+        v0, v1 = at[n.name]['vector'], n.sent('vector')
         print('%s resumed: %d ranges, %d vector messages (%d B)' % (
             n.name, r1[0] - r0[0], v1[0] - v0[0], v1[1] - v0[1]))
         check(r1 == r0, '%s: no ranges for a resumed session' % n.name)
-    check(kind(a, 'vector')[0] > at['dga']['vector'][0],
+    check(a.sent('vector')[0] > at['dga']['vector'][0],
           'A told B its appended feed by a vector')
 
     # (d) mixed versions: a peer without digests
     c = net.node('dgc', base + 2, seeds=[a])
     c.start(program=net.tools[1])
-    want = others(a, {c.id})
+    want = a.seqs_except({c.id})
     wait_for('C (no digests) holds every feed',
-             lambda: others(c, {c.id}) == want, 120)
-    check(kind(c, 'digest')[0] == 0 and kind(c, 'ranges')[0] == 0,
+             lambda: c.seqs_except({c.id}) == want, 120)
+    check(c.sent('digest')[0] == 0 and c.sent('ranges')[0] == 0,
           'C sent no digest and no ranges')
-    check(kind(c, 'vector')[0] >= 1, 'C sent vectors')
+    check(c.sent('vector')[0] >= 1, 'C sent vectors')
     # requests: C takes no summary, so it is sent whole id lists and
     # sends them (A and B compare summaries)
-    check(kind(c, 'request-summary')[0] == 0 and kind(c, 'request-ids')[0] >= 1,
+    check(c.sent('request-summary')[0] == 0 and c.sent('request-ids')[0] >= 1,
           'C sent request ids, no summary')
-    check(kind(b, 'request-summary')[0] >= 1, 'B sent A request summaries')
+    check(b.sent('request-summary')[0] >= 1, 'B sent A request summaries')
     for n in (a, b, c):
         check(n.status()['bad_messages'] == 0, '%s: no garbage' % n.name)
 

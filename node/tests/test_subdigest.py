@@ -38,22 +38,12 @@ def fill(net, node, feeds, key):
                    check=True, capture_output=True, text=True)
 
 
-def kind(node, name):
-    k = node.status()['sent_by_kind'][name]
-    return k['msgs'], k['bytes']
-
-
-def others(node, ids):
-    return {k: v['seq'] for k, v in node.feeds().items() if k not in ids}
-
-
 def rng(author):
     return int(author[:2], 16) >> 2
 
 
 def answers(node):
-    return sum(kind(node, k)[1] for k in ('subdigest', 'subranges',
-                                          'ranges'))
+    return sum(node.sent(k)[1] for k in ('subdigest', 'subranges', 'ranges'))
 
 
 def test(net):
@@ -64,16 +54,16 @@ def test(net):
     fill(net, a, FEEDS, 'a-authors.key')
     a.start()
     b.start()
-    want = others(a, ids)
+    want = a.seqs_except(ids)
     check(len(want) == FEEDS, 'A holds %d feeds: %d' % (FEEDS, len(want)))
 
     # (a) a new node: whole ranges, no subdigest
     wait_for('B holds every feed of A',
-             lambda: others(b, ids) == want, 300)
+             lambda: b.seqs_except(ids) == want, 300)
     for n in (a, b):
-        check(kind(n, 'subdigest')[0] == 0,
+        check(n.sent('subdigest')[0] == 0,
               '%s: no subdigest to a node that held little' % n.name)
-    print('converged: A sent %r ranges (msgs, bytes)' % (kind(a, 'ranges'),))
+    print('converged: A sent %r ranges (msgs, bytes)' % (a.sent('ranges'),))
 
     # (b) apart: B takes new feeds, A appends to its own
     a0 = answers(a)
@@ -81,30 +71,30 @@ def test(net):
     a.cmd('debug', 'append-records', '5')
     fill(net, b, NEW, 'b-authors.key')
     b.start()
-    bwant = {k: v for k, v in others(b, set()).items() if k not in ids}
+    bwant = {k: v for k, v in b.seqs_except(set()).items() if k not in ids}
     check(len(bwant) == FEEDS + NEW, 'B holds %d feeds' % len(bwant))
     own = wait_for('A appended', lambda: a.seq(a.id) >= 6 and a.seq(a.id),
                    30)[0]
     wait_for('A holds what B took while apart',
-             lambda: others(a, ids) == bwant, 120)
+             lambda: a.seqs_except(ids) == bwant, 120)
     wait_for('B holds what A appended meanwhile',
              lambda: b.seq(a.id) == own, 120)
     # the ranges that differ: those of B's new feeds and A's own; whole,
     # they would have cost their entries
     new = set(bwant) - set(want)
     differ = {rng(k) for k in new} | {rng(a.id)}
-    feeds = list(others(a, set()))
+    feeds = list(a.seqs_except(set()))
     whole = sum(1 for k in feeds if rng(k) in differ) * ENTRY
     sent = answers(a) - a0
     for n in (a, b):
         print('%s sent: subdigest %r, subranges %r, ranges %r' %
-              (n.name, kind(n, 'subdigest'), kind(n, 'subranges'),
-               kind(n, 'ranges')))
+              (n.name, n.sent('subdigest'), n.sent('subranges'),
+               n.sent('ranges')))
     print('A answered %d ranges that differ with %d B (whole: %d B)' %
           (len(differ), sent, whole))
-    check(kind(a, 'subdigest')[0] >= 1,
+    check(a.sent('subdigest')[0] >= 1,
           "A answered B's digest with subdigests")
-    check(kind(b, 'subranges')[0] >= 1, 'B answered them with subranges')
+    check(b.sent('subranges')[0] >= 1, 'B answered them with subranges')
     check(sent * 2 < whole, 'A sent %d B, under half of %d B' %
           (sent, whole))
     for n in (a, b):
