@@ -231,6 +231,21 @@ static uint8_t *s_gen_request_ids_in(adv_t *a, unsigned long n,
 	return s_encode(&m, ret_len);
 }
 
+/* PROTO_MAX_VECTOR entries of invented authors at seqs up to FAR_SEQ,
+ * in range (the authors' first 6 bits; -1: any), sorted by author (the
+ * entry is author then seq: sorting by the first 32 bytes does it). */
+static void s_invented(msg_vec_entry_t *v, int range)
+{
+	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
+		randombytes_buf(v[i].author, 32);
+		if (range >= 0)
+			v[i].author[0] = (uint8_t)(range << 2 |
+						   (v[i].author[0] & 3));
+		v[i].seq = 1 + s_rand64() % FAR_SEQ;
+	}
+	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+}
+
 static uint8_t *s_gen_vectors(adv_t *a, unsigned long n, size_t *ret_len)
 {
 	static msg_vec_entry_t v[PROTO_MAX_VECTOR];
@@ -238,13 +253,7 @@ static uint8_t *s_gen_vectors(adv_t *a, unsigned long n, size_t *ret_len)
 
 	(void)a;
 	(void)n;
-	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
-		randombytes_buf(v[i].author, 32);
-		v[i].seq = 1 + s_rand64() % FAR_SEQ;
-	}
-	/* the entry is author then seq: sorting by the first 32 bytes sorts
-	 * the entries by author */
-	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+	s_invented(v, -1);
 	m.vector.entries = v;
 	m.vector.n = PROTO_MAX_VECTOR;
 	return s_encode(&m, ret_len);
@@ -271,11 +280,7 @@ static uint8_t *s_gen_ranges(adv_t *a, unsigned long n, size_t *ret_len)
 
 	(void)a;
 	(void)n;
-	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
-		randombytes_buf(v[i].author, 32);
-		v[i].seq = 1 + s_rand64() % FAR_SEQ;
-	}
-	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+	s_invented(v, -1);
 	m.ranges.mask = UINT64_MAX;
 	m.ranges.entries = v;
 	m.ranges.n = PROTO_MAX_VECTOR;
@@ -303,13 +308,7 @@ static uint8_t *s_gen_subranges(adv_t *a, unsigned long n, size_t *ret_len)
 	uint32_t range = (uint32_t)(n % PROTO_DIGEST_RANGES);
 
 	(void)a;
-	for (size_t i = 0; i < PROTO_MAX_VECTOR; i++) {
-		randombytes_buf(v[i].author, 32);
-		/* in that range: its first 6 bits */
-		v[i].author[0] = (uint8_t)(range << 2 | (v[i].author[0] & 3));
-		v[i].seq = 1 + s_rand64() % FAR_SEQ;
-	}
-	qsort(v, PROTO_MAX_VECTOR, sizeof(v[0]), s_cmp32);
+	s_invented(v, (int)range);
 	m.subranges.range = range;
 	m.subranges.mask = UINT64_MAX;
 	m.subranges.entries = v;
