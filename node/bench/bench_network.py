@@ -492,7 +492,8 @@ def replicate(net, graph, burst, acc):
                      'pushers_pruned', 'pulls_stalled_unponged',
                      'pulls_stalled_patience',
                      'beside_pull_author',
-                     'beside_pull_relay')}
+                     'beside_pull_relay', 'handovers', 'handovers_read',
+                     'handovers_timed')}
     log('burst: %d received, %d new; duplicates %d from the peer pulled,'
         ' %d from others; pulls %d, moved %d to a better placed peer'
         ' (%d before any answer), %d for want of records (%d at the'
@@ -512,15 +513,17 @@ def replicate(net, graph, burst, acc):
         ' as pulls left their peer %d, records left unsent by them %d;'
         ' records taken while their'
         ' pull was in flight to another peer: pushed by the author %d,'
-        ' by a relay %d; pushers told our head as a pull of a batch'
-        ' started %d' %
+        ' from a relay %d; pushers told our head as a pull of a batch'
+        ' started %d; pulls that waited for their peer to read the stop'
+        ' %d (ended by its pong %d, out of time %d)' %
         (why['pulls_judged_later'], why['pulls_stalled_read'],
          why['duplicates_stale'],
          why['wants_unheld'], why['wants_again'],
          why['wants_queued'], why['wants_unsent'],
          why['wants_stop_sent'], why['wants_stopped'],
          why['beside_pull_author'],
-         why['beside_pull_relay'], why['pushers_pruned']))
+         why['beside_pull_relay'], why['pushers_pruned'],
+         why['handovers'], why['handovers_read'], why['handovers_timed']))
     acc['repl_all'].append(max(done) / 1000.0)
     acc['repl_hop'].append(statistics.median(one_hop) / 1000.0)
     acc['repl_bytes'].append(sent / max(1, delivered))

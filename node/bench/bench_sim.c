@@ -12,8 +12,8 @@
  *   bench-sim [--nodes N] [--window S] [--drain S] [--runs R]
  *             [--requests R] [--accept K] [--every-lab] [--events E]
  *             [--adverts A] [--no-run] [--loss F] [--churn F] [--offline S]
- *             [--seed N] [--real] [--load L] [--burst N] [--liveness S]
- *             [--table] [--quiet]
+ *             [--seed N] [--real] [--load L] [--busy MS] [--burst N]
+ *             [--liveness S] [--table] [--quiet]
  */
 #include "node/sim/sim.h"
 
@@ -136,14 +136,19 @@ static void s_rows(const sim_params_t *p, const sim_result_t *r, double secs)
 			 " stops sent as pulls left"
 			 " their peer %llu, records left unsent by them %llu;"
 			 " records taken while their pull was in flight to"
-			 " another peer, pushed by a relay %llu",
+			 " another peer, from a relay %llu; pulls that"
+			 " waited for their peer to read the stop %llu,"
+			 " ended by its pong %llu, out of time %llu",
 			 tag, (unsigned long long)r->pulls_stalled_read,
 			 (unsigned long long)r->pulls_judged_later,
 			 (unsigned long long)r->pulls_stalled_unponged,
 			 (unsigned long long)r->pulls_stalled_patience,
 			 (unsigned long long)r->wants_stop_sent,
 			 (unsigned long long)r->wants_stopped,
-			 (unsigned long long)r->beside_relay);
+			 (unsigned long long)r->beside_relay,
+			 (unsigned long long)r->handovers,
+			 (unsigned long long)r->handovers_read,
+			 (unsigned long long)r->handovers_timed);
 		s_row(f, (double)r->wants_stopped, "records", NULL, 0);
 		snprintf(f, sizeof(f),
 			 "%s: messages the nodes took as garbage", tag);
@@ -216,6 +221,7 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		{"table", no_argument, NULL, 't'},
 		{"real", no_argument, NULL, 'X'},
 		{"load", required_argument, NULL, 'L'},
+		{"busy", required_argument, NULL, 'U'},
 		{"burst", required_argument, NULL, 'B'},
 		{"liveness", required_argument, NULL, 'V'},
 		{"quiet", no_argument, NULL, 'Q'},
@@ -279,6 +285,9 @@ static int s_args(int argc, char **argv, sim_params_t *p, bool *table)
 		case 'L':
 			p->load = v;
 			break;
+		case 'U':
+			p->busy_ms = v;
+			break;
 		case 'B':
 			p->burst = (uint32_t)v;
 			break;
@@ -315,7 +324,7 @@ int main(int argc, char **argv)
 			"                 [--accept K] [--every-lab] [--events E]"
 			" [--adverts A] [--no-run]\n"
 			"                 [--loss F] [--churn F] [--offline S]"
-			" [--seed N] [--real] [--load L]\n"
+			" [--seed N] [--real] [--load L] [--busy MS]\n"
 			"                 [--burst N] [--liveness S] [--table]"
 			" [--quiet]\n"
 			"Simulate N labs (10000) replicating in virtual time for a window of S\n"
@@ -328,6 +337,8 @@ int main(int argc, char **argv)
 			"nodes: about 13 GB).\n"
 			"--load L: with --real, a node is busy for the CPU its code took times L\n"
 			"(nodes per core of a shared machine).\n"
+			"--busy MS: with --real, a node is busy MS virtual ms for each message or\n"
+			"timer it handles, and what comes meanwhile waits (the same every run).\n"
 			"--burst N: one lab appends N records at once, 60 s into the window.\n"
 			"--liveness S: with --real, the nodes' liveness window (5 s).\n"
 			"Every 30 s a line on stderr says how far the run is (--quiet: none).\n");

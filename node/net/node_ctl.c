@@ -474,6 +474,9 @@ static void s_cmd_status(ctl_ctx_t *c)
 	json_key_uint(&j, "pushers_pruned", node->pushers_pruned);
 	json_key_uint(&j, "beside_pull_author", node->beside_author);
 	json_key_uint(&j, "beside_pull_relay", node->beside_relay);
+	json_key_uint(&j, "handovers", node->handovers);
+	json_key_uint(&j, "handovers_read", node->handovers_read);
+	json_key_uint(&j, "handovers_timed", node->handovers_timed);
 	json_key_uint(&j, "pulls_started", node->pulls_started);
 	json_key_uint(&j, "pulls_taken_over", node->pulls_taken_over);
 	json_key_uint(&j, "pulls_preempted", node->pulls_preempted);

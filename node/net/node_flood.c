@@ -281,6 +281,7 @@ void repl_forget_requests(peer_t *p)
 	p->n_req_todo = 0;
 	p->ask_sent = p->ask_at_ping = p->ask_acked = 0;
 	p->ping_open = false;
+	p->n_ping_old = 0;
 }
 
 typedef struct {

@@ -54,6 +54,7 @@
 #define NODE_LIVENESS_MS 5000
 #define NODE_PING_OF(liveness_ms) ((liveness_ms) * 2 / 5)
 #define NODE_PING_MS NODE_PING_OF(NODE_LIVENESS_MS)
+#define NODE_PINGS_KEPT 4 /* open pings whose pongs still count */
 /* a tick this much later than due means we were not running (starved of
  * CPU, stopped): that time does not count as our peers' silence */
 #define NODE_STALL_MS 1000
@@ -217,6 +218,12 @@ typedef struct peer {
 	 * its last pong answered (node_session.c: peer_on_ping) */
 	int64_t read_ms;
 	uint64_t ping_nonce;
+	/* pings sent again before their pong came (a peer behind on its
+	 * reading by more than the ping interval): their pongs still show
+	 * what it read. The last NODE_PINGS_KEPT, oldest first */
+	uint64_t ping_old_nonce[NODE_PINGS_KEPT];
+	int64_t ping_old_ms[NODE_PINGS_KEPT];
+	size_t n_ping_old;
 	int rtt_ms; /* -1 unknown */
 	uint64_t records_rx, records_tx, requests_rx;
 	size_t their_peers; /* in its last peers message */
@@ -363,6 +370,11 @@ typedef struct {
 	int64_t first_batch_ms; /* need due by then (another peer has as
 				 * much), or 0 */
 	bool waited; /* past its first deadline, for its peer (s_judge) */
+	/* left before its range was in, the peer told to stop: no other
+	 * peer is asked until its pong shows it read the stop (what it sent
+	 * before is in by then), or until handover_ms (s_hand_over) */
+	int64_t stop_ms, handover_ms;
+	uint64_t handover_got; /* got then; more since: it waits longer */
 } upstream_t;
 
 struct node {
@@ -465,9 +477,13 @@ struct node {
 	 * pushes of that feed (s_prune_pushers) */
 	uint64_t pushers_pruned;
 	/* records taken of a feed while its pull was in flight to another
-	 * peer: pushed by their author, or by a relay (the pull's range
-	 * then brings them again) */
+	 * peer: pushed by their author, or from a relay (pushed, or sent
+	 * before it read our stop; the pull's range then brings them
+	 * again) */
 	uint64_t beside_author, beside_relay;
+	/* pulls that left their peer and waited for it to read the stop:
+	 * all, those its pong ended, and those out of time */
+	uint64_t handovers, handovers_read, handovers_timed;
 	uint64_t pulls_started, pulls_taken_over, pulls_preempted;
 	uint64_t pulls_stalled, pulls_stalled_first, pulls_waited;
 	/* of pulls stalled, those whose peer never answered a ping, and
@@ -623,6 +639,8 @@ void repl_tick(node_t *node);
 /* We did not run for late ms: the pulls in flight get that much longer. */
 void repl_stalled(node_t *node, int64_t late);
 void repl_forget_peer(node_t *node, peer_t *p);
+/* p's pong: it read what we sent before its ping */
+void repl_on_read(node_t *node, peer_t *p);
 void repl_pushed_own(node_t *node, uint64_t seq, const uint8_t *bytes,
 		     size_t len);
 uint64_t repl_their_seq(peer_t *p, const char *author_hex);

@@ -454,8 +454,8 @@ void repl_forget_peer(node_t *node, peer_t *p)
 	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
 		upstream_t *u = zhashx_lookup(node->upstream, k);
 
-		if (u->peer == p)
-			s_upstream_end(node, k, u, false);
+		if (u->peer == p) /* one handed over: asked of another */
+			s_upstream_end(node, k, u, u->handover_ms != 0);
 	}
 	zlistx_destroy(&keys);
 	zhashx_purge(p->their_vec);
@@ -923,21 +923,102 @@ static void s_ask_read(node_t *node, const upstream_t *u)
  * patience): the peer is told to send no more of it, so what it had not
  * sent yet does not come beside the range asked of the next peer. What
  * is on its way comes all the same. */
-static void s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
+static bool s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
 {
 	peer_t *p = u->peer;
 	uint8_t author[WIRE_KEY_BYTES];
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (!p || p->state != PEER_ACTIVE ||
-	    !(p->features & MSG_FEATURE_WANT_STOP) ||
+	if (!p || p->state != PEER_ACTIVE)
+		return false;
+	if (!(p->features & MSG_FEATURE_WANT_STOP) ||
 	    wire_unhex(hex, author, sizeof(author)) < 0 ||
 	    s_our_seq(node, author) >= u->until)
+		return false;
+	if (wire_want(author, u->from, 0, &b, &len) != 0 ||
+	    node_send(node, p, b, len) != 0)
+		return false;
+	node->wants_stop_sent++;
+	return true;
+}
+
+/* How long u's peer may take to read what we send now: twice how far
+ * behind on its reading it has shown itself to be (its round trip, its
+ * time to answer a want lately, the age of a ping it has not answered
+ * yet, or of u's want when it has neither answered it nor shown it read
+ * it), and no less than the time a want has to be answered
+ * (NODE_WANT_TIMEOUT_MS): a loaded peer falls further behind at times.
+ * At most the liveness: a peer silent that long loses its session, and
+ * with it the pull (repl_forget_peer); one slow on purpose holds a feed
+ * back that much longer, once per distrust of it for that feed. */
+static int64_t s_handover_ms(const node_t *node, const upstream_t *u,
+			     int64_t now)
+{
+	const peer_t *p = u->peer;
+	int64_t lag = p->rtt_ms > 0 ? p->rtt_ms : 0, ms;
+
+	if (p->answer_ms > lag)
+		lag = p->answer_ms;
+	if (!u->got && p->read_ms < u->started_ms &&
+	    now - u->started_ms > lag)
+		lag = now - u->started_ms;
+	if (p->n_ping_old && now - p->ping_old_ms[0] > lag)
+		lag = now - p->ping_old_ms[0];
+	else if (p->ping_open && now - p->ping_sent_ms > lag)
+		lag = now - p->ping_sent_ms;
+	ms = 2 * lag > NODE_WANT_TIMEOUT_MS ? 2 * lag : NODE_WANT_TIMEOUT_MS;
+	return ms < node->liveness_ms ? ms : node->liveness_ms;
+}
+
+/*
+ * u leaves its peer before its range is in (stalled, or taken over):
+ * the peer is told to stop and pinged. It answers a want as it reads it,
+ * so a peer behind on its reading sends the range's first records after
+ * we gave up on it, and what it sent before it read the stop comes
+ * before the pong (a link keeps order). Until that pong, the range in,
+ * or the time it may take (s_handover_ms, again while its records still
+ * come, up to the liveness), no other peer is asked: it would send those
+ * records again. Whether u waits so; if not, the caller ends it.
+ */
+static bool s_hand_over(node_t *node, const char *hex, upstream_t *u)
+{
+	int64_t now = node_now();
+
+	/* a peer that never answered a ping would not answer this one */
+	if (!u->peer || !u->peer->read_ms || !s_pull_stop(node, hex, u))
+		return false;
+	u->stop_ms = now;
+	u->handover_got = u->got;
+	u->handover_ms = now + s_handover_ms(node, u, now);
+	peer_ping(node, u->peer); /* its pong shows it read the stop */
+	u->first_batch_ms = 0;
+	node->handovers++;
+	return true;
+}
+
+void repl_on_read(node_t *node, peer_t *p)
+{
+	zlistx_t *keys;
+	size_t n = 0;
+
+	for (upstream_t *u = zhashx_first(node->upstream); u;
+	     u = zhashx_next(node->upstream))
+		n += u->peer == p && u->handover_ms && p->read_ms >= u->stop_ms;
+	if (!n)
 		return;
-	if (wire_want(author, u->from, 0, &b, &len) == 0 &&
-	    node_send(node, p, b, len) == 0)
-		node->wants_stop_sent++;
+	keys = zhashx_keys(node->upstream);
+	for (char *k = zlistx_first(keys); k; k = zlistx_next(keys)) {
+		upstream_t *u = zhashx_lookup(node->upstream, k);
+
+		if (u && u->peer == p && u->handover_ms &&
+		    p->read_ms >= u->stop_ms) {
+			node->handovers_read++;
+			s_upstream_end(node, k, u, true);
+		}
+	}
+	zlistx_destroy(&keys);
+	repl_pull_all(node);
 }
 
 static bool s_prune(node_t *node, peer_t *p, const uint8_t *author);
@@ -973,7 +1054,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 	int rank;
 	bool fault = false, busy = false;
 
-	if ((f && f->flagged) ||
+	if ((f && f->flagged) || (u && u->handover_ms) ||
 	    memcmp(author, node->key.pk, WIRE_KEY_BYTES) == 0)
 		return;
 	p = s_best_upstream(node, hex, have, &rank, &busy);
@@ -996,12 +1077,16 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 
 		node->pulls_taken_over++;
 		node->pulls_preempted += !fault;
-		s_pull_stop(node, hex, u);
-		/* ended first: a distrust past its cap bans the peer, which
-		 * ends its upstreams */
-		s_upstream_end(node, hex, u, false);
+		/* ended or handed over first: a distrust past its cap bans
+		 * the peer, which ends its upstreams */
+		bool wait = s_hand_over(node, hex, u);
+
+		if (!wait)
+			s_upstream_end(node, hex, u, false);
 		if (fault) /* a trickle, or a claim again not delivered */
 			s_distrust(node, was, hex);
+		if (wait)
+			return; /* p is asked once was read the stop */
 	}
 	node->pulls_started++;
 	u = xzalloc(sizeof(*u));
@@ -1571,6 +1656,12 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 	u = zhashx_lookup(node->upstream, hex);
 	if (!u || u->peer != p)
 		return;
+	if (u->handover_ms) { /* sent before it read the stop */
+		u->got += added;
+		if (ours >= u->until)
+			s_upstream_end(node, hex, u, true);
+		return;
+	}
 	if (!u->got && added) {
 		/* it answers: the rest by rate; and its time to answer a
 		 * want, smoothed (s_preempt_ms, s_waits) */
@@ -1580,8 +1671,9 @@ static void s_progress(node_t *node, peer_t *p, const uint8_t *author,
 		u->deadline_ms = u->started_ms + NODE_WANT_TIMEOUT_MS;
 	}
 	u->got += added;
-	if (ours + 1 >= u->from + NODE_WANT_RECORDS ||
-	    ours >= repl_their_seq(p, hex)) {
+	/* the range asked is in, or all it holds: a claim raised since
+	 * is the next want's */
+	if (ours >= u->until || ours >= repl_their_seq(p, hex)) {
 		s_served(p, u, hex, ours + 1 - u->from, node_now());
 		s_upstream_end(node, hex, u, true);
 	}
@@ -1762,10 +1854,10 @@ static void s_stalled(node_t *node, const char *k, upstream_t *u,
 	node->pulls_stalled_unponged += p->read_ms == 0;
 	node->pulls_stalled_patience +=
 		node_now() - u->started_ms >= NODE_PULL_PATIENCE_MS;
-	s_pull_stop(node, k, u);
-	/* ended first: a distrust past its cap bans the peer, which ends
-	 * its upstreams */
-	s_upstream_end(node, k, u, true);
+	/* ended or handed over first: a distrust past its cap bans the
+	 * peer, which ends its upstreams */
+	if (!s_hand_over(node, k, u))
+		s_upstream_end(node, k, u, true);
 	s_distrust(node, p, k);
 }
 
@@ -1815,9 +1907,31 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 
 	/* what we gained since the want, from it or from anyone (an
 	 * author's own push): not held against it */
+	if (u->handover_ms) { /* its pong did not come in time */
+		if (now < u->handover_ms)
+			return;
+		if (u->got > u->handover_got &&
+		    now - u->stop_ms < node->liveness_ms) {
+			/* what it sent before the stop still comes */
+			u->handover_got = u->got;
+			u->handover_ms = now + s_handover_ms(node, u, now);
+			return;
+		}
+		node->handovers_timed++;
+		s_upstream_end(node, k, u, true);
+		return;
+	}
 	ours = wire_unhex(k, author, sizeof(author)) == 0 ?
 		       s_our_seq(node, author) : 0;
 	gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
+	if (ours >= u->until) {
+		/* the range is in, some of it from others (pushed): not a
+		 * stall, however long it took */
+		if (u->peer)
+			s_served(u->peer, u, k, gained, now);
+		s_upstream_end(node, k, u, true);
+		return;
+	}
 	if (u->first_batch_ms && now >= u->first_batch_ms) {
 		u->first_batch_ms = 0;
 		/* short of its first records while another peer has as
@@ -1880,8 +1994,8 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	}
 	if (u->peer)
 		s_served(u->peer, u, k, gained, now); /* at the rate */
-	s_pull_stop(node, k, u);
-	s_upstream_end(node, k, u, true);
+	if (!s_hand_over(node, k, u))
+		s_upstream_end(node, k, u, true);
 }
 
 /* At most one entry per author in flight: NODE_MAX_PULLS_PER_PEER per
@@ -1916,6 +2030,8 @@ void repl_stalled(node_t *node, int64_t late)
 		u->deadline_ms += late;
 		if (u->first_batch_ms)
 			u->first_batch_ms += late;
+		if (u->handover_ms) /* its pong may wait unread here */
+			u->handover_ms += late;
 	}
 }
 

@@ -113,6 +113,17 @@ void peer_ping(node_t *node, peer_t *p)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
+	if (p->ping_open && p->ping_sent_ms) {
+		if (p->n_ping_old == NODE_PINGS_KEPT) {
+			memmove(p->ping_old_nonce, p->ping_old_nonce + 1,
+				(NODE_PINGS_KEPT - 1) * sizeof(uint64_t));
+			memmove(p->ping_old_ms, p->ping_old_ms + 1,
+				(NODE_PINGS_KEPT - 1) * sizeof(int64_t));
+			p->n_ping_old--;
+		}
+		p->ping_old_nonce[p->n_ping_old] = p->ping_nonce;
+		p->ping_old_ms[p->n_ping_old++] = p->ping_sent_ms;
+	}
 	p->ping_nonce = randombytes_random();
 	p->ping_sent_ms = node_now();
 	/* queued after every request sent so far: its pong acknowledges them */
@@ -121,6 +132,32 @@ void peer_ping(node_t *node, peer_t *p)
 	p->ping_open = true;
 	if (wire_ping(p->ping_nonce, false, &b, &len) == 0)
 		node_send(node, p, b, len);
+}
+
+/* A pong to our ping sent at sent_ms: p read all we sent before it (a
+ * link keeps order), and it is reachable both ways. */
+static void s_ponged(node_t *node, peer_t *p, int64_t sent_ms)
+{
+	size_t keep = 0;
+
+	if (sent_ms > p->read_ms)
+		p->read_ms = sent_ms;
+	for (size_t i = 0; i < p->n_ping_old; i++) {
+		if (p->ping_old_ms[i] <= sent_ms)
+			continue; /* older ones' pongs say no more */
+		p->ping_old_nonce[keep] = p->ping_old_nonce[i];
+		p->ping_old_ms[keep++] = p->ping_old_ms[i];
+	}
+	p->n_ping_old = keep;
+	repl_on_read(node, p);
+	if (p->rtt_ms < 0) {
+		/* reachable both ways: now worth remembering and telling
+		 * others about */
+		node->peers_gen++;
+		store_put_peer(node->store, p->id, p->endpoint, p->desc,
+			       p->desc_len, node_now());
+	}
+	p->rtt_ms = (int)(node_now() - sent_ms);
 }
 
 void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
@@ -132,20 +169,18 @@ void peer_on_ping(node_t *node, peer_t *p, const wire_msg_t *m)
 		if (wire_ping(m->nonce, true, &b, &len) == 0)
 			node_send(node, p, b, len);
 	} else if (m->nonce == p->ping_nonce && p->ping_sent_ms) {
-		p->read_ms = p->ping_sent_ms; /* a link keeps order */
+		s_ponged(node, p, p->ping_sent_ms);
 		if (p->ping_open) {
 			p->ping_open = false;
 			p->ask_acked = p->ask_at_ping;
 			p->told_acked = p->told_at_ping;
 			repl_pump_requests(node, p);
 		}
-		if (p->rtt_ms < 0) {
-			/* reachable both ways: now worth remembering and
-			 * telling others about */
-			node->peers_gen++;
-			store_put_peer(node->store, p->id, p->endpoint, p->desc,
-				       p->desc_len, node_now());
-		}
-		p->rtt_ms = (int)(node_now() - p->ping_sent_ms);
+	} else {
+		for (size_t i = 0; i < p->n_ping_old; i++)
+			if (m->nonce == p->ping_old_nonce[i]) {
+				s_ponged(node, p, p->ping_old_ms[i]);
+				break;
+			}
 	}
 }

@@ -64,6 +64,9 @@ typedef struct {
 	 * times this (nodes per core, as on a machine they share), and
 	 * what comes for it meanwhile waits; 0: never busy */
 	double load;
+	/* sim_run_real: and for this many virtual ms per message or timer
+	 * it handles (a node behind on its reading, the same every run) */
+	double busy_ms;
 	/* sim_run_real: one lab appends this many records at once, 60 s
 	 * into the window (as debug append-records does) */
 	uint32_t burst;
@@ -122,6 +125,7 @@ typedef struct {
 	uint64_t pulls_stalled_read, pulls_judged_later;
 	uint64_t pulls_stalled_unponged, pulls_stalled_patience;
 	uint64_t wants_stop_sent, wants_stopped, beside_relay;
+	uint64_t handovers, handovers_read, handovers_timed;
 	/* the node that sent most: its peers at the end, the times it went
 	 * offline, its bytes a day in all and of records; and the mean of
 	 * all and of records sent a day by the nodes of each count of peers

@@ -728,12 +728,13 @@ static double s_cpu_ms(void)
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Run ev, or, when its node is still busy (p.load), put it off until
+/* Run ev, or, when its node is still busy (p.load, p.busy_ms), put it off until
  * the node is free: messages, timers and the tick wait their turn as in
  * a process that shares the machine. */
 static void s_run_event(sim_t *s, sim_event_t *ev)
 {
-	uint32_t x = s->p.load > 0 ? s_event_node(ev) : UINT32_MAX;
+	uint32_t x = s->p.load > 0 || s->p.busy_ms > 0 ? s_event_node(ev) :
+							  UINT32_MAX;
 	double t0;
 
 	if (x != UINT32_MAX && R->busy_ms[x] > (double)ev->t) {
@@ -749,7 +750,8 @@ static void s_run_event(sim_t *s, sim_event_t *ev)
 	}
 	t0 = s_cpu_ms();
 	s_dispatch(ev);
-	R->busy_ms[x] = (double)s->now + (s_cpu_ms() - t0) * s->p.load;
+	R->busy_ms[x] = (double)s->now + s->p.busy_ms +
+			(s->p.load > 0 ? (s_cpu_ms() - t0) * s->p.load : 0);
 }
 
 static void s_end_window(sim_t *s)
@@ -998,6 +1000,9 @@ static void s_figures(sim_t *s, sim_result_t *r)
 		r->wants_stop_sent += node->wants_stop_sent;
 		r->wants_stopped += node->wants_stopped;
 		r->beside_relay += node->beside_relay;
+		r->handovers += node->handovers;
+		r->handovers_read += node->handovers_read;
+		r->handovers_timed += node->handovers_timed;
 		deg += s->nodes[i].deg;
 		if (s->nodes[i].deg > r->degree_max)
 			r->degree_max = s->nodes[i].deg;
