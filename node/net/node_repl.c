@@ -1086,7 +1086,7 @@ static void s_pull(node_t *node, const uint8_t *author, const char *hex)
 		if (fault) /* a trickle, or a claim again not delivered */
 			s_distrust(node, was, hex);
 		if (wait)
-			return; /* p is asked once was read the stop */
+			return; /* p is asked once was has read the stop */
 	}
 	node->pulls_started++;
 	u = xzalloc(sizeof(*u));
@@ -1905,9 +1905,7 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 	uint8_t author[WIRE_KEY_BYTES];
 	uint64_t ours, gained, due;
 
-	/* what we gained since the want, from it or from anyone (an
-	 * author's own push): not held against it */
-	if (u->handover_ms) { /* its pong did not come in time */
+	if (u->handover_ms) { /* handed over: its pong not in yet */
 		if (now < u->handover_ms)
 			return;
 		if (u->got > u->handover_got &&
@@ -1921,6 +1919,8 @@ static void s_judge(node_t *node, const char *k, upstream_t *u, int64_t now)
 		s_upstream_end(node, k, u, true);
 		return;
 	}
+	/* what we gained since the want, from it or from anyone (an
+	 * author's own push): not held against it */
 	ours = wire_unhex(k, author, sizeof(author)) == 0 ?
 		       s_our_seq(node, author) : 0;
 	gained = ours + 1 > u->from ? ours + 1 - u->from : 0;
