@@ -930,9 +930,8 @@ static bool s_pull_stop(node_t *node, const char *hex, const upstream_t *u)
 	uint8_t *b = NULL;
 	size_t len = 0;
 
-	if (!p || p->state != PEER_ACTIVE)
-		return false;
-	if (!(p->features & MSG_FEATURE_WANT_STOP) ||
+	if (!p || p->state != PEER_ACTIVE ||
+	    !(p->features & MSG_FEATURE_WANT_STOP) ||
 	    wire_unhex(hex, author, sizeof(author)) < 0 ||
 	    s_our_seq(node, author) >= u->until)
 		return false;

@@ -728,9 +728,9 @@ static double s_cpu_ms(void)
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Run ev, or, when its node is still busy (p.load, p.busy_ms), put it off until
- * the node is free: messages, timers and the tick wait their turn as in
- * a process that shares the machine. */
+/* Run ev, or, when its node is still busy (p.load, p.busy_ms), put it
+ * off until the node is free: messages, timers and the tick wait their
+ * turn as in a process that shares the machine. */
 static void s_run_event(sim_t *s, sim_event_t *ev)
 {
 	uint32_t x = s->p.load > 0 || s->p.busy_ms > 0 ? s_event_node(ev) :
