@@ -70,6 +70,14 @@
  *       RELAY_ID (at RELAY_EP, its answers on PORT+1, with the same key),
  *       claim the feed to both, serve the relay's wants and never the
  *       node's: the node must take the feed from the relay.
+ *   adversary lagging-author ENDPOINT NODE_ID PORT SECONDS RELAY_ID RELAY_EP
+ *             N LAG_MS TRICKLE_MS
+ *       the same author, serving the relay at once and the node behind on
+ *       its reading: each message of the node is read LAG_MS after it came
+ *       (pings answered then), and a want answered with one record every
+ *       TRICKLE_MS until its stop is read. The node gives up on it and
+ *       must take the rest from the relay, each record once: what we sent
+ *       before we read the stop comes first.
  *   adversary fill-requests ENDPOINT NODE_ID N
  *       hand the node N distinct valid requests of ~16.5 KB (for a lab
  *       named "nowhere", expiring in an hour) from peers with fresh keys,
@@ -131,6 +139,7 @@ struct adv {
 	uint8_t *last; /* the request sent again */
 	size_t last_len;
 	uint64_t epoch;
+	uint64_t features; /* said in the node's hello */
 };
 
 static uint8_t *s_encode(const msg_t *m, size_t *ret_len)
@@ -867,6 +876,7 @@ static int s_connect(adv_t *a)
 {
 	if (peerlib_open(&a->c, a->ep, a->server) < 0)
 		return -1;
+	a->c.features = a->features;
 	zsock_set_sndtimeo(a->c.sock, 0);
 	a->l = peerlib_listener(&a->c, a->port);
 	if (!a->l)
@@ -1221,6 +1231,175 @@ out:
 	return rc;
 }
 
+/* ---- lagging author ------------------------------------------------------ */
+
+#define LAG_QUEUE 1024 /* the node's messages held unread */
+
+typedef struct {
+	zmsg_t *q[LAG_QUEUE];
+	int64_t at[LAG_QUEUE];
+	size_t head, n;
+	uint64_t next, last; /* the node's want: next to send, up to */
+	unsigned long wants, stops, pongs, dropped;
+	unsigned long sent, sent_stopped; /* records; with a stop unread */
+	unsigned long stops_held; /* stops come and not read yet */
+} lag_t;
+
+/* What the node sent: held, to be read lag_ms after it came. */
+static void s_lag_take(lag_t *g, zsock_t *l)
+{
+	zmsg_t *zm;
+
+	while ((zsock_events(l) & ZMQ_POLLIN) && (zm = zmsg_recv(l))) {
+		zframe_t *body = zmsg_last(zm);
+		msg_t *d = NULL;
+
+		if (g->n == LAG_QUEUE) {
+			g->dropped++;
+			zmsg_destroy(&zm);
+			continue;
+		}
+		/* a stop held: what we send until we read it crosses it
+		 * (counted: the node's handover is for these) */
+		if (body && msg_decode(zframe_data(body), zframe_size(body),
+				       PROTO_MAX_MSG, &d) == 0 &&
+		    d->type == MSG_WANT && d->want.max == 0)
+			g->stops_held++;
+		msg_destroy(&d);
+		g->q[(g->head + g->n) % LAG_QUEUE] = zm;
+		g->at[(g->head + g->n) % LAG_QUEUE] = zclock_mono();
+		g->n++;
+	}
+}
+
+/* The node's messages come lag_ms ago or more, read in order: a ping is
+ * answered, a want of our feed starts the trickle, a stop ends it. */
+static void s_lag_read(lag_t *g, peerlib_client_t *c, const uint8_t *author,
+		       int64_t lag_ms)
+{
+	while (g->n && zclock_mono() - g->at[g->head] >= lag_ms) {
+		zmsg_t *zm = g->q[g->head];
+		zframe_t *body = zmsg_last(zm);
+		msg_t *d = NULL;
+
+		g->head = (g->head + 1) % LAG_QUEUE;
+		g->n--;
+		if (body && msg_decode(zframe_data(body), zframe_size(body),
+				       PROTO_MAX_MSG, &d) == 0) {
+			if (d->type == MSG_PING) {
+				msg_t pong = { .type = MSG_PONG,
+					       .nonce = d->nonce };
+
+				peerlib_send_msg(c, &pong);
+				g->pongs++;
+			} else if (d->type == MSG_WANT &&
+				   !memcmp(d->want.author, author, 32)) {
+				if (d->want.max == 0) {
+					g->stops++;
+					g->stops_held--;
+					g->next = 0;
+				} else {
+					g->wants++;
+					g->next = d->want.from_seq;
+					g->last = d->want.from_seq +
+						  d->want.max - 1;
+				}
+			}
+		}
+		msg_destroy(&d);
+		zmsg_destroy(&zm);
+	}
+}
+
+/*
+ * An author that serves the relay at once and the node lag_ms late: it
+ * reads the node's messages that long after they came, and answers a
+ * want with one record every trickle_ms. The node judges the pull
+ * stalled and leaves it; the records sent before we read its stop are
+ * on their way when it does.
+ */
+static int s_lagging_author(adv_t *a, const char *relay_ep, int n,
+			    int64_t lag_ms, int64_t trickle_ms)
+{
+	static uint8_t *rec[MUTE_MAX_RECORDS + 1];
+	static size_t len[MUTE_MAX_RECORDS + 1];
+	static lag_t g;
+	const uint8_t *me = a->c.kp.pk;
+	char relay_server[KEY_Z85_LEN + 1];
+	peerlib_client_t up;
+	zsock_t *ul;
+	int64_t t0 = zclock_mono(), told = 0, next_send = 0;
+	unsigned long relay_wants = 0;
+	bool node_told = false;
+	int rc = 2;
+
+	if (n < 1 || n > MUTE_MAX_RECORDS || lag_ms < 0 || trickle_ms < 1)
+		return 2;
+	a->features = MSG_FEATURE_WANT_STOP; /* it is told to stop */
+	if (s_connect(a) < 0 || s_mute_write(a, rec, len, n) < 0)
+		goto out;
+	if (key_curve_public(a->author, relay_server) < 0 ||
+	    peerlib_open_key(&up, relay_ep, relay_server, &a->c.kp) < 0)
+		goto out;
+	ul = peerlib_listener(&up, a->port + 1);
+	if (!ul)
+		goto out_up;
+	peerlib_hello_as(&up, a->port + 1, "adversary", 1);
+	zclock_sleep(300);
+	while (zclock_mono() - t0 < (int64_t)(a->secs * 1000) && !s_stop) {
+		int64_t now = zclock_mono();
+
+		/* the relay hears of the feed until it pulls, the node
+		 * once, at the same time: it asks us first, and the relay
+		 * holds the feed by the time it gives up on us */
+		if (now - told >= 1000 && !relay_wants) {
+			s_mute_tell(&up, me, (uint64_t)n);
+			told = now;
+		}
+		if (!node_told) {
+			s_mute_tell(&a->c, me, (uint64_t)n);
+			node_told = true;
+		}
+		relay_wants += s_mute_recv(ul, &up, me, rec, len, n, true);
+		s_lag_take(&g, a->l);
+		s_lag_read(&g, &a->c, me, lag_ms);
+		if (g.next && g.next <= g.last && g.next <= (uint64_t)n &&
+		    now >= next_send) {
+			proto_bytes_t one = { rec[g.next], len[g.next] };
+			msg_t m = { .type = MSG_RECORDS };
+
+			m.records.recs = &one;
+			m.records.n = 1;
+			if (peerlib_send_msg(&a->c, &m) == 0) {
+				g.sent++;
+				g.sent_stopped += g.stops_held > 0;
+			}
+			g.next++;
+			next_send = now + trickle_ms;
+		}
+		zclock_sleep(5);
+	}
+	printf("lagging-author: %d records, the relay wanted %lu times; the"
+	       " node %lu wants, %lu stops, %lu pongs, %lu records sent (%lu"
+	       " with a stop unread), %lu messages dropped\n",
+	       n, relay_wants, g.wants, g.stops, g.pongs, g.sent,
+	       g.sent_stopped, g.dropped);
+	fflush(stdout);
+	rc = 0;
+	while (g.n) {
+		zmsg_destroy(&g.q[g.head]);
+		g.head = (g.head + 1) % LAG_QUEUE;
+		g.n--;
+	}
+	zsock_destroy(&ul);
+out_up:
+	peerlib_close(&up);
+out:
+	for (int s = 1; s <= n; s++)
+		free(rec[s]);
+	return rc;
+}
+
 /* ---- fill-requests ---------------------------------------------------------- */
 
 static int s_fill_requests(const char *ep, const char *server, int n)
@@ -1342,6 +1521,9 @@ static int s_run_mode(adv_t *a, const char *name, int argc, char **argv)
 		a->has_author = true;
 	if (strcmp(name, "mute-author") == 0 && argc == 3 && a->has_author)
 		return s_mute_author(a, argv[1], atoi(argv[2]));
+	if (strcmp(name, "lagging-author") == 0 && argc == 5 && a->has_author)
+		return s_lagging_author(a, argv[1], atoi(argv[2]),
+					atoll(argv[3]), atoll(argv[4]));
 	if (strcmp(name, "slow-relay") == 0 && (argc == 2 || argc == 3) &&
 	    a->has_author)
 		return s_slow_relay(a, argv[1], argc == 3 ? argv[2] : NULL);

@@ -109,6 +109,7 @@ int peerlib_hello_as(peerlib_client_t *c, int port, const char *lab,
 	if (rc < 0)
 		return rc;
 	m.hello.version = PROTO_VERSION;
+	m.hello.features = c->features;
 	m.hello.desc = (proto_bytes_t){ desc, dlen };
 	rc = peerlib_send_msg(c, &m);
 	free(desc);

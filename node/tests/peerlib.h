@@ -19,6 +19,7 @@ typedef struct {
 	zsock_t *sock;
 	key_pair_t kp;
 	char pub[KEY_Z85_LEN + 1], sec[KEY_Z85_LEN + 1];
+	uint64_t features; /* MSG_FEATURE_* said in hello: none once opened */
 } peerlib_client_t;
 
 extern unsigned long peerlib_sent; /* messages handed to libzmq */
