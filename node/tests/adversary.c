@@ -1179,56 +1179,79 @@ static unsigned long s_mute_recv(zsock_t *l, peerlib_client_t *c,
 	return wants;
 }
 
+/* An author's feed and its peer of the relay. */
+typedef struct {
+	uint8_t *rec[MUTE_MAX_RECORDS + 1];
+	size_t len[MUTE_MAX_RECORDS + 1];
+	int n;
+	peerlib_client_t up; /* to the relay */
+	zsock_t *ul;	     /* the relay's answers */
+} author_t;
+
+/* Peer with the node (with features), write our feed of n records, and
+ * peer with the relay (RELAY_ID in a->author, at relay_ep, its answers
+ * on PORT+1) under the key we author with: it knows us by it. 0 or -1;
+ * s_author_close undoes either. */
+static int s_author_open(adv_t *a, author_t *w, const char *relay_ep, int n,
+			 uint64_t features)
+{
+	char relay_server[KEY_Z85_LEN + 1];
+
+	memset(w, 0, sizeof(*w));
+	if (n < 1 || n > MUTE_MAX_RECORDS)
+		return -1;
+	w->n = n;
+	a->features = features;
+	if (s_connect(a) < 0 || s_mute_write(a, w->rec, w->len, n) < 0 ||
+	    key_curve_public(a->author, relay_server) < 0 ||
+	    peerlib_open_key(&w->up, relay_ep, relay_server, &a->c.kp) < 0 ||
+	    !(w->ul = peerlib_listener(&w->up, a->port + 1)))
+		return -1;
+	peerlib_hello_as(&w->up, a->port + 1, "adversary", 1);
+	zclock_sleep(300);
+	return 0;
+}
+
+static void s_author_close(author_t *w)
+{
+	zsock_destroy(&w->ul);
+	peerlib_close(&w->up);
+	for (int s = 1; s <= w->n; s++)
+		free(w->rec[s]);
+}
+
 static int s_mute_author(adv_t *a, const char *relay_ep, int n)
 {
-	static uint8_t *rec[MUTE_MAX_RECORDS + 1];
-	static size_t len[MUTE_MAX_RECORDS + 1];
+	static author_t w;
 	const uint8_t *me = a->c.kp.pk;
-	char relay_server[KEY_Z85_LEN + 1];
-	peerlib_client_t up;
-	zsock_t *ul;
 	int64_t t0 = zclock_mono(), told = 0;
 	unsigned long relay_wants = 0, node_wants = 0;
-	int rc = 2;
 
-	if (n < 1 || n > MUTE_MAX_RECORDS)
+	if (s_author_open(a, &w, relay_ep, n, 0) < 0) {
+		s_author_close(&w);
 		return 2;
-	if (s_connect(a) < 0 || s_mute_write(a, rec, len, n) < 0)
-		goto out;
-	/* the relay knows us by the key we author with */
-	if (key_curve_public(a->author, relay_server) < 0 ||
-	    peerlib_open_key(&up, relay_ep, relay_server, &a->c.kp) < 0)
-		goto out;
-	ul = peerlib_listener(&up, a->port + 1);
-	if (!ul)
-		goto out_up;
-	peerlib_hello_as(&up, a->port + 1, "adversary", 1);
-	zclock_sleep(300);
+	}
 	while (zclock_mono() - t0 < (int64_t)(a->secs * 1000) && !s_stop) {
 		if (zclock_mono() - told >= 1000) {
 			/* the relay hears it until it pulls; the node once:
 			 * an author says its head once */
 			if (!relay_wants)
-				s_mute_tell(&up, me, (uint64_t)n);
+				s_mute_tell(&w.up, me, (uint64_t)n);
 			if (!told)
 				s_mute_tell(&a->c, me, (uint64_t)n);
 			told = zclock_mono();
 		}
-		relay_wants += s_mute_recv(ul, &up, me, rec, len, n, true);
-		node_wants += s_mute_recv(a->l, &a->c, me, rec, len, n, false);
+		relay_wants += s_mute_recv(w.ul, &w.up, me, w.rec, w.len, n,
+					   true);
+		node_wants += s_mute_recv(a->l, &a->c, me, w.rec, w.len, n,
+					  false);
 		zclock_sleep(5);
 	}
 	printf("mute-author: %d records, the relay wanted %lu times, the node"
 	       " %lu (none answered)\n", n, relay_wants, node_wants);
 	fflush(stdout);
-	rc = 0;
-	zsock_destroy(&ul);
-out_up:
-	peerlib_close(&up);
-out:
-	for (int s = 1; s <= n; s++)
-		free(rec[s]);
-	return rc;
+	s_author_close(&w);
+	return 0;
 }
 
 /* ---- lagging author ------------------------------------------------------ */
@@ -1321,31 +1344,19 @@ static void s_lag_read(lag_t *g, peerlib_client_t *c, const uint8_t *author,
 static int s_lagging_author(adv_t *a, const char *relay_ep, int n,
 			    int64_t lag_ms, int64_t trickle_ms)
 {
-	static uint8_t *rec[MUTE_MAX_RECORDS + 1];
-	static size_t len[MUTE_MAX_RECORDS + 1];
+	static author_t w;
 	static lag_t g;
 	const uint8_t *me = a->c.kp.pk;
-	char relay_server[KEY_Z85_LEN + 1];
-	peerlib_client_t up;
-	zsock_t *ul;
 	int64_t t0 = zclock_mono(), told = 0, next_send = 0;
 	unsigned long relay_wants = 0;
 	bool node_told = false;
-	int rc = 2;
 
-	if (n < 1 || n > MUTE_MAX_RECORDS || lag_ms < 0 || trickle_ms < 1)
+	/* it is told to stop */
+	if (lag_ms < 0 || trickle_ms < 1 ||
+	    s_author_open(a, &w, relay_ep, n, MSG_FEATURE_WANT_STOP) < 0) {
+		s_author_close(&w);
 		return 2;
-	a->features = MSG_FEATURE_WANT_STOP; /* it is told to stop */
-	if (s_connect(a) < 0 || s_mute_write(a, rec, len, n) < 0)
-		goto out;
-	if (key_curve_public(a->author, relay_server) < 0 ||
-	    peerlib_open_key(&up, relay_ep, relay_server, &a->c.kp) < 0)
-		goto out;
-	ul = peerlib_listener(&up, a->port + 1);
-	if (!ul)
-		goto out_up;
-	peerlib_hello_as(&up, a->port + 1, "adversary", 1);
-	zclock_sleep(300);
+	}
 	while (zclock_mono() - t0 < (int64_t)(a->secs * 1000) && !s_stop) {
 		int64_t now = zclock_mono();
 
@@ -1353,19 +1364,20 @@ static int s_lagging_author(adv_t *a, const char *relay_ep, int n,
 		 * once, at the same time: it asks us first, and the relay
 		 * holds the feed by the time it gives up on us */
 		if (now - told >= 1000 && !relay_wants) {
-			s_mute_tell(&up, me, (uint64_t)n);
+			s_mute_tell(&w.up, me, (uint64_t)n);
 			told = now;
 		}
 		if (!node_told) {
 			s_mute_tell(&a->c, me, (uint64_t)n);
 			node_told = true;
 		}
-		relay_wants += s_mute_recv(ul, &up, me, rec, len, n, true);
+		relay_wants += s_mute_recv(w.ul, &w.up, me, w.rec, w.len, n,
+					   true);
 		s_lag_take(&g, a->l);
 		s_lag_read(&g, &a->c, me, lag_ms);
 		if (g.next && g.next <= g.last && g.next <= (uint64_t)n &&
 		    now >= next_send) {
-			proto_bytes_t one = { rec[g.next], len[g.next] };
+			proto_bytes_t one = { w.rec[g.next], w.len[g.next] };
 			msg_t m = { .type = MSG_RECORDS };
 
 			m.records.recs = &one;
@@ -1385,19 +1397,13 @@ static int s_lagging_author(adv_t *a, const char *relay_ep, int n,
 	       n, relay_wants, g.wants, g.stops, g.pongs, g.sent,
 	       g.sent_stopped, g.dropped);
 	fflush(stdout);
-	rc = 0;
 	while (g.n) {
 		zmsg_destroy(&g.q[g.head]);
 		g.head = (g.head + 1) % LAG_QUEUE;
 		g.n--;
 	}
-	zsock_destroy(&ul);
-out_up:
-	peerlib_close(&up);
-out:
-	for (int s = 1; s <= n; s++)
-		free(rec[s]);
-	return rc;
+	s_author_close(&w);
+	return 0;
 }
 
 /* ---- fill-requests ---------------------------------------------------------- */
